@@ -1,0 +1,156 @@
+//! `extern "system"` entry points of `org.shepherd.yarn.engine.NativeEngine`.
+//!
+//! Each is a thin adapter: copy arguments out of the JVM, call [`Session`],
+//! copy the result back. All go through [`guarded`], so errors and panics
+//! become `ShepherdEngineException`s. A session whose lock was poisoned by a
+//! panic refuses further calls; the shim then builds a fresh engine and
+//! replays its state into it.
+
+use super::guard::guarded;
+use super::session::Session;
+use jni::objects::{JByteArray, JClass, JObjectArray, JString};
+use jni::sys::{jint, jlong, jlongArray, jstring};
+use jni::JNIEnv;
+use std::sync::Mutex;
+
+struct Handle {
+    session: Mutex<Session>,
+    scratch: Mutex<Vec<i8>>,
+}
+
+fn handle<'a>(ptr: jlong) -> Result<&'a Handle, String> {
+    if ptr == 0 {
+        return Err("Shepherd engine handle is null (already destroyed?)".into());
+    }
+    // SAFETY: `ptr` was produced by `create` from `Box::into_raw` and is only
+    // freed by `destroy`; the shim never uses a handle after destroying it.
+    Ok(unsafe { &*(ptr as *const Handle) })
+}
+
+fn err<E: std::fmt::Display>(e: E) -> String {
+    e.to_string()
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_create<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    config: JString<'l>,
+    resource_names: JObjectArray<'l>,
+) -> jlong {
+    guarded(&mut env, 0, |env| {
+        let text: String = env.get_string(&config).map_err(err)?.into();
+        let n = env.get_array_length(&resource_names).map_err(err)?;
+        let mut names = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            let o = env.get_object_array_element(&resource_names, i).map_err(err)?;
+            let s: String = env.get_string(&JString::from(o)).map_err(err)?.into();
+            names.push(s);
+        }
+        let session = Session::new(&text, names).map_err(err)?;
+        let h = Box::new(Handle {
+            session: Mutex::new(session),
+            scratch: Mutex::new(Vec::new()),
+        });
+        Ok::<_, String>(Box::into_raw(h) as jlong)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_destroy<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    ptr: jlong,
+) {
+    guarded(&mut env, (), |_| {
+        if ptr != 0 {
+            // SAFETY: see `handle`; destroy is called once per handle.
+            drop(unsafe { Box::from_raw(ptr as *mut Handle) });
+        }
+        Ok::<_, String>(())
+    })
+}
+
+/// Apply `events[0..len]` and, if `node >= 0`, schedule that node.
+#[no_mangle]
+pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_step<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    ptr: jlong,
+    events: JByteArray<'l>,
+    len: jint,
+    now_ms: jlong,
+    node: jint,
+) -> jlongArray {
+    guarded(&mut env, std::ptr::null_mut(), |env| {
+        let h = handle(ptr)?;
+        let mut scratch = h.scratch.lock().map_err(|_| "scratch lock poisoned".to_string())?;
+        let len = len.max(0) as usize;
+        scratch.resize(len, 0);
+        if len > 0 {
+            env.get_byte_array_region(&events, 0, &mut scratch[..len]).map_err(err)?;
+        }
+        // SAFETY: i8 and u8 have the same size and alignment.
+        let bytes: &[u8] = unsafe { std::slice::from_raw_parts(scratch.as_ptr() as *const u8, len) };
+        let mut session = h
+            .session
+            .lock()
+            .map_err(|_| "Shepherd engine is unusable after an earlier panic; recreate it".to_string())?;
+        let node = if node >= 0 { Some(node as u32) } else { None };
+        let out = session.step(bytes, now_ms, node).map_err(err)?;
+        let arr = env.new_long_array(out.len() as i32).map_err(err)?;
+        env.set_long_array_region(&arr, 0, out).map_err(err)?;
+        Ok::<_, String>(arr.into_raw())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_stateJson<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    ptr: jlong,
+) -> jstring {
+    guarded(&mut env, std::ptr::null_mut(), |env| {
+        let h = handle(ptr)?;
+        let session = h.session.lock().map_err(|_| "Shepherd engine is unusable after an earlier panic".to_string())?;
+        let text = session.engine.state_json().to_string();
+        let s = env.new_string(text).map_err(err)?;
+        Ok::<_, String>(s.into_raw())
+    })
+}
+
+/// `[events, passes, allocations, preemptions, rejected_allocations, unknown_references]`
+#[no_mangle]
+pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_counters<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    ptr: jlong,
+) -> jlongArray {
+    guarded(&mut env, std::ptr::null_mut(), |env| {
+        let h = handle(ptr)?;
+        let session = h.session.lock().map_err(|_| "Shepherd engine is unusable after an earlier panic".to_string())?;
+        let c = session.engine.counters();
+        let v = [
+            c.events as i64,
+            c.passes as i64,
+            c.allocations as i64,
+            c.preemptions as i64,
+            c.rejected_allocations as i64,
+            c.unknown_references as i64,
+        ];
+        let arr = env.new_long_array(v.len() as i32).map_err(err)?;
+        env.set_long_array_region(&arr, 0, &v).map_err(err)?;
+        Ok::<_, String>(arr.into_raw())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_version<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+) -> jstring {
+    guarded(&mut env, std::ptr::null_mut(), |env| {
+        let s = env.new_string(env!("CARGO_PKG_VERSION")).map_err(err)?;
+        Ok::<_, String>(s.into_raw())
+    })
+}

@@ -1,0 +1,122 @@
+//! An engine plus the buffers one JNI crossing reuses: decode the batch,
+//! apply it, optionally schedule one node, encode the decisions.
+
+use super::wire::{self, WireError};
+use crate::config::{Config, ConfigError};
+use crate::engine::{Decision, Engine, EngineError, Event};
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error(transparent)]
+    Wire(#[from] WireError),
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
+pub struct Session {
+    pub engine: Engine,
+    resource_types: usize,
+    events: Vec<Event>,
+    decisions: Vec<Decision>,
+    encoded: Vec<i64>,
+}
+
+impl Session {
+    pub fn new(config_text: &str, resource_names: Vec<String>) -> Result<Session, ConfigError> {
+        let config = Config::parse(config_text)?;
+        let resource_types = resource_names.len().max(2);
+        let engine = Engine::new(config, resource_names)?;
+        Ok(Session {
+            engine,
+            resource_types,
+            events: Vec::with_capacity(64),
+            decisions: Vec::with_capacity(64),
+            encoded: Vec::with_capacity(256),
+        })
+    }
+
+    /// One crossing: apply `batch`, then (if `node` is `Some`) run a
+    /// scheduling pass for that node. Returns the encoded decisions.
+    ///
+    /// A malformed batch is rejected whole before anything is applied, so
+    /// the engine never sees half a batch.
+    pub fn step(&mut self, batch: &[u8], now_ms: i64, node: Option<u32>) -> Result<&[i64], SessionError> {
+        self.events.clear();
+        wire::decode_events(batch, &mut self.events)?;
+        self.engine.state.now_ms = self.engine.state.now_ms.max(now_ms);
+        for e in self.events.drain(..) {
+            self.engine.apply(e);
+        }
+        self.decisions.clear();
+        if let Some(n) = node {
+            self.engine.schedule_node(n, now_ms, &mut self.decisions)?;
+        }
+        wire::encode_decisions(&self.decisions, self.resource_types, &mut self.encoded);
+        Ok(&self.encoded)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bridge::wire::EventWriter;
+    use crate::model::{Ask, ExecutionType, Resources, SchedulerKey};
+
+    #[test]
+    fn one_batch_adds_cluster_and_schedules() {
+        let mut s = Session::new("[scheduler]\npolicy = \"fifo\"\n", vec!["memory-mb".into(), "vcores".into()]).unwrap();
+        let mut w = EventWriter::default();
+        w.event(
+            &Event::NodeAdded {
+                node: 0,
+                host: "h".into(),
+                rack: "/r".into(),
+                capacity: Resources::new(4096, 4),
+                labels: vec![],
+                attributes: vec![],
+            },
+            2,
+        );
+        w.event(
+            &Event::AppAdded {
+                app: 0,
+                queue: "default".into(),
+                user: "u".into(),
+                name: "n".into(),
+                app_type: "MAPREDUCE".into(),
+                tags: vec![],
+                submit_ms: 0,
+                priority: 0,
+            },
+            2,
+        );
+        w.event(&Event::AttemptAdded { app: 0, attempt: 1 }, 2);
+        w.event(
+            &Event::AskUpdated {
+                app: 0,
+                ask: Ask {
+                    key: SchedulerKey { priority: 0, allocation_request_id: 0 },
+                    capability: Resources::new(1024, 1),
+                    count: 1,
+                    relax_locality: true,
+                    execution: ExecutionType::Guaranteed,
+                    locations: vec![],
+                    label: String::new(),
+                },
+            },
+            2,
+        );
+        let out = s.step(&w.buf, 10, Some(0)).unwrap();
+        assert_eq!(out, &[1, 1, 1, 0, 0, 0, 0, 2, 0, 1024, 1]);
+    }
+
+    #[test]
+    fn malformed_batch_applies_nothing() {
+        let mut s = Session::new("", vec![]).unwrap();
+        let mut w = EventWriter::default();
+        w.event(&Event::NodeRemoved { node: 1 }, 2);
+        w.buf.push(200);
+        assert!(s.step(&w.buf, 0, None).is_err());
+        assert_eq!(s.engine.counters().events, 0);
+    }
+}

@@ -1,0 +1,220 @@
+//! Shepherd's own configuration file (TOML), parsed and validated once when the
+//! engine is created. Every error names the key and the offending value so an
+//! operator sees it in the RM's start-up failure.
+//!
+//! The documented default file is `hadoop-conf/shepherd.toml`.
+
+use serde::Deserialize;
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigError {
+    pub key: String,
+    pub value: String,
+    pub reason: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.key.is_empty() {
+            write!(f, "invalid Shepherd config: {}", self.reason)
+        } else {
+            write!(
+                f,
+                "invalid Shepherd config: key `{}` has value `{}`: {}",
+                self.key, self.value, self.reason
+            )
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+fn bad(key: &str, value: impl fmt::Display, reason: impl Into<String>) -> ConfigError {
+    ConfigError {
+        key: key.to_string(),
+        value: value.to_string(),
+        reason: reason.into(),
+    }
+}
+
+/// Names of the policies the engine can run (`scheduler.policy`).
+pub const POLICIES: &[&str] = &["fifo", "drf"];
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub scheduler: SchedulerConfig,
+    pub fifo: FifoConfig,
+    #[serde(rename = "queue")]
+    pub queues: Vec<QueueConfig>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SchedulerConfig {
+    /// Which policy decides allocations: one of [`POLICIES`].
+    pub policy: String,
+    /// Deliberate failure for testing the shim's safe fallback:
+    /// `none`, `panic-on-schedule` or `error-on-schedule`.
+    pub fault_injection: String,
+    /// Most containers the engine hands out on one node heartbeat (0 = no
+    /// limit), like the CapacityScheduler's multiple-assignments cap.
+    pub max_assignments_per_heartbeat: u32,
+}
+
+impl Default for SchedulerConfig {
+    fn default() -> Self {
+        SchedulerConfig {
+            policy: "drf".into(),
+            fault_injection: "none".into(),
+            max_assignments_per_heartbeat: 0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FifoConfig {
+    /// Serve applications strictly in arrival order: when the oldest app with
+    /// pending asks cannot be placed, nothing behind it is placed either
+    /// (head-of-line blocking, as in the DRESS paper's FIFO baseline). When
+    /// false, later apps may use capacity the head app cannot, as YARN's
+    /// FifoScheduler does.
+    pub strict_order: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct QueueConfig {
+    /// Leaf queue name under `root` (e.g. `default`, `analytics`).
+    pub name: String,
+    /// Fair-share weight across queues (DRF).
+    pub weight: f64,
+    /// Guaranteed share of the cluster, 0..=1.
+    pub capacity: f64,
+    /// Hard cap on the queue's share of the cluster, 0..=1.
+    pub max_capacity: f64,
+    /// YARN ACL string for submitting (`*` = everyone, `user1,user2 group1`).
+    pub submit_acl: String,
+    /// YARN ACL string for administering (kill, move).
+    pub admin_acl: String,
+}
+
+impl Default for QueueConfig {
+    fn default() -> Self {
+        QueueConfig {
+            name: "default".into(),
+            weight: 1.0,
+            capacity: 1.0,
+            max_capacity: 1.0,
+            submit_acl: "*".into(),
+            admin_acl: "*".into(),
+        }
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            scheduler: SchedulerConfig::default(),
+            fifo: FifoConfig::default(),
+            queues: vec![QueueConfig::default()],
+        }
+    }
+}
+
+impl Config {
+    /// Parse and validate TOML text. Empty text gives the defaults.
+    pub fn parse(text: &str) -> Result<Config, ConfigError> {
+        let cfg: Config = toml::from_str(text).map_err(|e| ConfigError {
+            key: String::new(),
+            value: String::new(),
+            reason: e.to_string().trim().replace('\n', " "),
+        })?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let s = &self.scheduler;
+        if !POLICIES.contains(&s.policy.as_str()) {
+            return Err(bad(
+                "scheduler.policy",
+                &s.policy,
+                format!("expected one of {}", POLICIES.join(", ")),
+            ));
+        }
+        if !["none", "panic-on-schedule", "error-on-schedule"].contains(&s.fault_injection.as_str()) {
+            return Err(bad(
+                "scheduler.fault_injection",
+                &s.fault_injection,
+                "expected one of none, panic-on-schedule, error-on-schedule",
+            ));
+        }
+        if self.queues.is_empty() {
+            return Err(bad("queue", "[]", "at least one [[queue]] is required"));
+        }
+        let mut seen = std::collections::HashSet::new();
+        for (i, q) in self.queues.iter().enumerate() {
+            let key = |f: &str| format!("queue[{}].{}", i, f);
+            if q.name.is_empty() || q.name.contains('.') || q.name.contains(char::is_whitespace) {
+                return Err(bad(&key("name"), &q.name, "a leaf name without dots or spaces is required"));
+            }
+            if !seen.insert(q.name.clone()) {
+                return Err(bad(&key("name"), &q.name, "duplicate queue name"));
+            }
+            if !(q.weight > 0.0 && q.weight.is_finite()) {
+                return Err(bad(&key("weight"), q.weight, "must be a positive number"));
+            }
+            if !(0.0..=1.0).contains(&q.capacity) {
+                return Err(bad(&key("capacity"), q.capacity, "must be within 0..=1"));
+            }
+            if !(0.0..=1.0).contains(&q.max_capacity) || q.max_capacity < q.capacity || q.max_capacity == 0.0 {
+                return Err(bad(
+                    &key("max_capacity"),
+                    q.max_capacity,
+                    "must be within (0, 1] and at least `capacity`",
+                ));
+            }
+        }
+        let total: f64 = self.queues.iter().map(|q| q.capacity).sum();
+        if total > 1.0 + 1e-9 {
+            return Err(bad("queue[*].capacity", format!("{:.3}", total), "capacities must sum to at most 1"));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_text_gives_defaults() {
+        let c = Config::parse("").unwrap();
+        assert_eq!(c.scheduler.policy, "drf");
+        assert_eq!(c.queues.len(), 1);
+    }
+
+    #[test]
+    fn bad_policy_names_key_and_value() {
+        let e = Config::parse("[scheduler]\npolicy = \"lottery\"\n").unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("scheduler.policy"), "{msg}");
+        assert!(msg.contains("lottery"), "{msg}");
+    }
+
+    #[test]
+    fn unknown_key_is_named() {
+        let e = Config::parse("[scheduler]\npolicyy = \"fifo\"\n").unwrap_err();
+        assert!(e.to_string().contains("policyy"), "{e}");
+    }
+
+    #[test]
+    fn queue_capacity_checked() {
+        let e = Config::parse("[[queue]]\nname=\"a\"\ncapacity=0.7\n[[queue]]\nname=\"b\"\ncapacity=0.7\n")
+            .unwrap_err();
+        assert!(e.to_string().contains("capacities must sum"), "{e}");
+    }
+}

@@ -1,0 +1,82 @@
+//! Events in: everything the engine learns about the cluster arrives as one of
+//! these, whether from the JNI shim, the simulator or a test.
+
+use crate::model::{AppId, Ask, ContainerId, ExecutionType, NodeId, Resources, SchedulerKey};
+
+#[derive(Debug, Clone)]
+pub enum Event {
+    NodeAdded {
+        node: NodeId,
+        host: String,
+        rack: String,
+        capacity: Resources,
+        labels: Vec<String>,
+        attributes: Vec<(String, String)>,
+    },
+    NodeRemoved {
+        node: NodeId,
+    },
+    NodeResourceUpdated {
+        node: NodeId,
+        capacity: Resources,
+    },
+    /// Actual use reported in a NodeManager heartbeat.
+    NodeUtilization {
+        node: NodeId,
+        used: Resources,
+    },
+    AppAdded {
+        app: AppId,
+        queue: String,
+        user: String,
+        name: String,
+        app_type: String,
+        tags: Vec<String>,
+        submit_ms: i64,
+        priority: i32,
+    },
+    AppRemoved {
+        app: AppId,
+    },
+    AttemptAdded {
+        app: AppId,
+        attempt: u32,
+    },
+    /// The attempt's outstanding asks die with it; its containers are finished
+    /// by separate `ContainerFinished` events (unless kept across attempts).
+    AttemptRemoved {
+        app: AppId,
+        attempt: u32,
+    },
+    /// The new absolute state of one scheduler key's ask (YARN semantics: the
+    /// AM sends the total outstanding count, not a delta).
+    AskUpdated {
+        app: AppId,
+        ask: Ask,
+    },
+    ContainerLaunched {
+        container: ContainerId,
+        at_ms: i64,
+    },
+    ContainerFinished {
+        container: ContainerId,
+        exit_status: i32,
+        at_ms: i64,
+    },
+    /// A container that survived an RM restart, reported by its NodeManager.
+    ContainerRecovered {
+        container: ContainerId,
+        app: AppId,
+        node: NodeId,
+        key: SchedulerKey,
+        resources: Resources,
+        execution: ExecutionType,
+        start_ms: i64,
+    },
+    /// The driver could not carry out an allocation decision (the app went
+    /// away meanwhile, the node vanished, ...). The engine frees the resources
+    /// and gives the ask its container back.
+    AllocationRejected {
+        container: ContainerId,
+    },
+}

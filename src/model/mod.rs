@@ -1,0 +1,18 @@
+//! The engine's picture of the cluster: what YARN objects look like once the
+//! shim (or the simulator) has translated them. Plain data, no policy.
+
+pub mod app;
+pub mod ask;
+pub mod cluster;
+pub mod container;
+pub mod node;
+pub mod queue;
+pub mod resource;
+
+pub use app::{App, AppId};
+pub use ask::{Ask, ExecutionType, Locality, SchedulerKey};
+pub use cluster::ClusterState;
+pub use container::{Container, ContainerId};
+pub use node::{Node, NodeId};
+pub use queue::{Queue, QueueId};
+pub use resource::Resources;

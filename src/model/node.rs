@@ -1,0 +1,49 @@
+//! A NodeManager as the scheduler sees it.
+
+use super::resource::Resources;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Dense node index assigned by whoever drives the engine (the shim maps YARN
+/// `NodeId`s to these; the simulator numbers its nodes).
+pub type NodeId = u32;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Node {
+    pub id: NodeId,
+    pub host: String,
+    pub rack: String,
+    /// Total schedulable capability reported by the NodeManager.
+    pub capacity: Resources,
+    /// Sum of the containers the scheduler has placed here.
+    pub allocated: Resources,
+    /// Actual use reported by the NodeManager's heartbeat, if it reports any
+    /// (YARN `ResourceUtilization`: physical memory MB, vcores in millis).
+    pub utilization: Option<Resources>,
+    pub labels: BTreeSet<String>,
+    pub attributes: BTreeMap<String, String>,
+    pub containers: BTreeSet<u64>,
+    pub last_heartbeat_ms: i64,
+}
+
+impl Node {
+    pub fn new(id: NodeId, host: String, rack: String, capacity: Resources) -> Self {
+        Node {
+            id,
+            host,
+            rack,
+            capacity,
+            allocated: Resources::ZERO,
+            utilization: None,
+            labels: BTreeSet::new(),
+            attributes: BTreeMap::new(),
+            containers: BTreeSet::new(),
+            last_heartbeat_ms: 0,
+        }
+    }
+
+    /// Capacity not yet given to containers (YARN's "unallocated resource").
+    pub fn free(&self) -> Resources {
+        self.capacity - self.allocated
+    }
+}

@@ -1,0 +1,22 @@
+//! Leaf queues under `root`, as configured in Shepherd's config file.
+
+use super::resource::Resources;
+use serde::Serialize;
+
+pub type QueueId = usize;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Queue {
+    pub id: QueueId,
+    /// Leaf name, e.g. `default`; its YARN path is `root.<name>`.
+    pub name: String,
+    /// Fair-share weight (DRF across queues).
+    pub weight: f64,
+    /// Guaranteed share of the cluster, 0..=1 (Capacity-style policies).
+    pub capacity: f64,
+    /// Hard cap on the share of the cluster, 0..=1.
+    pub max_capacity: f64,
+    pub allocated: Resources,
+    pub pending: Resources,
+    pub running_apps: u32,
+}

@@ -1,0 +1,157 @@
+//! Multi-dimensional resource vectors, as YARN's `Resource` is.
+//!
+//! Index 0 is memory (MB) and index 1 is vcores, as in YARN's `ResourceUtils`
+//! ordering; further indices are the cluster's extra resource types (GPU, FPGA,
+//! ...) in the order the shim announced them when the engine was created.
+
+use serde::{Deserialize, Serialize};
+use std::ops::{Add, AddAssign, Sub, SubAssign};
+
+/// Most resource types one engine handles: memory, vcores and six extra types.
+pub const MAX_RESOURCE_TYPES: usize = 8;
+pub const MEMORY: usize = 0;
+pub const VCORES: usize = 1;
+
+/// A resource amount per type. Unused trailing types are zero, so arithmetic
+/// never needs to know how many types the cluster has.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct Resources(pub [i64; MAX_RESOURCE_TYPES]);
+
+impl Resources {
+    pub const ZERO: Resources = Resources([0; MAX_RESOURCE_TYPES]);
+
+    pub fn new(memory_mb: i64, vcores: i64) -> Self {
+        let mut v = [0; MAX_RESOURCE_TYPES];
+        v[MEMORY] = memory_mb;
+        v[VCORES] = vcores;
+        Resources(v)
+    }
+
+    pub fn from_slice(values: &[i64]) -> Self {
+        let mut v = [0; MAX_RESOURCE_TYPES];
+        for (dst, src) in v.iter_mut().zip(values) {
+            *dst = *src;
+        }
+        Resources(v)
+    }
+
+    pub fn memory_mb(&self) -> i64 {
+        self.0[MEMORY]
+    }
+
+    pub fn vcores(&self) -> i64 {
+        self.0[VCORES]
+    }
+
+    /// True when every type of `self` is at most the same type of `other`.
+    pub fn fits_in(&self, other: &Resources) -> bool {
+        self.0.iter().zip(other.0.iter()).all(|(a, b)| a <= b)
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.0.iter().all(|v| *v == 0)
+    }
+
+    /// Any type strictly positive.
+    pub fn any_positive(&self) -> bool {
+        self.0.iter().any(|v| *v > 0)
+    }
+
+    pub fn times(&self, n: i64) -> Resources {
+        let mut r = *self;
+        r.0.iter_mut().for_each(|v| *v *= n);
+        r
+    }
+
+    /// Component-wise max(0, self - other).
+    pub fn saturating_sub(&self, other: &Resources) -> Resources {
+        let mut r = *self;
+        for (a, b) in r.0.iter_mut().zip(other.0.iter()) {
+            *a = (*a - *b).max(0);
+        }
+        r
+    }
+
+    /// Dominant share of `self` against `total`: max over types of self/total
+    /// (Ghodsi et al., DRF). Types the cluster has none of are ignored.
+    pub fn dominant_share(&self, total: &Resources) -> f64 {
+        self.0
+            .iter()
+            .zip(total.0.iter())
+            .filter(|(_, t)| **t > 0)
+            .map(|(a, t)| *a as f64 / *t as f64)
+            .fold(0.0, f64::max)
+    }
+
+    /// How many copies of `unit` fit in `self` (the binding type decides).
+    pub fn count_fitting(&self, unit: &Resources) -> i64 {
+        self.0
+            .iter()
+            .zip(unit.0.iter())
+            .filter(|(_, u)| **u > 0)
+            .map(|(a, u)| (*a).max(0) / *u)
+            .min()
+            .unwrap_or(i64::MAX)
+    }
+}
+
+impl Add for Resources {
+    type Output = Resources;
+    fn add(mut self, rhs: Resources) -> Resources {
+        self += rhs;
+        self
+    }
+}
+
+impl AddAssign for Resources {
+    fn add_assign(&mut self, rhs: Resources) {
+        for (a, b) in self.0.iter_mut().zip(rhs.0.iter()) {
+            *a += *b;
+        }
+    }
+}
+
+impl Sub for Resources {
+    type Output = Resources;
+    fn sub(mut self, rhs: Resources) -> Resources {
+        self -= rhs;
+        self
+    }
+}
+
+impl SubAssign for Resources {
+    fn sub_assign(&mut self, rhs: Resources) {
+        for (a, b) in self.0.iter_mut().zip(rhs.0.iter()) {
+            *a -= *b;
+        }
+    }
+}
+
+impl std::fmt::Debug for Resources {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "<memory:{}, vCores:{}", self.0[MEMORY], self.0[VCORES])?;
+        for (i, v) in self.0.iter().enumerate().skip(2) {
+            if *v != 0 {
+                write!(f, ", r{}:{}", i, v)?;
+            }
+        }
+        write!(f, ">")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fits_and_dominant_share() {
+        let total = Resources::new(1000, 10);
+        let a = Resources::new(100, 5);
+        assert!(a.fits_in(&total));
+        assert!(!Resources::new(1001, 1).fits_in(&total));
+        assert_eq!(a.dominant_share(&total), 0.5);
+        assert_eq!(total.count_fitting(&Resources::new(300, 1)), 3);
+        assert_eq!(total.count_fitting(&Resources::new(10, 4)), 2);
+        assert_eq!((total - a).memory_mb(), 900);
+    }
+}

@@ -1,0 +1,106 @@
+//! Scheduling policies as small hooks at named points of one scheduling pass
+//! (in the manner of the Kubernetes scheduling framework), so policies compose
+//! instead of each forking the loop in `engine::Engine::schedule_node`:
+//!
+//! 1. `before_pass`  — refresh periodic state (e.g. a reserve ratio).
+//! 2. `queue_order`  — which queue is served next (optional level).
+//! 3. `app_order`    — which application inside it is served next.
+//! 4. `filter`       — may this ask be placed on this node now?
+//! 5. `on_allocated` — reserve: the engine committed a container.
+//!
+//! plus observers (`on_event`, `on_container_finished`) that see every event,
+//! and `state_json` for the operator's JSON view.
+
+pub mod drf;
+pub mod fifo;
+
+use crate::config::{Config, ConfigError};
+use crate::engine::Event;
+use crate::model::{App, Ask, ClusterState, Container, Node, Queue};
+use std::cmp::Ordering;
+
+/// A sort key: smaller is served first. Two floats and an integer tie-break
+/// cover every policy so far (share, secondary share, arrival order).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SortKey {
+    pub primary: f64,
+    pub secondary: f64,
+    pub tie_break: i64,
+}
+
+impl SortKey {
+    pub fn new(primary: f64, secondary: f64, tie_break: i64) -> Self {
+        SortKey { primary, secondary, tie_break }
+    }
+}
+
+impl Eq for SortKey {}
+
+impl PartialOrd for SortKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for SortKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.primary
+            .total_cmp(&other.primary)
+            .then(self.secondary.total_cmp(&other.secondary))
+            .then(self.tie_break.cmp(&other.tie_break))
+    }
+}
+
+pub trait Policy: Send {
+    fn name(&self) -> &'static str;
+
+    /// Called at the start of every scheduling pass.
+    fn before_pass(&mut self, _state: &ClusterState, _now_ms: i64) {}
+
+    /// Order of queues. `None` means "no queue level": all applications
+    /// compete in one order (FIFO across the whole cluster).
+    fn queue_order(&self, _state: &ClusterState, _queue: &Queue) -> Option<SortKey> {
+        None
+    }
+
+    /// Order of applications; re-evaluated after every allocation to the app.
+    fn app_order(&self, state: &ClusterState, app: &App) -> SortKey;
+
+    /// May `ask` of `app` be placed on `node` now? Capacity fit, locality and
+    /// queue limits are checked by the engine before this is called.
+    fn filter(&self, _state: &ClusterState, _app: &App, _ask: &Ask, _node: &Node) -> bool {
+        true
+    }
+
+    /// When the application served first cannot be placed, stop the pass
+    /// instead of letting later applications use the node (strict order).
+    fn head_of_line_blocking(&self) -> bool {
+        false
+    }
+
+    fn on_allocated(&mut self, _state: &ClusterState, _container: &Container) {}
+
+    /// Every event, after the engine applied it to `state`.
+    fn on_event(&mut self, _state: &ClusterState, _event: &Event) {}
+
+    /// A container finished; `container` still holds its timestamps.
+    fn on_container_finished(&mut self, _state: &ClusterState, _container: &Container, _at_ms: i64) {}
+
+    /// The policy's own state, for the JSON view and metrics.
+    fn state_json(&self, _state: &ClusterState) -> serde_json::Value {
+        serde_json::json!({})
+    }
+}
+
+/// Build the policy the config names.
+pub fn build(config: &Config) -> Result<Box<dyn Policy>, ConfigError> {
+    match config.scheduler.policy.as_str() {
+        "fifo" => Ok(Box::new(fifo::Fifo::new(&config.fifo))),
+        "drf" => Ok(Box::new(drf::Drf::default())),
+        other => Err(ConfigError {
+            key: "scheduler.policy".into(),
+            value: other.into(),
+            reason: format!("expected one of {}", crate::config::POLICIES.join(", ")),
+        }),
+    }
+}

@@ -5,7 +5,9 @@
 //! * [`policy`]  — scheduling policies as hooks into the engine's pass.
 //! * [`config`]  — Shepherd's config file, validated with errors that name key and value.
 //! * [`bridge`]  — the JNI entry points the Java shim calls, and their wire format.
+//! * [`bench`]   — benchmarks that print numbers.
 
+pub mod bench;
 pub mod bridge;
 pub mod config;
 pub mod engine;

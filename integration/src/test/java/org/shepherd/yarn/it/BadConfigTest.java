@@ -1,0 +1,60 @@
+package org.shepherd.yarn.it;
+
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import java.io.File;
+import java.nio.file.Files;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
+import org.junit.Test;
+import org.shepherd.yarn.ShepherdScheduler;
+
+/** A malformed config stops the RM at start with a message naming key and value. */
+public class BadConfigTest {
+  private static String startFailure(Configuration conf) {
+    ResourceManager rm = new ResourceManager();
+    try {
+      rm.init(conf);
+      rm.start();
+      fail("the ResourceManager must not start");
+      return "";
+    } catch (Exception e) {
+      StringBuilder all = new StringBuilder();
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        all.append(t.getMessage()).append('\n');
+      }
+      return all.toString();
+    } finally {
+      rm.stop();
+    }
+  }
+
+  @Test(timeout = 120_000)
+  public void unknownPolicyNamesKeyAndValue() throws Exception {
+    File dir = Files.createTempDirectory("shepherd-badconf").toFile();
+    Configuration conf = ShepherdCluster.baseConf("[scheduler]\npolicy = \"lottery\"\n", dir);
+    String msg = startFailure(conf);
+    assertTrue(msg, msg.contains("scheduler.policy"));
+    assertTrue(msg, msg.contains("lottery"));
+  }
+
+  @Test(timeout = 120_000)
+  public void missingNativeLibraryNamesTheKey() throws Exception {
+    File dir = Files.createTempDirectory("shepherd-badconf").toFile();
+    Configuration conf = ShepherdCluster.baseConf("", dir);
+    conf.set(ShepherdScheduler.NATIVE_LIBRARY, "/nonexistent/libshepherd.so");
+    String msg = startFailure(conf);
+    assertTrue(msg, msg.contains(ShepherdScheduler.NATIVE_LIBRARY) || msg.contains("lib"));
+  }
+
+  @Test(timeout = 120_000)
+  public void missingConfigFileNamesKeyAndPath() throws Exception {
+    File dir = Files.createTempDirectory("shepherd-badconf").toFile();
+    Configuration conf = ShepherdCluster.baseConf("", dir);
+    conf.set(ShepherdScheduler.CONFIG_FILE, "/nonexistent/shepherd.toml");
+    String msg = startFailure(conf);
+    assertTrue(msg, msg.contains(ShepherdScheduler.CONFIG_FILE));
+    assertTrue(msg, msg.contains("/nonexistent/shepherd.toml"));
+  }
+}

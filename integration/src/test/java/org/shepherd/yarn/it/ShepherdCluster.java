@@ -1,0 +1,149 @@
+package org.shepherd.yarn.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.inject.servlet.GuiceFilter;
+import java.io.File;
+import java.lang.reflect.Field;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.mapred.JobConf;
+import org.apache.hadoop.mapreduce.MRJobConfig;
+import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
+import org.apache.hadoop.security.authorize.ProxyUsers;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
+import org.apache.hadoop.yarn.webapp.WebApp;
+import org.shepherd.yarn.ShepherdScheduler;
+
+/**
+ * A real YARN cluster in this JVM — Hadoop's MiniMRYarnCluster: one
+ * ResourceManager whose scheduler is {@link ShepherdScheduler}, real
+ * NodeManagers launching real container JVMs, and a JobHistory server.
+ */
+final class ShepherdCluster implements AutoCloseable {
+  static final int NODE_MANAGERS = 2;
+
+  final MiniMRYarnCluster cluster;
+  final Configuration conf;
+  final File workDir;
+
+  private ShepherdCluster(MiniMRYarnCluster cluster, Configuration conf, File workDir) {
+    this.cluster = cluster;
+    this.conf = conf;
+    this.workDir = workDir;
+  }
+
+  /** Base configuration: Shepherd as the scheduler, small containers, JDK 17 flags. */
+  static Configuration baseConf(String shepherdToml, File workDir) throws IOException {
+    Configuration conf = new YarnConfiguration();
+    conf.set(YarnConfiguration.RM_SCHEDULER, ShepherdScheduler.class.getName());
+    conf.set(ShepherdScheduler.NATIVE_LIBRARY, nativeLibrary());
+    File toml = new File(workDir, "shepherd.toml");
+    Files.write(toml.toPath(), shepherdToml.getBytes(StandardCharsets.UTF_8));
+    conf.set(ShepherdScheduler.CONFIG_FILE, toml.getAbsolutePath());
+    conf.setLong(ShepherdScheduler.ENGINE_RETRY_MS, 5_000);
+    conf.setInt(YarnConfiguration.NM_PMEM_MB, 4096);
+    conf.setInt(YarnConfiguration.NM_VCORES, 4);
+    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 256);
+    conf.setInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB, 4096);
+    conf.setBoolean(YarnConfiguration.NM_PMEM_CHECK_ENABLED, false);
+    conf.setBoolean(YarnConfiguration.NM_VMEM_CHECK_ENABLED, false);
+    String opens = System.getProperty("shepherd.jdk17.opens", "");
+    conf.setInt(MRJobConfig.MR_AM_VMEM_MB, 768);
+    conf.set(MRJobConfig.MR_AM_COMMAND_OPTS, "-Xmx512m " + opens);
+    conf.setInt(MRJobConfig.MAP_MEMORY_MB, 512);
+    conf.set(MRJobConfig.MAP_JAVA_OPTS, "-Xmx384m " + opens);
+    conf.setInt(MRJobConfig.REDUCE_MEMORY_MB, 512);
+    conf.set(MRJobConfig.REDUCE_JAVA_OPTS, "-Xmx384m " + opens);
+    // Jobs are submitted as alice and bob, impersonated by the test's user.
+    String me = System.getProperty("user.name");
+    conf.set("hadoop.proxyuser." + me + ".hosts", "*");
+    conf.set("hadoop.proxyuser." + me + ".groups", "*");
+    conf.set("hadoop.proxyuser." + me + ".users", "*");
+    ProxyUsers.refreshSuperUserGroupsConfiguration(conf);
+    // No JobHistory server: its web app would take over the JVM-wide Guice
+    // filter and hide the RM's REST API. Job clients then read final job
+    // status from the RM (mapreduce.jobhistory.address left empty).
+    conf.setBoolean(MiniMRYarnCluster.MR_HISTORY_MINICLUSTER_ENABLED, false);
+    return conf;
+  }
+
+  static ShepherdCluster start(String name, String shepherdToml) throws Exception {
+    File workDir = Files.createTempDirectory("shepherd-it-" + name).toFile();
+    Configuration conf = baseConf(shepherdToml, workDir);
+    MiniMRYarnCluster c = new MiniMRYarnCluster(name, NODE_MANAGERS);
+    c.init(conf);
+    c.start();
+    routeWebRequestsToResourceManager(c.getResourceManager());
+    return new ShepherdCluster(c, c.getConfig(), workDir);
+  }
+
+  /**
+   * Hadoop 3.4's web apps install Guice's filter by class name, so all web
+   * apps in one JVM share Guice's static pipeline and the last one started
+   * (a NodeManager's) answers every request, hiding the RM's REST API with a
+   * 404. In separate daemons this cannot happen; in this one-JVM cluster,
+   * point the shared pipeline back at the ResourceManager's web app.
+   */
+  private static void routeWebRequestsToResourceManager(ResourceManager rm) throws Exception {
+    Field webAppField = ResourceManager.class.getDeclaredField("webApp");
+    webAppField.setAccessible(true);
+    WebApp webApp = (WebApp) webAppField.get(rm);
+    Field filterField = WebApp.class.getDeclaredField("guiceFilter");
+    filterField.setAccessible(true);
+    GuiceFilter rmFilter = (GuiceFilter) filterField.get(webApp);
+    Field injected = GuiceFilter.class.getDeclaredField("injectedPipeline");
+    injected.setAccessible(true);
+    Field shared = GuiceFilter.class.getDeclaredField("pipeline");
+    shared.setAccessible(true);
+    shared.set(null, injected.get(rmFilter));
+  }
+
+  static String nativeLibrary() {
+    String lib = System.getProperty("shepherd.native.library");
+    if (lib == null || !new File(lib).isFile()) {
+      throw new IllegalStateException("libshepherd.so not found at " + lib
+          + "; build it with `cargo build --release` (scripts/test.sh does)");
+    }
+    return new File(lib).getAbsolutePath();
+  }
+
+  ResourceManager rm() {
+    return cluster.getResourceManager();
+  }
+
+  ShepherdScheduler scheduler() {
+    return (ShepherdScheduler) rm().getResourceScheduler();
+  }
+
+  JobConf jobConf() {
+    JobConf jc = new JobConf(conf);
+    jc.set("mapreduce.jobhistory.address", "");
+    return jc;
+  }
+
+  /** GET a path of the RM's REST API and parse the JSON. */
+  JsonNode rest(String path) throws IOException {
+    String addr = conf.get(YarnConfiguration.RM_WEBAPP_ADDRESS);
+    HttpURLConnection c = (HttpURLConnection) new URL("http://" + addr + path).openConnection();
+    c.setRequestProperty("Accept", "application/json");
+    int code = c.getResponseCode();
+    if (code != 200) {
+      throw new IOException("GET " + path + " answered HTTP " + code);
+    }
+    try (InputStream in = c.getInputStream()) {
+      return new ObjectMapper().readTree(in);
+    }
+  }
+
+  @Override
+  public void close() {
+    cluster.stop();
+  }
+}

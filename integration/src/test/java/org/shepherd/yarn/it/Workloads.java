@@ -1,0 +1,68 @@
+package org.shepherd.yarn.it;
+
+import java.io.File;
+import java.io.PrintWriter;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.security.PrivilegedExceptionAction;
+import org.apache.hadoop.examples.QuasiMonteCarlo;
+import org.apache.hadoop.examples.WordCount;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.io.IntWritable;
+import org.apache.hadoop.io.Text;
+import org.apache.hadoop.mapred.JobConf;
+import org.apache.hadoop.mapreduce.Job;
+import org.apache.hadoop.mapreduce.MRJobConfig;
+import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
+import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
+import org.apache.hadoop.security.UserGroupInformation;
+
+/** Real MapReduce jobs from hadoop-mapreduce-examples, submitted as a given user. */
+final class Workloads {
+  private Workloads() {
+  }
+
+  static <T> T as(String user, PrivilegedExceptionAction<T> action) throws Exception {
+    UserGroupInformation ugi =
+        UserGroupInformation.createProxyUser(user, UserGroupInformation.getLoginUser());
+    return ugi.doAs(action);
+  }
+
+  /** hadoop-mapreduce-examples `pi`: returns the estimate. */
+  static BigDecimal pi(JobConf base, String user, String queue, int maps, long samples,
+      File dir) throws Exception {
+    return as(user, () -> {
+      JobConf conf = new JobConf(base);
+      conf.set(MRJobConfig.QUEUE_NAME, queue);
+      return QuasiMonteCarlo.estimatePi(maps, samples, new Path(dir.toURI()), conf);
+    });
+  }
+
+  /** hadoop-mapreduce-examples `wordcount` over a generated text; returns success. */
+  static boolean wordcount(JobConf base, String user, String queue, File dir, int lines)
+      throws Exception {
+    File input = new File(dir, "in");
+    input.mkdirs();
+    try (PrintWriter w = new PrintWriter(new File(input, "text.txt"),
+        StandardCharsets.UTF_8.name())) {
+      for (int i = 0; i < lines; i++) {
+        w.println("shepherd schedules yarn jobs line " + (i % 97) + " of the flock");
+      }
+    }
+    return as(user, () -> {
+      JobConf conf = new JobConf(base);
+      conf.set(MRJobConfig.QUEUE_NAME, queue);
+      Job job = Job.getInstance(conf, "wordcount-" + user);
+      job.setJarByClass(WordCount.class);
+      job.setMapperClass(WordCount.TokenizerMapper.class);
+      job.setCombinerClass(WordCount.IntSumReducer.class);
+      job.setReducerClass(WordCount.IntSumReducer.class);
+      job.setOutputKeyClass(Text.class);
+      job.setOutputValueClass(IntWritable.class);
+      job.setNumReduceTasks(2);
+      FileInputFormat.addInputPath(job, new Path(input.toURI()));
+      FileOutputFormat.setOutputPath(job, new Path(new File(dir, "out").toURI()));
+      return job.waitForCompletion(false);
+    });
+  }
+}

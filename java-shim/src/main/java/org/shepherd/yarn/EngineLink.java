@@ -1,0 +1,158 @@
+package org.shepherd.yarn;
+
+import java.util.function.Consumer;
+import org.shepherd.yarn.engine.EventBatch;
+import org.shepherd.yarn.engine.NativeEngine;
+import org.shepherd.yarn.engine.ShepherdEngineException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The shim's connection to one native engine: the pending event batch, the
+ * crossing, and what happens when the engine fails.
+ *
+ * <p>On any engine failure the link turns <em>degraded</em>: events stop being
+ * batched (they would be lost anyway) and {@link #step} returns null so the
+ * scheduler places containers with its safe built-in FIFO. After
+ * {@code retryMs} the scheduler rebuilds a fresh engine and replays the whole
+ * cluster state into it ({@link #rebuild}), so nothing the old engine knew is
+ * lost.
+ */
+final class EngineLink {
+  private static final Logger LOG = LoggerFactory.getLogger(EngineLink.class);
+
+  private final String configText;
+  private final String[] resourceNames;
+  private final long retryMs;
+  private final EventBatch batch = new EventBatch();
+  private long handle;
+  private boolean degraded;
+  private long retryAtMs;
+  private long failures;
+  private long rebuilds;
+  private String lastError = "";
+
+  /** Creates the engine; a bad config fails here, at RM start. */
+  EngineLink(String configText, String[] resourceNames, long retryMs) {
+    this.configText = configText;
+    this.resourceNames = resourceNames;
+    this.retryMs = retryMs;
+    this.handle = NativeEngine.create(configText, resourceNames);
+  }
+
+  int resourceTypes() {
+    return resourceNames.length;
+  }
+
+  /** Append events unless degraded (then the replay will carry them). */
+  synchronized void record(Consumer<EventBatch> writer) {
+    if (!degraded) {
+      writer.accept(batch);
+    }
+  }
+
+  /**
+   * One crossing: flush the batch, schedule {@code node} (or only flush when
+   * node &lt; 0). Returns the decisions, or null when the engine failed or is
+   * degraded — the caller then uses its fallback.
+   */
+  synchronized long[] step(long nowMs, int node) {
+    if (degraded) {
+      return null;
+    }
+    try {
+      return NativeEngine.step(handle, batch.array(), batch.length(), nowMs, node);
+    } catch (ShepherdEngineException | Error e) {
+      fail(nowMs, e);
+      return null;
+    } finally {
+      batch.clear();
+    }
+  }
+
+  private void fail(long nowMs, Throwable e) {
+    failures++;
+    lastError = e.getMessage();
+    degraded = true;
+    retryAtMs = nowMs + retryMs;
+    if (failures <= 3 || failures % 100 == 0) {
+      LOG.error("Shepherd engine failed (failure #" + failures + "); scheduling with the safe"
+          + " built-in FIFO until the engine is rebuilt in " + retryMs + " ms", e);
+    }
+  }
+
+  synchronized boolean isDegraded() {
+    return degraded;
+  }
+
+  synchronized boolean dueForRebuild(long nowMs) {
+    return degraded && nowMs >= retryAtMs;
+  }
+
+  /**
+   * Replace the engine with a fresh one and replay the cluster state the
+   * {@code replay} callback writes. On failure stay degraded and retry later.
+   */
+  synchronized void rebuild(long nowMs, Consumer<EventBatch> replay) {
+    long fresh = 0;
+    try {
+      fresh = NativeEngine.create(configText, resourceNames);
+      batch.clear();
+      replay.accept(batch);
+      NativeEngine.step(fresh, batch.array(), batch.length(), nowMs, -1);
+    } catch (ShepherdEngineException | Error e) {
+      if (fresh != 0) {
+        NativeEngine.destroy(fresh);
+      }
+      fail(nowMs, e);
+      return;
+    } finally {
+      batch.clear();
+    }
+    long old = handle;
+    handle = fresh;
+    degraded = false;
+    rebuilds++;
+    try {
+      NativeEngine.destroy(old);
+    } catch (ShepherdEngineException | Error e) {
+      LOG.warn("Could not free the failed Shepherd engine", e);
+    }
+    LOG.info("Shepherd engine rebuilt from the scheduler's state (rebuild #" + rebuilds + ")");
+  }
+
+  synchronized long[] counters() {
+    try {
+      return NativeEngine.counters(handle);
+    } catch (ShepherdEngineException | Error e) {
+      return new long[6];
+    }
+  }
+
+  synchronized String stateJson() {
+    try {
+      return NativeEngine.stateJson(handle);
+    } catch (ShepherdEngineException | Error e) {
+      return "{\"error\": \"engine unavailable\"}";
+    }
+  }
+
+  synchronized long failures() {
+    return failures;
+  }
+
+  synchronized long rebuilds() {
+    return rebuilds;
+  }
+
+  synchronized String lastError() {
+    return lastError;
+  }
+
+  synchronized void close() {
+    if (handle != 0) {
+      NativeEngine.destroy(handle);
+      handle = 0;
+    }
+  }
+}

@@ -1,0 +1,991 @@
+package org.shepherd.yarn;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Constructor;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.ExecutionType;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.QueueACL;
+import org.apache.hadoop.yarn.api.records.QueueInfo;
+import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceInformation;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.api.records.ResourceUtilization;
+import org.apache.hadoop.yarn.api.records.SchedulingRequest;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
+import org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ActiveUsersManager;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerAppUtils;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.PendingAsk;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptRemovedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppRemovedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerExpiredSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerPreemptEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeRemovedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeResourceUpdateSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ReleaseContainerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoAppAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler;
+import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
+import org.apache.hadoop.yarn.server.utils.BuilderUtils;
+import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
+import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
+import org.apache.hadoop.yarn.util.resource.ResourceUtils;
+import org.apache.hadoop.yarn.util.resource.Resources;
+import org.shepherd.yarn.engine.Decisions;
+import org.shepherd.yarn.engine.EventBatch;
+import org.shepherd.yarn.engine.NativeEngine;
+import org.shepherd.yarn.engine.ShepherdEngineException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Shepherd's YARN scheduler: set {@code yarn.resourcemanager.scheduler.class}
+ * to {@code org.shepherd.yarn.ShepherdScheduler}.
+ *
+ * <p>This class translates and executes; it decides nothing. Every scheduler
+ * event becomes an engine event in a batch; every node heartbeat is one JNI
+ * crossing that flushes the batch and returns the Rust engine's allocations
+ * for that node, which are carried out with YARN's own machinery
+ * ({@code FifoAppAttempt.allocate}, {@code FiCaSchedulerNode.allocateContainer})
+ * exactly as YARN's FifoScheduler does.
+ *
+ * <p>It extends {@link FifoScheduler} because the RM web UI scheduler page and
+ * {@code GET /ws/v1/cluster/scheduler} only render CapacityScheduler,
+ * FairScheduler and FifoScheduler instances; every FifoScheduler behaviour
+ * that decides anything is overridden here.
+ */
+public class ShepherdScheduler extends FifoScheduler {
+  private static final Logger LOG = LoggerFactory.getLogger(ShepherdScheduler.class);
+
+  public static final String PREFIX = "yarn.scheduler.shepherd.";
+  /** Path of Shepherd's TOML config; unset means all defaults. */
+  public static final String CONFIG_FILE = PREFIX + "config-file";
+  /** Absolute path of libshepherd.so; unset means java.library.path. */
+  public static final String NATIVE_LIBRARY = PREFIX + "native-library";
+  /** How long to run on the safe FIFO before rebuilding a failed engine. */
+  public static final String ENGINE_RETRY_MS = PREFIX + "engine-retry-ms";
+  public static final long DEFAULT_ENGINE_RETRY_MS = 30_000L;
+
+  /** Keys for containers the shim itself placed or recovered (wire.rs). */
+  private static final long SHIM_KEY_BIT = 1L << 62;
+
+  private static final MethodHandle BASE_NODE_UPDATE = baseNodeUpdate();
+  private static final Constructor<FifoAppAttempt> NEW_ATTEMPT = attemptConstructor();
+
+  private final ResourceCalculator calculator = new DominantResourceCalculator();
+  private final IdMap<NodeId> nodeIds = new IdMap<>();
+  private final IdMap<ApplicationId> appIds = new IdMap<>();
+  private final Map<ContainerId, Long> keyOfContainer = new ConcurrentHashMap<>();
+  private final Map<Long, ContainerId> containerOfKey = new ConcurrentHashMap<>();
+  private final AtomicLong nextShimKey = new AtomicLong(1);
+  private final Map<String, ShepherdQueue> leafQueues = new LinkedHashMap<>();
+  private final Resource usedResource = Resource.newInstance(0, 0);
+  private final ShepherdMetrics shimMetrics = ShepherdMetrics.create();
+  private volatile ShepherdQueue rootQueue;
+  private volatile EngineLink engine;
+  private String[] resourceNames;
+  private boolean usePortForNodeName;
+  private boolean warnedSchedulingRequests;
+
+  public ShepherdScheduler() {
+    super();
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  @Override
+  public void serviceInit(Configuration conf) throws Exception {
+    super.serviceInit(conf);
+    usePortForNodeName = conf.getBoolean(YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
+        YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);
+    ResourceInformation[] types = ResourceUtils.getResourceTypesArray();
+    resourceNames = new String[types.length];
+    for (int i = 0; i < types.length; i++) {
+      resourceNames[i] = types[i].getName();
+    }
+    try {
+      NativeEngine.load(NATIVE_LIBRARY, conf.getTrimmed(NATIVE_LIBRARY));
+      engine = new EngineLink(readShepherdConfig(conf), resourceNames,
+          conf.getLong(ENGINE_RETRY_MS, DEFAULT_ENGINE_RETRY_MS));
+    } catch (ShepherdEngineException e) {
+      throw new YarnRuntimeException("Shepherd scheduler cannot start: " + e.getMessage(), e);
+    }
+    buildQueues(conf, engine.stateJson());
+    LOG.info("Shepherd scheduler started: native engine " + NativeEngine.version()
+        + ", resource types " + String.join(",", resourceNames) + ", queues "
+        + leafQueues.keySet());
+  }
+
+  @Override
+  public void serviceStop() throws Exception {
+    super.serviceStop();
+    EngineLink e = engine;
+    if (e != null) {
+      e.close();
+    }
+  }
+
+  /**
+   * {@code yarn rmadmin -refreshQueues}: re-read Shepherd's config, build a
+   * fresh engine from it and replay the cluster into it. New queues appear;
+   * a queue can be dropped only when no application uses it.
+   */
+  @Override
+  public synchronized void reinitialize(Configuration conf, RMContext rmContext)
+      throws IOException {
+    super.reinitialize(conf, rmContext);
+    EngineLink fresh;
+    try {
+      fresh = new EngineLink(readShepherdConfig(conf), resourceNames,
+          conf.getLong(ENGINE_RETRY_MS, DEFAULT_ENGINE_RETRY_MS));
+    } catch (ShepherdEngineException | YarnRuntimeException e) {
+      throw new IOException("Shepherd: refused new config: " + e.getMessage(), e);
+    }
+    Set<String> inUse = new HashSet<>();
+    for (SchedulerApplication<FifoAppAttempt> app : applications.values()) {
+      inUse.add(app.getQueue().getQueueName());
+    }
+    Set<String> next = queueNames(fresh.stateJson());
+    for (String q : inUse) {
+      if (!next.contains(q)) {
+        fresh.close();
+        throw new IOException("Shepherd: refused new config: queue root." + q
+            + " still has applications");
+      }
+    }
+    buildQueues(conf, fresh.stateJson());
+    fresh.rebuild(System.currentTimeMillis(), this::replayState);
+    EngineLink old = engine;
+    engine = fresh;
+    old.close();
+    LOG.info("Shepherd config reloaded; queues " + leafQueues.keySet());
+  }
+
+  private static String readShepherdConfig(Configuration conf) {
+    String path = conf.getTrimmed(CONFIG_FILE);
+    if (path == null || path.isEmpty()) {
+      return "";
+    }
+    try {
+      return new String(Files.readAllBytes(Paths.get(path)), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new YarnRuntimeException("Shepherd scheduler cannot start: " + CONFIG_FILE + " = "
+          + path + " cannot be read: " + e);
+    }
+  }
+
+  private static Set<String> queueNames(String stateJson) throws IOException {
+    Set<String> names = new HashSet<>();
+    for (JsonNode q : new ObjectMapper().readTree(stateJson).path("queues")) {
+      names.add(q.path("name").asText());
+    }
+    return names;
+  }
+
+  /** Queues come from the engine's view of Shepherd's config. */
+  private synchronized void buildQueues(Configuration conf, String stateJson) throws IOException {
+    JsonNode state = new ObjectMapper().readTree(stateJson);
+    if (rootQueue == null) {
+      rootQueue = new ShepherdQueue("root", null, 1f, 1f, 1f, " ", " ", this::getClusterResource,
+          conf);
+    }
+    for (JsonNode q : state.path("queues")) {
+      String name = q.path("name").asText();
+      if (leafQueues.containsKey(name)) {
+        continue;
+      }
+      JsonNode acl = state.path("queue_acls").path(name);
+      leafQueues.put(name, new ShepherdQueue(name, rootQueue, (float) q.path("capacity").asDouble(),
+          (float) q.path("max_capacity").asDouble(), (float) q.path("weight").asDouble(),
+          acl.path("submit").asText("*"), acl.path("admin").asText("*"), this::getClusterResource,
+          conf));
+    }
+  }
+
+  // ---------------------------------------------------------------- events
+
+  @Override
+  public void handle(SchedulerEvent event) {
+    switch (event.getType()) {
+      case NODE_ADDED: {
+        NodeAddedSchedulerEvent e = (NodeAddedSchedulerEvent) event;
+        addNode(e.getAddedRMNode());
+        recoverContainersOnNode(e.getContainerReports(), e.getAddedRMNode());
+        break;
+      }
+      case NODE_REMOVED:
+        removeNode(((NodeRemovedSchedulerEvent) event).getRemovedRMNode());
+        break;
+      case NODE_RESOURCE_UPDATE: {
+        NodeResourceUpdateSchedulerEvent e = (NodeResourceUpdateSchedulerEvent) event;
+        updateNodeResource(e.getRMNode(), e.getResourceOption());
+        FiCaSchedulerNode node = (FiCaSchedulerNode) getNode(e.getRMNode().getNodeID());
+        int idx = nodeIds.find(e.getRMNode().getNodeID());
+        if (node != null && idx >= 0) {
+          long[] cap = toLongs(node.getTotalResource());
+          engine.record(b -> b.nodeResourceUpdated(idx, cap));
+        }
+        break;
+      }
+      case NODE_UPDATE:
+        nodeUpdate(((NodeUpdateSchedulerEvent) event).getRMNode());
+        break;
+      case APP_ADDED: {
+        AppAddedSchedulerEvent e = (AppAddedSchedulerEvent) event;
+        addApplication(e.getApplicationId(), e.getQueue(), e.getUser(), e.getIsAppRecovering(),
+            e.isUnmanagedAM());
+        break;
+      }
+      case APP_REMOVED: {
+        AppRemovedSchedulerEvent e = (AppRemovedSchedulerEvent) event;
+        doneApplication(e.getApplicationID(), e.getFinalState());
+        break;
+      }
+      case APP_ATTEMPT_ADDED: {
+        AppAttemptAddedSchedulerEvent e = (AppAttemptAddedSchedulerEvent) event;
+        addApplicationAttempt(e.getApplicationAttemptId(), e.getTransferStateFromPreviousAttempt(),
+            e.getIsAttemptRecovering());
+        break;
+      }
+      case APP_ATTEMPT_REMOVED: {
+        AppAttemptRemovedSchedulerEvent e = (AppAttemptRemovedSchedulerEvent) event;
+        doneApplicationAttempt(e.getApplicationAttemptID(), e.getFinalAttemptState(),
+            e.getKeepContainersAcrossAppAttempts());
+        break;
+      }
+      case CONTAINER_EXPIRED: {
+        ContainerId id = ((ContainerExpiredSchedulerEvent) event).getContainerId();
+        RMContainer c = getRMContainer(id);
+        if (c != null) {
+          completedContainer(c,
+              SchedulerUtils.createAbnormalContainerStatus(id, SchedulerUtils.EXPIRED_CONTAINER),
+              RMContainerEventType.EXPIRE);
+        }
+        break;
+      }
+      case RELEASE_CONTAINER: {
+        RMContainer c = ((ReleaseContainerEvent) event).getContainer();
+        completedContainer(c, SchedulerUtils.createAbnormalContainerStatus(c.getContainerId(),
+            SchedulerUtils.RELEASED_CONTAINER), RMContainerEventType.RELEASED);
+        break;
+      }
+      case MARK_CONTAINER_FOR_PREEMPTION: {
+        // Tell the AM (through its next allocate response) to give it back.
+        ContainerPreemptEvent e = (ContainerPreemptEvent) event;
+        FifoAppAttempt attempt = getApplicationAttempt(e.getAppId());
+        if (attempt != null) {
+          attempt.markContainerForPreemption(e.getContainer().getContainerId());
+        }
+        break;
+      }
+      case MARK_CONTAINER_FOR_KILLABLE: {
+        RMContainer c = ((ContainerPreemptEvent) event).getContainer();
+        completedContainer(c, SchedulerUtils.createPreemptedContainerStatus(c.getContainerId(),
+            SchedulerUtils.PREEMPTED_CONTAINER), RMContainerEventType.KILL);
+        break;
+      }
+      case KILL_RESERVED_CONTAINER:
+      case MARK_CONTAINER_FOR_NONKILLABLE:
+        // Shepherd never reserves containers and never marks them killable
+        // ahead of time, so there is nothing to undo.
+        break;
+      default:
+        LOG.debug("Shepherd ignores scheduler event {}", event.getType());
+    }
+  }
+
+  private synchronized void addNode(RMNode rmNode) {
+    FiCaSchedulerNode node = new FiCaSchedulerNode(rmNode, usePortForNodeName);
+    nodeTracker.addNode(node);
+    int idx = nodeIds.idOf(rmNode.getNodeID());
+    long[] cap = toLongs(rmNode.getTotalCapability());
+    Set<String> labels = rmNode.getNodeLabels();
+    Map<String, String> attrs = new TreeMap<>();
+    engine.record(b -> b.nodeAdded(idx, node.getNodeName(), rmNode.getRackName(), cap, labels,
+        attrs));
+    updateAvailableResourcesMetrics();
+    LOG.info("Added node " + rmNode.getNodeAddress() + " clusterResource: "
+        + getClusterResource());
+  }
+
+  private synchronized void removeNode(RMNode rmNode) {
+    FiCaSchedulerNode node = nodeTracker.getNode(rmNode.getNodeID());
+    if (node == null) {
+      return;
+    }
+    for (RMContainer c : node.getCopiedListOfRunningContainers()) {
+      completedContainer(c, SchedulerUtils.createAbnormalContainerStatus(c.getContainerId(),
+          SchedulerUtils.LOST_CONTAINER), RMContainerEventType.KILL);
+    }
+    nodeTracker.removeNode(rmNode.getNodeID());
+    int idx = nodeIds.find(rmNode.getNodeID());
+    if (idx >= 0) {
+      engine.record(b -> b.nodeRemoved(idx));
+      nodeIds.remove(rmNode.getNodeID());
+    }
+    updateAvailableResourcesMetrics();
+  }
+
+  @Override
+  public synchronized void addApplication(ApplicationId appId, String queueName, String user,
+      boolean isAppRecovering, boolean unmanagedAM) {
+    ShepherdQueue queue = leafQueue(queueName);
+    if (queue == null) {
+      String msg = "Application " + appId + " submitted by user " + user
+          + " to unknown queue: " + queueName + " (Shepherd queues: root."
+          + String.join(", root.", leafQueues.keySet()) + ")";
+      LOG.info(msg);
+      rmContext.getDispatcher().getEventHandler()
+          .handle(new RMAppEvent(appId, RMAppEventType.APP_REJECTED, msg));
+      return;
+    }
+    SchedulerApplication<FifoAppAttempt> app =
+        new SchedulerApplication<>(queue, user, unmanagedAM);
+    applications.put(appId, app);
+    queue.getMetrics().submitApp(user, unmanagedAM);
+    int idx = appIds.idOf(appId);
+    recordAppAdded(idx, appId, queue, user);
+    LOG.info("Accepted application " + appId + " from user " + user + " in queue "
+        + queue.getQueuePath());
+    if (!isAppRecovering) {
+      rmContext.getDispatcher().getEventHandler()
+          .handle(new RMAppEvent(appId, RMAppEventType.APP_ACCEPTED));
+    }
+  }
+
+  private void recordAppAdded(int idx, ApplicationId appId, ShepherdQueue queue, String user) {
+    RMApp rmApp = rmContext.getRMApps().get(appId);
+    String name = rmApp == null ? "" : rmApp.getName();
+    String type = rmApp == null ? "" : rmApp.getApplicationType();
+    Set<String> tags = rmApp == null ? null : rmApp.getApplicationTags();
+    long submit = rmApp == null ? System.currentTimeMillis() : rmApp.getSubmitTime();
+    int prio = rmApp == null || rmApp.getApplicationPriority() == null ? 0
+        : rmApp.getApplicationPriority().getPriority();
+    engine.record(b -> b.appAdded(idx, queue.getQueueName(), user, name, type, tags, submit,
+        prio));
+  }
+
+  @Override
+  public synchronized void addApplicationAttempt(ApplicationAttemptId attemptId,
+      boolean transferStateFromPreviousAttempt, boolean isAttemptRecovering) {
+    SchedulerApplication<FifoAppAttempt> app = applications.get(attemptId.getApplicationId());
+    if (app == null) {
+      LOG.warn("Attempt " + attemptId + " added for an unknown application");
+      return;
+    }
+    ShepherdQueue queue = (ShepherdQueue) app.getQueue();
+    FifoAppAttempt attempt = newAttempt(attemptId, app.getUser(), queue,
+        queue.getAbstractUsersManager(), rmContext);
+    if (transferStateFromPreviousAttempt) {
+      attempt.transferStateFromPreviousAttempt(app.getCurrentAppAttempt());
+    }
+    app.setCurrentAppAttempt(attempt);
+    queue.getMetrics().submitAppAttempt(app.getUser(), app.isUnmanagedAM());
+    int idx = appIds.find(attemptId.getApplicationId());
+    engine.record(b -> b.attemptAdded(idx, attemptId.getAttemptId()));
+    LOG.info("Added application attempt " + attemptId + " from user " + app.getUser());
+    if (!isAttemptRecovering) {
+      rmContext.getDispatcher().getEventHandler()
+          .handle(new RMAppAttemptEvent(attemptId, RMAppAttemptEventType.ATTEMPT_ADDED));
+    }
+  }
+
+  private synchronized void doneApplication(ApplicationId appId,
+      org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState finalState) {
+    SchedulerApplication<FifoAppAttempt> app = applications.get(appId);
+    if (app == null) {
+      LOG.warn("Couldn't find application " + appId);
+      return;
+    }
+    ((ActiveUsersManager) app.getQueue().getAbstractUsersManager())
+        .deactivateApplication(app.getUser(), appId);
+    app.stop(finalState);
+    applications.remove(appId);
+    int idx = appIds.find(appId);
+    if (idx >= 0) {
+      engine.record(b -> b.appRemoved(idx));
+      appIds.remove(appId);
+    }
+  }
+
+  private synchronized void doneApplicationAttempt(ApplicationAttemptId attemptId,
+      RMAppAttemptState finalState, boolean keepContainers) {
+    FifoAppAttempt attempt = getApplicationAttempt(attemptId);
+    if (attempt == null) {
+      LOG.warn("Unknown application attempt " + attemptId + " has completed");
+      return;
+    }
+    for (RMContainer c : attempt.getLiveContainers()) {
+      if (keepContainers && c.getState().equals(RMContainerState.RUNNING)) {
+        continue;
+      }
+      completedContainer(c, SchedulerUtils.createAbnormalContainerStatus(c.getContainerId(),
+          SchedulerUtils.COMPLETED_APPLICATION), RMContainerEventType.KILL);
+    }
+    attempt.stop(finalState);
+    int idx = appIds.find(attemptId.getApplicationId());
+    if (idx >= 0) {
+      engine.record(b -> b.attemptRemoved(idx, attemptId.getAttemptId()));
+    }
+  }
+
+  // ---------------------------------------------------------------- asks
+
+  @Override
+  public Allocation allocate(ApplicationAttemptId attemptId, List<ResourceRequest> ask,
+      List<SchedulingRequest> schedulingRequests, List<ContainerId> release,
+      List<String> blacklistAdditions, List<String> blacklistRemovals,
+      ContainerUpdates updateRequests) {
+    FifoAppAttempt attempt = getApplicationAttempt(attemptId);
+    if (attempt == null || !attempt.getApplicationAttemptId().equals(attemptId)) {
+      LOG.error("allocate called for a removed or stale attempt " + attemptId);
+      return EMPTY_ALLOCATION;
+    }
+    if (schedulingRequests != null && !schedulingRequests.isEmpty() && !warnedSchedulingRequests) {
+      warnedSchedulingRequests = true;
+      LOG.warn("Shepherd does not handle SchedulingRequests (placement constraints) yet; "
+          + "they are ignored. Use ResourceRequests.");
+    }
+    normalizeResourceRequests(ask);
+    releaseContainers(release, attempt);
+    synchronized (attempt) {
+      if (attempt.isStopped()) {
+        return EMPTY_ALLOCATION;
+      }
+      if (!ask.isEmpty()) {
+        attempt.updateResourceRequests(ask);
+        recordAsks(attempt, ask);
+      }
+      attempt.updateBlacklist(blacklistAdditions, blacklistRemovals);
+      Resource headroom = headroom(attempt);
+      attempt.setHeadroom(headroom);
+      // FiCaSchedulerApp's own assembly: new containers, containers carried
+      // over from a previous attempt, containers marked for preemption.
+      return attempt.getAllocation(calculator, getClusterResource(),
+          getMinimumResourceCapability());
+    }
+  }
+
+  /** Send the engine the new state of every scheduler key the AM touched. */
+  private void recordAsks(FifoAppAttempt attempt, List<ResourceRequest> ask) {
+    int idx = appIds.find(attempt.getApplicationId());
+    if (idx < 0) {
+      return;
+    }
+    Set<SchedulerRequestKey> keys = new HashSet<>();
+    for (ResourceRequest rr : ask) {
+      keys.add(SchedulerRequestKey.create(rr));
+    }
+    for (SchedulerRequestKey key : keys) {
+      Map<String, ResourceRequest> rrs = Asks.of(attempt, key);
+      ResourceRequest any = rrs.get(ResourceRequest.ANY);
+      Map<String, Integer> locations = new LinkedHashMap<>();
+      for (Map.Entry<String, ResourceRequest> e : rrs.entrySet()) {
+        if (!ResourceRequest.ANY.equals(e.getKey())) {
+          locations.put(e.getKey(), e.getValue().getNumContainers());
+        }
+      }
+      int count = any == null ? 0 : any.getNumContainers();
+      long[] cap = any == null ? new long[resourceNames.length] : toLongs(any.getCapability());
+      boolean relax = any == null || any.getRelaxLocality();
+      int exec = any != null && any.getExecutionTypeRequest() != null
+          && any.getExecutionTypeRequest().getExecutionType() == ExecutionType.OPPORTUNISTIC ? 1 : 0;
+      String label = any == null || any.getNodeLabelExpression() == null ? ""
+          : any.getNodeLabelExpression();
+      engine.record(b -> b.askUpdated(idx, key.getPriority().getPriority(),
+          key.getAllocationRequestId(), cap, count, relax, exec, label, locations));
+    }
+  }
+
+  private Resource headroom(FifoAppAttempt attempt) {
+    Resource cluster = getClusterResource();
+    Resource free;
+    synchronized (usedResource) {
+      free = Resources.subtract(cluster, usedResource);
+    }
+    ShepherdQueue q = (ShepherdQueue) attempt.getQueue();
+    Resource queueRoom = Resources.subtract(Resources.multiply(cluster, q.getMaxCapacity()),
+        q.getUsed());
+    return Resources.componentwiseMax(Resources.none(),
+        Resources.componentwiseMin(free, queueRoom));
+  }
+
+  // ---------------------------------------------------------------- heartbeat
+
+  /**
+   * One NodeManager heartbeat: YARN's own bookkeeping (completed and launched
+   * containers, utilization), then one crossing into the engine, then the
+   * engine's decisions carried out. If the engine fails, the safe FIFO places
+   * containers on this node instead.
+   */
+  @Override
+  protected synchronized void nodeUpdate(RMNode nm) {
+    baseNodeUpdate(nm);
+    FiCaSchedulerNode node = (FiCaSchedulerNode) getNode(nm.getNodeID());
+    int idx = nodeIds.find(nm.getNodeID());
+    if (node == null || idx < 0) {
+      return;
+    }
+    ResourceUtilization u = nm.getNodeUtilization();
+    if (u != null) {
+      long[] used = new long[resourceNames.length];
+      used[0] = u.getPhysicalMemory();
+      used[1] = (long) (u.getCPU() * 1000);
+      engine.record(b -> b.nodeUtilization(idx, used));
+    }
+    long now = System.currentTimeMillis();
+    if (engine.dueForRebuild(now)) {
+      engine.rebuild(now, this::replayState);
+      shimMetrics.engineRebuilds.incr();
+    }
+    boolean mayAllocate = !(rmContext.isWorkPreservingRecoveryEnabled()
+        && !rmContext.isSchedulerReadyForAllocatingContainers());
+    long started = System.nanoTime();
+    long[] decisions = engine.step(now, mayAllocate ? idx : -1);
+    shimMetrics.crossingNanos.add(System.nanoTime() - started);
+    if (decisions == null) {
+      shimMetrics.engineFailures.incr();
+      if (mayAllocate) {
+        int placed = SafeFifo.assign(applications.values(), node,
+            (attempt, n, key, type) -> place(attempt, n, key, type, shimKey()) != null);
+        shimMetrics.fallbackAllocations.incr(placed);
+      }
+    } else {
+      execute(decisions);
+    }
+    updateAvailableResourcesMetrics();
+  }
+
+  private void baseNodeUpdate(RMNode nm) {
+    try {
+      BASE_NODE_UPDATE.invoke(this, nm);
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new YarnRuntimeException(t);
+    }
+  }
+
+  private void execute(long[] data) {
+    Decisions d = new Decisions(data, resourceNames.length);
+    while (d.next()) {
+      if (d.kind == Decisions.ALLOCATE) {
+        if (placeDecision(d)) {
+          shimMetrics.engineAllocations.incr();
+        } else {
+          long key = d.container;
+          shimMetrics.rejectedDecisions.incr();
+          engine.record(b -> b.allocationRejected(key));
+        }
+      } else if (d.kind == Decisions.PREEMPT) {
+        ContainerId id = containerOfKey.get(d.container);
+        RMContainer c = id == null ? null : getRMContainer(id);
+        if (c != null) {
+          completedContainer(c, SchedulerUtils.createPreemptedContainerStatus(id,
+              SchedulerUtils.PREEMPTED_CONTAINER), RMContainerEventType.KILL);
+        }
+      }
+    }
+  }
+
+  private boolean placeDecision(Decisions d) {
+    ApplicationId appId = appIds.keyOf(d.app);
+    NodeId nodeId = nodeIds.keyOf(d.node);
+    SchedulerApplication<FifoAppAttempt> app = appId == null ? null : applications.get(appId);
+    FifoAppAttempt attempt = app == null ? null : app.getCurrentAppAttempt();
+    FiCaSchedulerNode node = nodeId == null ? null : nodeTracker.getNode(nodeId);
+    if (attempt == null || node == null
+        || SchedulerAppUtils.isPlaceBlacklisted(attempt, node, LOG)) {
+      return false;
+    }
+    SchedulerRequestKey key = null;
+    for (SchedulerRequestKey k : attempt.getSchedulerKeys()) {
+      if (k.getPriority().getPriority() == d.priority
+          && k.getAllocationRequestId() == d.allocationRequestId) {
+        key = k;
+        break;
+      }
+    }
+    if (key == null) {
+      return false;
+    }
+    NodeType type = d.locality == Decisions.NODE_LOCAL ? NodeType.NODE_LOCAL
+        : d.locality == Decisions.RACK_LOCAL ? NodeType.RACK_LOCAL : NodeType.OFF_SWITCH;
+    return place(attempt, node, key, type, d.container) != null;
+  }
+
+  /**
+   * Carry out one placement with YARN's own allocation machinery, as
+   * FifoScheduler.assignContainer does. Returns null if YARN's state no
+   * longer allows it (the ask was withdrawn, the attempt stopped, ...).
+   */
+  private RMContainer place(FifoAppAttempt attempt, FiCaSchedulerNode node,
+      SchedulerRequestKey key, NodeType type, long engineKey) {
+    synchronized (attempt) {
+      if (attempt.isStopped()) {
+        return null;
+      }
+      PendingAsk ask = attempt.getPendingAsk(key, ResourceRequest.ANY);
+      Resource capability = ask.getPerAllocationResource();
+      if (ask.getCount() <= 0 || !Resources.fitsIn(capability, node.getUnallocatedResource())) {
+        return null;
+      }
+      ContainerId id = BuilderUtils.newContainerId(attempt.getApplicationAttemptId(),
+          attempt.getNewContainerId());
+      Container container = BuilderUtils.newContainer(id, node.getNodeID(),
+          node.getRMNode().getHttpAddress(), capability, key.getPriority(), null,
+          key.getAllocationRequestId());
+      RMContainer rmContainer = attempt.allocate(type, node, key, container);
+      if (rmContainer == null) {
+        return null;
+      }
+      node.allocateContainer(rmContainer);
+      synchronized (usedResource) {
+        Resources.addTo(usedResource, capability);
+      }
+      ((ShepherdQueue) attempt.getQueue()).addUsed(capability, true);
+      keyOfContainer.put(id, engineKey);
+      containerOfKey.put(engineKey, id);
+      return rmContainer;
+    }
+  }
+
+  private long shimKey() {
+    return SHIM_KEY_BIT | nextShimKey.getAndIncrement();
+  }
+
+  @Override
+  protected void containerLaunchedOnNode(ContainerId containerId,
+      org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode node) {
+    super.containerLaunchedOnNode(containerId, node);
+    Long key = keyOfContainer.get(containerId);
+    if (key != null) {
+      long now = System.currentTimeMillis();
+      engine.record(b -> b.containerLaunched(key, now));
+    }
+  }
+
+  @Override
+  protected synchronized void completedContainerInternal(RMContainer rmContainer,
+      ContainerStatus status, RMContainerEventType event) {
+    Container container = rmContainer.getContainer();
+    FifoAppAttempt attempt = getCurrentAttemptForContainer(container.getId());
+    FiCaSchedulerNode node = (FiCaSchedulerNode) getNode(container.getNodeId());
+    Long key = keyOfContainer.remove(container.getId());
+    if (key != null) {
+      containerOfKey.remove(key);
+      long now = System.currentTimeMillis();
+      int exit = status.getExitStatus();
+      engine.record(b -> b.containerFinished(key, exit, now));
+    }
+    if (attempt == null) {
+      LOG.info("Unknown application " + container.getId().getApplicationAttemptId()
+          + " released container " + container.getId() + " with event " + event);
+      return;
+    }
+    attempt.containerCompleted(rmContainer, status, event, RMNodeLabelsManager.NO_LABEL);
+    if (node != null) {
+      node.releaseContainer(rmContainer.getContainerId(), false);
+    }
+    synchronized (usedResource) {
+      Resources.subtractFrom(usedResource, container.getResource());
+    }
+    ((ShepherdQueue) attempt.getQueue()).addUsed(container.getResource(), false);
+  }
+
+  /**
+   * Work-preserving RM restart: YARN rebuilds the containers NodeManagers
+   * report; the engine learns each as a recovered container.
+   */
+  @Override
+  public synchronized void recoverContainersOnNode(List<NMContainerStatus> reports, RMNode nm) {
+    super.recoverContainersOnNode(reports, nm);
+    FiCaSchedulerNode node = (FiCaSchedulerNode) getNode(nm.getNodeID());
+    if (node == null) {
+      return;
+    }
+    for (RMContainer c : node.getCopiedListOfRunningContainers()) {
+      if (keyOfContainer.containsKey(c.getContainerId())) {
+        continue;
+      }
+      long key = shimKey();
+      keyOfContainer.put(c.getContainerId(), key);
+      containerOfKey.put(key, c.getContainerId());
+      synchronized (usedResource) {
+        Resources.addTo(usedResource, c.getAllocatedResource());
+      }
+      recordRecovered(engine, key, c);
+    }
+  }
+
+  private void recordRecovered(EngineLink link, long key, RMContainer c) {
+    int app = appIds.find(c.getApplicationAttemptId().getApplicationId());
+    int node = nodeIds.find(c.getNodeId());
+    if (app < 0 || node < 0) {
+      return;
+    }
+    long[] res = toLongs(c.getAllocatedResource());
+    SchedulerRequestKey k = c.getAllocatedSchedulerKey();
+    int exec = c.getExecutionType() == ExecutionType.OPPORTUNISTIC ? 1 : 0;
+    link.record(b -> b.containerRecovered(key, app, node, k.getPriority().getPriority(),
+        k.getAllocationRequestId(), res, exec, c.getCreationTime()));
+  }
+
+  /**
+   * Write the whole cluster as events into {@code b}: what a fresh engine
+   * needs to continue where a failed one stopped.
+   */
+  private synchronized void replayState(EventBatch b) {
+    for (FiCaSchedulerNode n : nodeTracker.getAllNodes()) {
+      int idx = nodeIds.idOf(n.getNodeID());
+      b.nodeAdded(idx, n.getNodeName(), n.getRackName(), toLongs(n.getTotalResource()),
+          n.getLabels(), new TreeMap<>());
+    }
+    for (Map.Entry<ApplicationId, SchedulerApplication<FifoAppAttempt>> e
+        : applications.entrySet()) {
+      SchedulerApplication<FifoAppAttempt> app = e.getValue();
+      int idx = appIds.idOf(e.getKey());
+      RMApp rmApp = rmContext.getRMApps().get(e.getKey());
+      b.appAdded(idx, app.getQueue().getQueueName(), app.getUser(),
+          rmApp == null ? "" : rmApp.getName(), rmApp == null ? "" : rmApp.getApplicationType(),
+          rmApp == null ? null : rmApp.getApplicationTags(),
+          rmApp == null ? 0 : rmApp.getSubmitTime(), 0);
+      FifoAppAttempt attempt = app.getCurrentAppAttempt();
+      if (attempt == null) {
+        continue;
+      }
+      b.attemptAdded(idx, attempt.getApplicationAttemptId().getAttemptId());
+      for (SchedulerRequestKey key : attempt.getSchedulerKeys()) {
+        Map<String, ResourceRequest> rrs = Asks.of(attempt, key);
+        ResourceRequest any = rrs.get(ResourceRequest.ANY);
+        if (any == null) {
+          continue;
+        }
+        Map<String, Integer> locations = new LinkedHashMap<>();
+        rrs.forEach((name, rr) -> {
+          if (!ResourceRequest.ANY.equals(name)) {
+            locations.put(name, rr.getNumContainers());
+          }
+        });
+        b.askUpdated(idx, key.getPriority().getPriority(), key.getAllocationRequestId(),
+            toLongs(any.getCapability()), any.getNumContainers(), any.getRelaxLocality(), 0,
+            any.getNodeLabelExpression() == null ? "" : any.getNodeLabelExpression(), locations);
+      }
+      for (RMContainer c : attempt.getLiveContainers()) {
+        Long key = keyOfContainer.get(c.getContainerId());
+        int node = nodeIds.find(c.getNodeId());
+        if (key == null || node < 0) {
+          continue;
+        }
+        SchedulerRequestKey k = c.getAllocatedSchedulerKey();
+        b.containerRecovered(key, idx, node, k.getPriority().getPriority(),
+            k.getAllocationRequestId(), toLongs(c.getAllocatedResource()), 0,
+            c.getCreationTime());
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- queries
+
+  @Override
+  public QueueInfo getQueueInfo(String queueName, boolean includeChildQueues,
+      boolean recursive) {
+    if (queueName == null || queueName.isEmpty() || "root".equals(queueName)) {
+      return rootQueue.getQueueInfo(includeChildQueues, recursive);
+    }
+    ShepherdQueue q = leafQueue(queueName);
+    return q == null ? null : q.getQueueInfo(includeChildQueues, recursive);
+  }
+
+  @Override
+  public List<QueueUserACLInfo> getQueueUserAclInfo() {
+    UserGroupInformation user = null;
+    try {
+      user = UserGroupInformation.getCurrentUser();
+    } catch (IOException e) {
+      LOG.warn("Cannot determine the calling user", e);
+    }
+    return rootQueue.getQueueUserAclInfo(user);
+  }
+
+  @Override
+  public synchronized boolean checkAccess(UserGroupInformation callerUGI, QueueACL acl,
+      String queueName) {
+    ShepherdQueue q = "root".equals(queueName) ? rootQueue : leafQueue(queueName);
+    return q != null && q.hasAccess(acl, callerUGI);
+  }
+
+  @Override
+  public synchronized List<ApplicationAttemptId> getAppsInQueue(String queueName) {
+    ShepherdQueue q = "root".equals(queueName) ? rootQueue : leafQueue(queueName);
+    if (q == null) {
+      return null;
+    }
+    List<ApplicationAttemptId> out = new ArrayList<>();
+    for (SchedulerApplication<FifoAppAttempt> app : applications.values()) {
+      FifoAppAttempt attempt = app.getCurrentAppAttempt();
+      if (attempt != null && (q == rootQueue || app.getQueue() == q)) {
+        out.add(attempt.getApplicationAttemptId());
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public QueueMetrics getRootQueueMetrics() {
+    return rootQueue.getMetrics();
+  }
+
+  @Override
+  public ResourceCalculator getResourceCalculator() {
+    return calculator;
+  }
+
+  @Override
+  public Resource getUsedResource() {
+    synchronized (usedResource) {
+      return Resources.clone(usedResource);
+    }
+  }
+
+  private void updateAvailableResourcesMetrics() {
+    rootQueue.getMetrics().setAvailableResourcesToQueue(
+        Resources.subtract(getClusterResource(), getUsedResource()));
+  }
+
+  private ShepherdQueue leafQueue(String name) {
+    if (name == null) {
+      return null;
+    }
+    String leaf = name.startsWith("root.") ? name.substring(5) : name;
+    return leafQueues.get(leaf);
+  }
+
+  /** Allocations the engine decided and the shim carried out. */
+  public long getEngineAllocations() {
+    return shimMetrics.engineAllocations.value();
+  }
+
+  /** Allocations made by the safe FIFO while the engine was unavailable. */
+  public long getFallbackAllocations() {
+    return shimMetrics.fallbackAllocations.value();
+  }
+
+  public long getEngineFailures() {
+    return engine.failures();
+  }
+
+  /** The engine's own counters; see {@link NativeEngine#counters}. */
+  public long[] getEngineCounters() {
+    return engine.counters();
+  }
+
+  /** JSON view of the engine's state, including the policy's. */
+  public String getEngineStateJson() {
+    return engine.stateJson();
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private long[] toLongs(Resource r) {
+    long[] out = new long[resourceNames.length];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = r.getResourceInformation(i).getValue();
+    }
+    return out;
+  }
+
+  private static FifoAppAttempt newAttempt(ApplicationAttemptId id, String user, Queue queue,
+      ActiveUsersManager users, RMContext ctx) {
+    try {
+      return NEW_ATTEMPT.newInstance(id, user, queue, users, ctx);
+    } catch (ReflectiveOperationException e) {
+      throw new YarnRuntimeException("Shepherd cannot create a FifoAppAttempt", e);
+    }
+  }
+
+  /**
+   * FifoAppAttempt's constructor is package-private; it is the attempt type
+   * FifoScheduler's typed maps hold, so it is opened once here.
+   */
+  private static Constructor<FifoAppAttempt> attemptConstructor() {
+    try {
+      Constructor<FifoAppAttempt> c = FifoAppAttempt.class.getDeclaredConstructor(
+          ApplicationAttemptId.class, String.class, Queue.class, ActiveUsersManager.class,
+          RMContext.class);
+      c.setAccessible(true);
+      return c;
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /**
+   * AbstractYarnScheduler.nodeUpdate does YARN's heartbeat bookkeeping;
+   * FifoScheduler.nodeUpdate adds its own FIFO assignment on top. Shepherd
+   * needs the first without the second, so it calls the grandparent's method
+   * non-virtually.
+   */
+  private static MethodHandle baseNodeUpdate() {
+    try {
+      MethodHandles.Lookup lookup =
+          MethodHandles.privateLookupIn(AbstractYarnScheduler.class, MethodHandles.lookup());
+      return lookup.findSpecial(AbstractYarnScheduler.class, "nodeUpdate",
+          MethodType.methodType(void.class, RMNode.class), AbstractYarnScheduler.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+}

@@ -1,0 +1,179 @@
+package org.shepherd.yarn.engine;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Map;
+
+/**
+ * Encoder of the JNI event batch, wire format v1. The authoritative spec and
+ * the decoder are in {@code src/bridge/wire.rs}; a Rust round-trip test
+ * checks the same layout. Little-endian throughout.
+ */
+public final class EventBatch {
+  public static final byte NODE_ADDED = 1;
+  public static final byte NODE_REMOVED = 2;
+  public static final byte NODE_RESOURCE_UPDATED = 3;
+  public static final byte NODE_UTILIZATION = 4;
+  public static final byte APP_ADDED = 5;
+  public static final byte APP_REMOVED = 6;
+  public static final byte ATTEMPT_ADDED = 7;
+  public static final byte ATTEMPT_REMOVED = 8;
+  public static final byte ASK_UPDATED = 9;
+  public static final byte CONTAINER_LAUNCHED = 10;
+  public static final byte CONTAINER_FINISHED = 11;
+  public static final byte CONTAINER_RECOVERED = 12;
+  public static final byte ALLOCATION_REJECTED = 13;
+
+  private byte[] buf = new byte[4096];
+  private int len = 0;
+
+  public byte[] array() {
+    return buf;
+  }
+
+  public int length() {
+    return len;
+  }
+
+  public boolean isEmpty() {
+    return len == 0;
+  }
+
+  public void clear() {
+    len = 0;
+  }
+
+  private void ensure(int n) {
+    if (len + n > buf.length) {
+      buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + n));
+    }
+  }
+
+  private EventBatch u8(int v) {
+    ensure(1);
+    buf[len++] = (byte) v;
+    return this;
+  }
+
+  private EventBatch u16(int v) {
+    ensure(2);
+    buf[len++] = (byte) v;
+    buf[len++] = (byte) (v >>> 8);
+    return this;
+  }
+
+  private EventBatch i32(int v) {
+    ensure(4);
+    for (int i = 0; i < 4; i++) {
+      buf[len++] = (byte) (v >>> (8 * i));
+    }
+    return this;
+  }
+
+  private EventBatch i64(long v) {
+    ensure(8);
+    for (int i = 0; i < 8; i++) {
+      buf[len++] = (byte) (v >>> (8 * i));
+    }
+    return this;
+  }
+
+  private EventBatch str(String s) {
+    byte[] b = (s == null ? "" : s).getBytes(StandardCharsets.UTF_8);
+    int n = Math.min(b.length, 0xFFFF);
+    u16(n);
+    ensure(n);
+    System.arraycopy(b, 0, buf, len, n);
+    len += n;
+    return this;
+  }
+
+  private EventBatch res(long[] r) {
+    u8(r.length);
+    for (long v : r) {
+      i64(v);
+    }
+    return this;
+  }
+
+  private static String join(Collection<String> items) {
+    return items == null ? "" : String.join(",", items);
+  }
+
+  public void nodeAdded(int node, String host, String rack, long[] capability,
+      Collection<String> labels, Map<String, String> attributes) {
+    StringBuilder attrs = new StringBuilder();
+    if (attributes != null) {
+      for (Map.Entry<String, String> e : attributes.entrySet()) {
+        if (attrs.length() > 0) {
+          attrs.append(',');
+        }
+        attrs.append(e.getKey()).append('=').append(e.getValue());
+      }
+    }
+    u8(NODE_ADDED).i32(node).str(host).str(rack).res(capability).str(join(labels))
+        .str(attrs.toString());
+  }
+
+  public void nodeRemoved(int node) {
+    u8(NODE_REMOVED).i32(node);
+  }
+
+  public void nodeResourceUpdated(int node, long[] capability) {
+    u8(NODE_RESOURCE_UPDATED).i32(node).res(capability);
+  }
+
+  /** {@code used}: physical memory MB, CPU in milli-vcores. */
+  public void nodeUtilization(int node, long[] used) {
+    u8(NODE_UTILIZATION).i32(node).res(used);
+  }
+
+  public void appAdded(int app, String queue, String user, String name, String type,
+      Collection<String> tags, long submitMs, int priority) {
+    u8(APP_ADDED).i32(app).str(queue).str(user).str(name).str(type).str(join(tags))
+        .i64(submitMs).i32(priority);
+  }
+
+  public void appRemoved(int app) {
+    u8(APP_REMOVED).i32(app);
+  }
+
+  public void attemptAdded(int app, int attempt) {
+    u8(ATTEMPT_ADDED).i32(app).i32(attempt);
+  }
+
+  public void attemptRemoved(int app, int attempt) {
+    u8(ATTEMPT_REMOVED).i32(app).i32(attempt);
+  }
+
+  /** One scheduler key's ask; {@code locations}: host or rack name to count. */
+  public void askUpdated(int app, int priority, long allocationRequestId, long[] capability,
+      int count, boolean relaxLocality, int executionType, String label,
+      Map<String, Integer> locations) {
+    u8(ASK_UPDATED).i32(app).i32(priority).i64(allocationRequestId).res(capability).i32(count)
+        .u8(relaxLocality ? 1 : 0).u8(executionType).str(label);
+    u16(locations.size());
+    for (Map.Entry<String, Integer> e : locations.entrySet()) {
+      str(e.getKey()).i32(e.getValue());
+    }
+  }
+
+  public void containerLaunched(long key, long atMs) {
+    u8(CONTAINER_LAUNCHED).i64(key).i64(atMs);
+  }
+
+  public void containerFinished(long key, int exitStatus, long atMs) {
+    u8(CONTAINER_FINISHED).i64(key).i32(exitStatus).i64(atMs);
+  }
+
+  public void containerRecovered(long key, int app, int node, int priority,
+      long allocationRequestId, long[] resources, int executionType, long startMs) {
+    u8(CONTAINER_RECOVERED).i64(key).i32(app).i32(node).i32(priority).i64(allocationRequestId)
+        .res(resources).u8(executionType).i64(startMs);
+  }
+
+  public void allocationRejected(long key) {
+    u8(ALLOCATION_REJECTED).i64(key);
+  }
+}

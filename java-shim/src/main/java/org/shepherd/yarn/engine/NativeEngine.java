@@ -1,0 +1,76 @@
+package org.shepherd.yarn.engine;
+
+import java.io.File;
+
+/**
+ * The JNI surface of the Rust engine ({@code src/bridge/jni_entry.rs}).
+ * Few crossings: one {@link #step} per node heartbeat carries every event
+ * batched since the last crossing and returns that node's decisions.
+ */
+public final class NativeEngine {
+  /** Library name for {@link System#loadLibrary}: libshepherd.so. */
+  public static final String LIBRARY_NAME = "shepherd";
+
+  private static volatile boolean loaded = false;
+
+  private NativeEngine() {
+  }
+
+  /**
+   * Load the native library from {@code explicitPath} if given, else from
+   * {@code java.library.path}. Throws with a message that names what is
+   * missing and where it looked.
+   */
+  public static synchronized void load(String configKey, String explicitPath) {
+    boolean explicit = explicitPath != null && !explicitPath.trim().isEmpty();
+    File f = explicit ? new File(explicitPath.trim()) : null;
+    // Checked even when a library is already loaded in this JVM: a wrong
+    // setting is an operator error worth failing on either way.
+    if (explicit && !f.isFile()) {
+      throw new ShepherdEngineException("Shepherd native engine not found: " + configKey
+          + " = " + explicitPath + " is not a file (build it with `cargo build --release`,"
+          + " it is target/release/libshepherd.so)");
+    }
+    if (loaded) {
+      return;
+    }
+    try {
+      if (explicit) {
+        System.load(f.getAbsolutePath());
+      } else {
+        System.loadLibrary(LIBRARY_NAME);
+      }
+      loaded = true;
+    } catch (UnsatisfiedLinkError e) {
+      throw new ShepherdEngineException("Shepherd native engine could not be loaded: "
+          + (explicitPath == null || explicitPath.trim().isEmpty()
+              ? "lib" + LIBRARY_NAME + ".so is not on java.library.path ("
+                  + System.getProperty("java.library.path") + ") and " + configKey + " is not set"
+              : configKey + " = " + explicitPath)
+          + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Create an engine from Shepherd TOML config text; returns a handle. */
+  public static native long create(String configToml, String[] resourceTypeNames);
+
+  public static native void destroy(long handle);
+
+  /**
+   * Apply {@code events[0..len)} (wire format v1, see {@link EventBatch}) and,
+   * when {@code node >= 0}, run a scheduling pass for that node.
+   * Returns decisions as read by {@link Decisions}.
+   */
+  public static native long[] step(long handle, byte[] events, int len, long nowMs, int node);
+
+  /** JSON view of the engine state (cluster, queues, apps, policy state). */
+  public static native String stateJson(long handle);
+
+  /**
+   * {@code [events, passes, allocations, preemptions, rejectedAllocations,
+   * unknownReferences]}.
+   */
+  public static native long[] counters(long handle);
+
+  public static native String version();
+}

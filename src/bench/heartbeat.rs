@@ -1,0 +1,159 @@
+//! Decision time per node heartbeat: a cluster of `nodes` NodeManagers with
+//! `pending` outstanding container asks spread over `apps` applications. Each
+//! heartbeat finishes the containers on one node (as a real NM heartbeat
+//! reports completions) and asks the engine to fill it again, through
+//! `Session::step` — the exact path a JNI crossing takes, minus the JVM copy.
+
+use crate::bridge::session::Session;
+use crate::bridge::wire::EventWriter;
+use crate::engine::Event;
+use crate::model::{Ask, ExecutionType, Resources, SchedulerKey};
+use std::time::Instant;
+
+pub struct HeartbeatBench {
+    pub nodes: u32,
+    pub apps: u32,
+    pub pending: u32,
+    pub heartbeats: u32,
+    pub policy: String,
+}
+
+pub struct HeartbeatReport {
+    pub samples_ns: Vec<u64>,
+    pub allocations: u64,
+}
+
+impl HeartbeatReport {
+    pub fn percentile(&self, p: f64) -> f64 {
+        let mut v = self.samples_ns.clone();
+        v.sort_unstable();
+        let i = ((p / 100.0) * (v.len() - 1) as f64).round() as usize;
+        v[i] as f64 / 1000.0
+    }
+}
+
+impl HeartbeatBench {
+    pub fn run(&self) -> HeartbeatReport {
+        let config = format!("[scheduler]\npolicy = \"{}\"\n", self.policy);
+        let mut s = Session::new(&config, vec!["memory-mb".into(), "vcores".into()]).expect("config");
+        let mut w = EventWriter::default();
+        for n in 0..self.nodes {
+            w.event(
+                &Event::NodeAdded {
+                    node: n,
+                    host: format!("nm{n:05}.cluster"),
+                    rack: format!("/rack{}", n / 40),
+                    capacity: Resources::new(64 * 1024, 32),
+                    labels: vec![],
+                    attributes: vec![],
+                },
+                2,
+            );
+        }
+        // Asks sized so the whole cluster is busy and `pending` remain queued.
+        let per_app = (self.pending / self.apps).max(1);
+        let slots_per_node = 16; // 4 GB containers on 64 GB nodes
+        let running_target = self.nodes * slots_per_node;
+        let per_app_total = per_app + running_target / self.apps + 1;
+        for a in 0..self.apps {
+            w.event(
+                &Event::AppAdded {
+                    app: a,
+                    queue: "default".into(),
+                    user: format!("user{}", a % 50),
+                    name: format!("job{a}"),
+                    app_type: "MAPREDUCE".into(),
+                    tags: vec![],
+                    submit_ms: a as i64,
+                    priority: 0,
+                },
+                2,
+            );
+            w.event(&Event::AttemptAdded { app: a, attempt: 1 }, 2);
+            w.event(
+                &Event::AskUpdated {
+                    app: a,
+                    ask: Ask {
+                        key: SchedulerKey { priority: 20, allocation_request_id: 0 },
+                        capability: Resources::new(4096, 1),
+                        count: per_app_total as i32,
+                        relax_locality: true,
+                        execution: ExecutionType::Guaranteed,
+                        locations: vec![],
+                        label: String::new(),
+                    },
+                },
+                2,
+            );
+        }
+        s.step(&w.buf, 0, None).expect("setup batch");
+        // Fill the cluster once.
+        let mut on_node: Vec<Vec<u64>> = vec![Vec::new(); self.nodes as usize];
+        for n in 0..self.nodes {
+            let out = s.step(&[], 0, Some(n)).expect("fill").to_vec();
+            collect(&out, &mut on_node);
+        }
+        // Measured heartbeats: node n reports its containers finished and
+        // gets new ones. Top the asks up so `pending` stays constant.
+        let mut samples = Vec::with_capacity(self.heartbeats as usize);
+        let mut allocations = 0u64;
+        for i in 0..self.heartbeats {
+            let n = i % self.nodes;
+            let mut w = EventWriter::default();
+            let finished = std::mem::take(&mut on_node[n as usize]);
+            for c in &finished {
+                w.event(&Event::ContainerFinished { container: *c, exit_status: 0, at_ms: i as i64 }, 2);
+            }
+            let t = Instant::now();
+            let out = s.step(&w.buf, i as i64, Some(n)).expect("heartbeat").to_vec();
+            samples.push(t.elapsed().as_nanos() as u64);
+            allocations += collect(&out, &mut on_node) as u64;
+            // Replace what ran with new demand from the same apps (not timed:
+            // in YARN it arrives through AM allocate calls, not heartbeats).
+            let mut w = EventWriter::default();
+            for a in 0..self.apps {
+                if let Some(app) = s.engine.state.apps.get(&a) {
+                    if app.pending_containers() < per_app as i64 {
+                        w.event(
+                            &Event::AskUpdated {
+                                app: a,
+                                ask: Ask {
+                                    key: SchedulerKey { priority: 20, allocation_request_id: 0 },
+                                    capability: Resources::new(4096, 1),
+                                    count: per_app as i32,
+                                    relax_locality: true,
+                                    execution: ExecutionType::Guaranteed,
+                                    locations: vec![],
+                                    label: String::new(),
+                                },
+                            },
+                            2,
+                        );
+                    }
+                }
+            }
+            if !w.buf.is_empty() {
+                s.step(&w.buf, i as i64, None).expect("top-up");
+            }
+        }
+        HeartbeatReport { samples_ns: samples, allocations }
+    }
+}
+
+/// Record allocations from an encoded decision array per node.
+fn collect(out: &[i64], on_node: &mut [Vec<u64>]) -> usize {
+    let mut i = 1;
+    let mut n = 0;
+    for _ in 0..out[0] {
+        if out[i] == crate::bridge::wire::DECISION_ALLOCATE {
+            let container = out[i + 1] as u64;
+            let node = out[i + 3] as usize;
+            on_node[node].push(container);
+            n += 1;
+            i += 8 + 2;
+        } else {
+            i += 2;
+        }
+    }
+    n
+}

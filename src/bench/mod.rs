@@ -1,0 +1,6 @@
+//! Benchmarks that print numbers (never asserted in tests).
+//!
+//! * [`heartbeat`] — engine decision time per node heartbeat at cluster scale,
+//!   measured through the same `Session::step` the JNI bridge calls.
+
+pub mod heartbeat;

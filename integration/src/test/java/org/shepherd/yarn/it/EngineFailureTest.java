@@ -1,5 +1,8 @@
 package org.shepherd.yarn.it;
 
+import org.shepherd.yarn.cluster.ShepherdCluster;
+import org.shepherd.yarn.cluster.Workloads;
+
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 

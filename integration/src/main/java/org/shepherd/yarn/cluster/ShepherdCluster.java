@@ -1,4 +1,4 @@
-package org.shepherd.yarn.it;
+package org.shepherd.yarn.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -26,12 +26,12 @@ import org.shepherd.yarn.ShepherdScheduler;
  * ResourceManager whose scheduler is {@link ShepherdScheduler}, real
  * NodeManagers launching real container JVMs, and a JobHistory server.
  */
-final class ShepherdCluster implements AutoCloseable {
-  static final int NODE_MANAGERS = 2;
+public final class ShepherdCluster implements AutoCloseable {
+  public static final int NODE_MANAGERS = 2;
 
-  final MiniMRYarnCluster cluster;
-  final Configuration conf;
-  final File workDir;
+  public final MiniMRYarnCluster cluster;
+  public final Configuration conf;
+  public final File workDir;
 
   private ShepherdCluster(MiniMRYarnCluster cluster, Configuration conf, File workDir) {
     this.cluster = cluster;
@@ -40,7 +40,7 @@ final class ShepherdCluster implements AutoCloseable {
   }
 
   /** Base configuration: Shepherd as the scheduler, small containers, JDK 17 flags. */
-  static Configuration baseConf(String shepherdToml, File workDir) throws IOException {
+  public static Configuration baseConf(String shepherdToml, File workDir) throws IOException {
     Configuration conf = new YarnConfiguration();
     conf.set(YarnConfiguration.RM_SCHEDULER, ShepherdScheduler.class.getName());
     conf.set(ShepherdScheduler.NATIVE_LIBRARY, nativeLibrary());
@@ -74,7 +74,7 @@ final class ShepherdCluster implements AutoCloseable {
     return conf;
   }
 
-  static ShepherdCluster start(String name, String shepherdToml) throws Exception {
+  public static ShepherdCluster start(String name, String shepherdToml) throws Exception {
     File workDir = Files.createTempDirectory("shepherd-it-" + name).toFile();
     Configuration conf = baseConf(shepherdToml, workDir);
     MiniMRYarnCluster c = new MiniMRYarnCluster(name, NODE_MANAGERS);
@@ -105,7 +105,7 @@ final class ShepherdCluster implements AutoCloseable {
     shared.set(null, injected.get(rmFilter));
   }
 
-  static String nativeLibrary() {
+  public static String nativeLibrary() {
     String lib = System.getProperty("shepherd.native.library");
     if (lib == null || !new File(lib).isFile()) {
       throw new IllegalStateException("libshepherd.so not found at " + lib
@@ -114,22 +114,22 @@ final class ShepherdCluster implements AutoCloseable {
     return new File(lib).getAbsolutePath();
   }
 
-  ResourceManager rm() {
+  public ResourceManager rm() {
     return cluster.getResourceManager();
   }
 
-  ShepherdScheduler scheduler() {
+  public ShepherdScheduler scheduler() {
     return (ShepherdScheduler) rm().getResourceScheduler();
   }
 
-  JobConf jobConf() {
+  public JobConf jobConf() {
     JobConf jc = new JobConf(conf);
     jc.set("mapreduce.jobhistory.address", "");
     return jc;
   }
 
   /** GET a path of the RM's REST API and parse the JSON. */
-  JsonNode rest(String path) throws IOException {
+  public JsonNode rest(String path) throws IOException {
     String addr = conf.get(YarnConfiguration.RM_WEBAPP_ADDRESS);
     HttpURLConnection c = (HttpURLConnection) new URL("http://" + addr + path).openConnection();
     c.setRequestProperty("Accept", "application/json");

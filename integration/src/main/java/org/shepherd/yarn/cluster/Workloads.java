@@ -1,4 +1,4 @@
-package org.shepherd.yarn.it;
+package org.shepherd.yarn.cluster;
 
 import java.io.File;
 import java.io.PrintWriter;
@@ -13,23 +13,24 @@ import org.apache.hadoop.io.Text;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.MRJobConfig;
+import org.apache.hadoop.mapreduce.SleepJob;
 import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
 import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
 import org.apache.hadoop.security.UserGroupInformation;
 
 /** Real MapReduce jobs from hadoop-mapreduce-examples, submitted as a given user. */
-final class Workloads {
+public final class Workloads {
   private Workloads() {
   }
 
-  static <T> T as(String user, PrivilegedExceptionAction<T> action) throws Exception {
+  public static <T> T as(String user, PrivilegedExceptionAction<T> action) throws Exception {
     UserGroupInformation ugi =
         UserGroupInformation.createProxyUser(user, UserGroupInformation.getLoginUser());
     return ugi.doAs(action);
   }
 
   /** hadoop-mapreduce-examples `pi`: returns the estimate. */
-  static BigDecimal pi(JobConf base, String user, String queue, int maps, long samples,
+  public static BigDecimal pi(JobConf base, String user, String queue, int maps, long samples,
       File dir) throws Exception {
     return as(user, () -> {
       JobConf conf = new JobConf(base);
@@ -39,7 +40,7 @@ final class Workloads {
   }
 
   /** hadoop-mapreduce-examples `wordcount` over a generated text; returns success. */
-  static boolean wordcount(JobConf base, String user, String queue, File dir, int lines)
+  public static boolean wordcount(JobConf base, String user, String queue, File dir, int lines)
       throws Exception {
     File input = new File(dir, "in");
     input.mkdirs();
@@ -63,6 +64,18 @@ final class Workloads {
       FileInputFormat.addInputPath(job, new Path(input.toURI()));
       FileOutputFormat.setOutputPath(job, new Path(new File(dir, "out").toURI()));
       return job.waitForCompletion(false);
+    });
+  }
+
+  /** Hadoop's SleepJob: maps and reduces that sleep, the trace-replay unit. */
+  public static boolean sleep(JobConf base, String user, String queue, int maps, int reduces,
+      long mapMs, long reduceMs) throws Exception {
+    return as(user, () -> {
+      JobConf conf = new JobConf(base);
+      conf.set(MRJobConfig.QUEUE_NAME, queue);
+      SleepJob job = new SleepJob();
+      job.setConf(conf);
+      return job.createJob(maps, reduces, mapMs, 1, reduceMs, 1).waitForCompletion(false);
     });
   }
 }

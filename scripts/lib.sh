@@ -1,0 +1,43 @@
+# Shared by the scripts: repo root, prerequisite checks, the Rust build, the
+# Maven builds and the JVM flags Hadoop 3.4 needs on JDK 17.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+need() {
+  command -v "$1" >/dev/null 2>&1 || { echo "shepherd: '$1' is required ($2)" >&2; exit 1; }
+}
+
+check_prerequisites() {
+  need cargo "Rust toolchain, https://rustup.rs"
+  need java "JDK 17"
+  need mvn "Apache Maven 3.8+"
+  local v
+  v=$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1)
+  if [ "${v:-0}" -lt 11 ]; then
+    echo "shepherd: JDK 11 or newer is required (found ${v:-none})" >&2
+    exit 1
+  fi
+}
+
+MVN=(mvn -B -q -Dstyle.color=never)
+
+build_engine() {
+  echo "==> building the Rust engine (cargo build --release)"
+  cargo build --release --locked
+}
+
+build_shim() {
+  echo "==> building the Java shim (Maven, Hadoop jars from Maven Central)"
+  "${MVN[@]}" -f java-shim/pom.xml install -DskipTests
+}
+
+# Hadoop 3.4 reflects into JDK internals; JDK 17 needs these opened.
+JDK17_OPENS="--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.util.concurrent=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.net=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/java.security=ALL-UNNAMED --add-opens=java.base/javax.security.auth=ALL-UNNAMED --add-opens=java.base/sun.security.action=ALL-UNNAMED --add-opens=java.security.jgss/sun.security.krb5=ALL-UNNAMED"
+
+# Classpath of the integration module (Hadoop RM, NM, MapReduce, the shim).
+integration_classpath() {
+  "${MVN[@]}" -f integration/pom.xml compile dependency:build-classpath \
+    -Dmdep.outputFile="$ROOT/integration/target/classpath.txt" >/dev/null
+  echo "$ROOT/integration/target/classes:$(cat "$ROOT/integration/target/classpath.txt")"
+}

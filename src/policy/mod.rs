@@ -11,6 +11,7 @@
 //! plus observers (`on_event`, `on_container_finished`) that see every event,
 //! and `state_json` for the operator's JSON view.
 
+pub mod dress;
 pub mod drf;
 pub mod fifo;
 

@@ -98,6 +98,7 @@ pub fn build(config: &Config) -> Result<Box<dyn Policy>, ConfigError> {
     match config.scheduler.policy.as_str() {
         "fifo" => Ok(Box::new(fifo::Fifo::new(&config.fifo))),
         "drf" => Ok(Box::new(drf::Drf::default())),
+        "dress" => Ok(Box::new(dress::Dress::new(&config.dress))),
         other => Err(ConfigError {
             key: "scheduler.policy".into(),
             value: other.into(),

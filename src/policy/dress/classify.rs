@@ -89,9 +89,9 @@ pub fn free_units(state: &ClusterState) -> f64 {
         .zip(free.0.iter())
         .filter(|(c, _)| **c > 0)
         .map(|(c, f)| (*f).max(0) as f64 / *c as f64)
-        .fold(f64::INFINITY, f64::min)
-        .min(1.0)
-        .max(0.0)
+        .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.min(v))))
+        .unwrap_or(0.0)
+        .clamp(0.0, 1.0)
 }
 
 /// The rule: small iff request ≤ θ·A_c (`base` is A_c in units: 1.0 for

@@ -31,12 +31,15 @@
 //! the literal §IV-C text.
 //!
 //! **When.** The category is decided when the app's first asks arrive
-//! (before it can get a container) and re-decided whenever its total demand
-//! grows past the largest seen so far (e.g. a MapReduce AM asks for its
-//! maps after the AM container, then for its reduces). It is never
-//! downgraded from large to small as the app's remaining work shrinks: the
-//! paper classifies jobs by their request, and a finishing large job must
-//! not jump into the small pool.
+//! (before it can get a container) and re-decided whenever its total request
+//! grows past the largest seen so far (the component-wise peak of allocated
+//! plus outstanding; e.g. a MapReduce AM asks for its maps after the AM
+//! container, then for its reduces). With A_c = `total` it is also
+//! re-decided when the cluster's capacity changed since the last decision
+//! (NodeManagers registering after an RM restart). It is never downgraded
+//! because the app's remaining work shrinks: the paper classifies jobs by
+//! their request, and a finishing large job must not jump into the small
+//! pool.
 
 use crate::model::{App, ClusterState, Resources};
 use serde::Serialize;

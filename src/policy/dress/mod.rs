@@ -25,7 +25,7 @@ use super::{Policy, SortKey};
 use crate::config::DressConfig;
 use crate::engine::Event;
 use crate::model::{App, AppId, Ask, ClusterState, Container, ContainerId, Node, Resources};
-use classify::{classify, demand_units, free_units, units, Category};
+use classify::{classify, free_units, units, Category};
 use release::{JobRelease, PhaseParams};
 use reserve::{adjust_delta, may_borrow, pool_available, Alg3Input, Alg3Output};
 use std::collections::BTreeMap;
@@ -35,8 +35,11 @@ use std::collections::BTreeMap;
 struct AppInfo {
     /// `None` until the app's first asks arrive.
     category: Option<Category>,
-    /// Largest total request seen, in units (see `classify`).
+    /// Largest total request seen (component-wise max of allocated +
+    /// outstanding), and its share of the capacity it was measured against.
+    peak_request: Resources,
     peak_demand: f64,
+    decided_capacity: Resources,
     decided_ms: Option<i64>,
     /// How many times the category changed after the first decision.
     reclassified: u32,
@@ -105,16 +108,29 @@ impl Dress {
         }
     }
 
-    /// Classification (§IV-C): decide on the first asks, re-decide when the
-    /// total request grows.
+    /// Classification (§IV-C): decide on the first asks; re-decide when the
+    /// app's total request grows past its peak, or (A_c = `total`) when the
+    /// cluster's capacity changed since the last decision (nodes joining
+    /// after an RM restart must not leave early apps classified against a
+    /// half-registered cluster).
     fn reclassify(&mut self, state: &ClusterState, app: &App) {
         let base = self.classification_base(state);
+        let against_total = self.cfg.classify_against == "total";
         let theta = self.cfg.theta;
         let info = self.apps.entry(app.id).or_insert_with(AppInfo::new);
-        let demand = demand_units(app, &state.capacity);
-        if demand <= 0.0 || (info.category.is_some() && demand <= info.peak_demand + reserve::EPS) {
+        let request = app.allocated + app.pending();
+        let mut peak = info.peak_request;
+        for (p, r) in peak.0.iter_mut().zip(request.0.iter()) {
+            *p = (*p).max(*r);
+        }
+        let grew = peak != info.peak_request;
+        let capacity_moved = against_total && info.decided_capacity != state.capacity;
+        if state.capacity.is_zero() || peak.is_zero() || (info.category.is_some() && !grew && !capacity_moved) {
             return;
         }
+        info.peak_request = peak;
+        info.decided_capacity = state.capacity;
+        let demand = units(&peak, &state.capacity);
         info.peak_demand = demand;
         let cat = classify(demand, theta, base);
         match info.category {
@@ -233,7 +249,9 @@ impl AppInfo {
     fn new() -> Self {
         AppInfo {
             category: None,
+            peak_request: Resources::ZERO,
             peak_demand: 0.0,
+            decided_capacity: Resources::ZERO,
             decided_ms: None,
             reclassified: 0,
             am_container: None,

@@ -21,9 +21,10 @@
 //!   finished tasks from R_Ji, so a running count also moves when a phase's
 //!   first tasks finish and line 14's "no change within the window" would
 //!   fire late or never. The starting variation is about starts.
-//! * ps_f (line 13) is the earliest start among the still-unassigned running
-//!   tasks that started inside the triggering window, so an ApplicationMaster
-//!   or a lone earlier task does not stretch Δps.
+//! * ps_f (line 13) is the earliest start among the tasks not yet in a phase
+//!   that started inside the triggering window (a heading task that already
+//!   finished included), so an ApplicationMaster or a lone earlier task does
+//!   not stretch Δps.
 //! * γ (Algorithm 2 line 10) is the earliest finish among the completions
 //!   inside the triggering window, which is what lets t_e filter heading
 //!   tasks: a heading task finished long before the burst of completions.
@@ -77,7 +78,9 @@ pub struct Phase {
     pub trailing_out: u32,
     /// Units released so far by finished tasks of the phase.
     pub released_units: f64,
-    /// CT_pj: finish times of the phase's completed tasks.
+    /// Completed tasks of the phase (|CT_pj|).
+    pub completed: u32,
+    /// CT_pj's finish times within the last window (older ones pruned).
     #[serde(skip)]
     finishes: Vec<i64>,
     /// R_pj: running tasks of the phase.
@@ -96,7 +99,13 @@ impl Phase {
     }
 
     pub fn completed_count(&self) -> usize {
-        self.finishes.len()
+        self.completed as usize
+    }
+
+    /// Nothing can change any more: γ is known and no task runs (trailing
+    /// tasks moved in would make it live again).
+    fn settled(&self) -> bool {
+        self.gamma_ms.is_some() && self.running.is_empty()
     }
 }
 
@@ -180,6 +189,7 @@ impl JobRelease {
             let ph = &mut self.phases[j];
             ph.running.remove(&id);
             ph.finishes.push(at_ms);
+            ph.completed += 1;
             ph.released_units += task.units;
         }
         self.carry.retain(|c| *c != id);
@@ -196,6 +206,9 @@ impl JobRelease {
         // Forget start times older than the window; the tasks keep theirs.
         let horizon = now_ms - p.window_ms;
         self.starts.retain(|s| *s > horizon);
+        for ph in self.phases.iter_mut() {
+            ph.finishes.retain(|f| *f > horizon);
+        }
         // Drop finished tasks nobody will look at again: counted in a phase
         // already, or too old to be part of a phase Algorithm 1 opens.
         self.tasks
@@ -216,6 +229,7 @@ impl JobRelease {
             // heading task, say) counts as a completion of the phase.
             Some(f) => {
                 ph.finishes.push(f);
+                ph.completed += 1;
                 ph.released_units += task.units;
             }
         }
@@ -250,6 +264,7 @@ impl JobRelease {
                     units: 0.0,
                     trailing_in: 0,
                     trailing_out: 0,
+                    completed: 0,
                     released_units: 0.0,
                     finishes: Vec::new(),
                     running: BTreeSet::new(),
@@ -280,6 +295,9 @@ impl JobRelease {
         let lo = now_ms - p.window_ms;
         for j in 0..self.phases.len() {
             let ph = &self.phases[j];
+            if ph.settled() {
+                continue;
+            }
             let ct_window: Vec<i64> = ph.finishes.iter().copied().filter(|f| *f > lo && *f <= now_ms).collect();
             if ph.gamma_ms.is_none() && ct_window.len() as u32 > p.t_e {
                 // Lines 8–10: E_pj = true, γ_j = min finish (within the window,
@@ -333,7 +351,10 @@ impl JobRelease {
         if t_ms < alpha || self.beta_ms.is_some_and(|b| t_ms > b) {
             return 0.0;
         }
-        (0..self.phases.len()).map(|j| self.phase_release(j, t_ms)).sum()
+        (0..self.phases.len())
+            .filter(|j| !self.phases[*j].settled())
+            .map(|j| self.phase_release(j, t_ms))
+            .sum()
     }
 }
 

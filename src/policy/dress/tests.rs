@@ -122,6 +122,22 @@ fn category_is_decided_on_first_asks_and_redecided_when_demand_grows() {
 }
 
 #[test]
+fn category_follows_cluster_capacity() {
+    // 5 slots of a 10-slot cluster is large; once 90 more slots register it
+    // is 5 % of the cluster: small.
+    let mut e = dress_engine("");
+    add_node(&mut e, 1, 10 * 1024, 10);
+    add_app(&mut e, 1, "default", "alice", 0);
+    ask(&mut e, 1, 1, 1024, 1, 5);
+    assert_eq!(pstate(&e)["apps"][0]["category"], "large");
+    add_node(&mut e, 2, 90 * 1024, 90);
+    let mut out = vec![];
+    e.schedule_node(2, 0, &mut out).unwrap();
+    assert_eq!(pstate(&e)["apps"][0]["category"], "small");
+    assert_eq!(count(&out, 1), 5);
+}
+
+#[test]
 fn algorithm3_moves_delta_and_state_view_shows_it() {
     let mut e = dress_engine("delta_min = 0.0\ndelta_max = 1.0");
     add_node(&mut e, 1, 10 * 1024, 10);

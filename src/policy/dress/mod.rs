@@ -76,6 +76,7 @@ pub struct Dress {
 }
 
 impl Dress {
+    /// δ starts at δ₀ (§V-A1: 10 %).
     pub fn new(cfg: &DressConfig) -> Self {
         Dress {
             params: PhaseParams { t_s: cfg.t_s, t_e: cfg.t_e, window_ms: cfg.phase_window_ms },
@@ -91,6 +92,7 @@ impl Dress {
         }
     }
 
+    /// The reserve ratio δ (Algorithm 3's output).
     pub fn delta(&self) -> f64 {
         self.delta
     }
@@ -99,7 +101,7 @@ impl Dress {
         self.apps.get(&app).and_then(|a| a.category)
     }
 
-    /// A_c for the classification rule, in units (see `classify`).
+    /// A_c of the rule "request ≤ θ·A_c" (§IV-C), in units (see `classify`).
     fn classification_base(&self, state: &ClusterState) -> f64 {
         if self.cfg.classify_against == "available" {
             free_units(state)
@@ -147,7 +149,9 @@ impl Dress {
         info.category = Some(cat);
     }
 
-    /// Pool usage and pending demand, from the engine's state.
+    /// Pool usage and pending demand, from the engine's state (§IV-C: "each
+    /// category maintains its own pool of jobs that consists of pending and
+    /// running jobs"; P_1/P_2 of Algorithm 3 lines 3–6).
     fn refresh_pools(&mut self, state: &ClusterState) {
         let mut pools = [PoolFigures::default(); 2];
         for app in state.apps.values() {
@@ -167,7 +171,8 @@ impl Dress {
         self.pools = pools;
     }
 
-    /// The vector capacity of each pool: δ·Tot_R and the rest.
+    /// The vector capacity of each pool (§IV-C): Tot_R·δ for SD and
+    /// Tot_R·(1 − δ) for LD, per resource type, rounded to whole units.
     fn pool_capacity(&self, state: &ClusterState) -> [Resources; 2] {
         let mut small = state.capacity;
         small.0.iter_mut().for_each(|v| *v = (*v as f64 * self.delta).round() as i64);
@@ -236,6 +241,7 @@ impl Dress {
         self.last_alg3 = Some((now_ms, before, out));
     }
 
+    /// A task entered RUNNING: Algorithm 1 lines 5–8 for its job.
     fn start_task(&mut self, state: &ClusterState, c: &Container, at_ms: i64) {
         let Some(info) = self.apps.get_mut(&c.app) else { return };
         if self.cfg.skip_am_container && info.am_container == Some(c.id) {
@@ -281,6 +287,9 @@ impl Policy for Dress {
         "dress"
     }
 
+    /// Classification (§IV-C) and pool figures every pass; once per
+    /// scheduling interval the phase detectors tick (Algorithms 1–2), F(t+1)
+    /// is estimated (Eqs. 1, 5, 9) and Algorithm 3 sets δ.
     fn before_pass(&mut self, state: &ClusterState, now_ms: i64) {
         let ids: Vec<AppId> = state.apps.keys().copied().collect();
         for id in ids {
@@ -318,6 +327,9 @@ impl Policy for Dress {
         may_borrow(self.cfg.borrow_idle_pool, self.pools[cat.other().index()].pending_units)
     }
 
+    /// Book the container against its pool (usage up, pending down) so the
+    /// rest of the pass sees it; with `start_on = "allocated"` it starts a
+    /// task for Algorithm 1.
     fn on_allocated(&mut self, state: &ClusterState, c: &Container) {
         let Some(info) = self.apps.get_mut(&c.app) else { return };
         if info.am_container.is_none() {
@@ -337,6 +349,8 @@ impl Policy for Dress {
         }
     }
 
+    /// Classification on asks (§IV-C); task starts for Algorithm 1 (line 5:
+    /// the container reached RUNNING) from launches and recovered containers.
     fn on_event(&mut self, state: &ClusterState, event: &Event) {
         match event {
             Event::AppAdded { app, .. } => {
@@ -367,12 +381,16 @@ impl Policy for Dress {
         }
     }
 
+    /// Algorithm 2 line 5: the task's container reached COMPLETED.
     fn on_container_finished(&mut self, _state: &ClusterState, c: &Container, at_ms: i64) {
         if let Some(info) = self.apps.get_mut(&c.app) {
             info.release.on_finish(c.id, at_ms, &self.params);
         }
     }
 
+    /// The operator's view (issue 4 item 7): δ and its bounds, each pool's
+    /// capacity, usage, pending demand and F_k(t+1), F(t+1) of Eq. 1, the
+    /// last Algorithm 3 step, and every app's category and phases.
     fn state_json(&self, state: &ClusterState) -> serde_json::Value {
         let caps = self.pool_capacity(state);
         let free = free_units(state);

@@ -157,6 +157,7 @@ pub struct JobRelease {
 }
 
 impl JobRelease {
+    /// |R_Ji|: the job's running tasks (Algorithms 1–2).
     pub fn running_tasks(&self) -> usize {
         self.tasks.values().filter(|t| t.finished.is_none()).count()
     }
@@ -215,6 +216,8 @@ impl JobRelease {
             .retain(|_, t| t.finished.is_none() || (t.phase.is_none() && t.start_ms > horizon));
     }
 
+    /// Task `id` becomes part of phase `j`: c_pj += 1 (Algorithm 1 line 8,
+    /// Algorithm 2 line 12 for trailing tasks).
     fn join(&mut self, id: u64, j: usize) {
         let Some(task) = self.tasks.get_mut(&id) else { return };
         task.phase = Some(j);

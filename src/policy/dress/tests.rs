@@ -5,6 +5,29 @@ use crate::config::Config;
 use crate::engine::tests::{add_app, add_node, ask};
 use crate::engine::{Decision, Engine, Event};
 
+#[test]
+fn shipped_config_is_complete_and_defaulted() {
+    let text = include_str!("../../../hadoop-conf/shepherd-dress.toml");
+    // Every [dress] knob is written out (and documented next to it).
+    let table: toml::Table = text.parse().unwrap();
+    let dress = table["dress"].as_table().unwrap();
+    let knobs = [
+        "theta", "classify_against", "delta_initial", "delta_min", "delta_max", "interval_ms", "t_s", "t_e",
+        "phase_window_ms", "borrow_idle_pool", "start_on", "skip_am_container",
+    ];
+    assert_eq!(dress.len(), knobs.len());
+    for k in knobs {
+        assert!(dress.contains_key(k), "{k} missing from hadoop-conf/shepherd-dress.toml");
+    }
+    let c = Config::parse(text).unwrap();
+    assert_eq!(c.scheduler.policy, "dress");
+    assert_eq!(c.queues.len(), 1);
+    assert_eq!(c.queues[0].name, "default");
+    assert_eq!(format!("{:?}", c.dress), format!("{:?}", crate::config::DressConfig::default()));
+    let e = Engine::with_config(c).unwrap();
+    assert_eq!(e.policy_name(), "dress");
+}
+
 fn dress_engine(extra: &str) -> Engine {
     let text = format!("[scheduler]\npolicy = \"dress\"\n[dress]\n{extra}\n");
     Engine::with_config(Config::parse(&text).unwrap()).unwrap()

@@ -145,6 +145,23 @@ fn category_is_decided_on_first_asks_and_redecided_when_demand_grows() {
 }
 
 #[test]
+fn classify_against_available_uses_free_capacity() {
+    // 8 of 10 slots busy: A_c = 20 % free, θ·A_c = 2 %; a 1-slot app (10 %)
+    // is large under the literal §IV-C rule and small against the total.
+    for (mode, expected) in [("available", "large"), ("total", "small")] {
+        let mut e = dress_engine(&format!("classify_against = \"{mode}\""));
+        add_node(&mut e, 1, 10 * 1024, 10);
+        add_app(&mut e, 1, "default", "busy", 0);
+        ask(&mut e, 1, 1, 1024, 1, 8);
+        let mut out = vec![];
+        e.schedule_node(1, 0, &mut out).unwrap();
+        add_app(&mut e, 2, "default", "alice", 1);
+        ask(&mut e, 2, 1, 1024, 1, 1);
+        assert_eq!(pstate(&e)["apps"][1]["category"], expected, "{mode}");
+    }
+}
+
+#[test]
 fn category_follows_cluster_capacity() {
     // 5 slots of a 10-slot cluster is large; once 90 more slots register it
     // is 5 % of the cluster: small.

@@ -53,8 +53,11 @@ struct AppInfo {
 struct PoolFigures {
     used: Resources,
     pending: Resources,
-    /// P_k: Σ r_i of the pool's apps with outstanding asks, in units.
+    /// P_k: Σ r_i over the pool's apps with outstanding asks, in units
+    /// (as Algorithm 3 lines 3–6 sum it).
     pending_units: f64,
+    /// Apps of the pool with outstanding asks; 0 = "no pending demand", the
+    /// condition for the other pool to borrow.
     pending_apps: usize,
     apps: usize,
 }
@@ -162,11 +165,9 @@ impl Dress {
             if app.has_pending() {
                 let pending = app.pending();
                 p.pending += pending;
+                p.pending_units += units(&pending, &state.capacity);
                 p.pending_apps += 1;
             }
-        }
-        for p in pools.iter_mut() {
-            p.pending_units = units(&p.pending, &state.capacity);
         }
         self.pools = pools;
     }
@@ -199,10 +200,7 @@ impl Dress {
         }
         let next = now_ms + self.cfg.interval_ms;
         self.release_next = self.release_estimate(next);
-        let used = [
-            units(&self.pools[0].used, &state.capacity),
-            units(&self.pools[1].used, &state.capacity),
-        ];
+        let used = [units(&self.pools[0].used, &state.capacity), units(&self.pools[1].used, &state.capacity)];
         self.available = pool_available(self.delta, 1.0, used, free_units(state));
         let mut demands: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
         for app in state.pending_apps() {
@@ -266,7 +264,15 @@ impl AppInfo {
     }
 }
 
-fn pool_json(name: &str, share: f64, cap: &Resources, p: &PoolFigures, avail: f64, release: f64, state: &ClusterState) -> serde_json::Value {
+fn pool_json(
+    name: &str,
+    share: f64,
+    cap: &Resources,
+    p: &PoolFigures,
+    avail: f64,
+    release: f64,
+    state: &ClusterState,
+) -> serde_json::Value {
     serde_json::json!({
         "pool": name,
         "share": share,
@@ -324,7 +330,7 @@ impl Policy for Dress {
         if (self.pools[k].used + ask.capability).fits_in(&cap) {
             return true;
         }
-        may_borrow(self.cfg.borrow_idle_pool, self.pools[cat.other().index()].pending_units)
+        may_borrow(self.cfg.borrow_idle_pool, self.pools[cat.other().index()].pending_apps > 0)
     }
 
     /// Book the container against its pool (usage up, pending down) so the
@@ -339,7 +345,7 @@ impl Policy for Dress {
             let p = &mut self.pools[cat.index()];
             p.used += c.resources;
             p.pending = p.pending.saturating_sub(&c.resources);
-            p.pending_units = units(&p.pending, &state.capacity);
+            p.pending_units = (p.pending_units - units(&c.resources, &state.capacity)).max(0.0);
             if !state.apps.get(&c.app).is_some_and(|a| a.has_pending()) {
                 p.pending_apps = p.pending_apps.saturating_sub(1);
             }

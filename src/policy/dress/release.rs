@@ -212,8 +212,7 @@ impl JobRelease {
         }
         // Drop finished tasks nobody will look at again: counted in a phase
         // already, or too old to be part of a phase Algorithm 1 opens.
-        self.tasks
-            .retain(|_, t| t.finished.is_none() || (t.phase.is_none() && t.start_ms > horizon));
+        self.tasks.retain(|_, t| t.finished.is_none() || (t.phase.is_none() && t.start_ms > horizon));
     }
 
     /// Task `id` becomes part of phase `j`: c_pj += 1 (Algorithm 1 line 8,
@@ -253,7 +252,9 @@ impl JobRelease {
                     })
                     .map(|(id, t)| (*id, t.start_ms))
                     .collect();
-                let Some(first) = members.iter().map(|(_, s)| *s).min() else { return };
+                let Some(first) = members.iter().map(|(_, s)| *s).min() else {
+                    return;
+                };
                 let last = members.iter().map(|(_, s)| *s).max().unwrap_or(first);
                 let j = self.phases.len();
                 self.phases.push(Phase {
@@ -354,10 +355,7 @@ impl JobRelease {
         if t_ms < alpha || self.beta_ms.is_some_and(|b| t_ms > b) {
             return 0.0;
         }
-        (0..self.phases.len())
-            .filter(|j| !self.phases[*j].settled())
-            .map(|j| self.phase_release(j, t_ms))
-            .sum()
+        (0..self.phases.len()).filter(|j| !self.phases[*j].settled()).map(|j| self.phase_release(j, t_ms)).sum()
     }
 }
 

@@ -122,15 +122,7 @@ pub fn adjust_delta(input: &Alg3Input) -> Alg3Output {
         Branch::Leftover
     };
     let bounded = delta.clamp(input.delta_min, input.delta_max);
-    Alg3Output {
-        delta_unbounded: delta,
-        delta: bounded,
-        branch,
-        pending: [p1, p2],
-        fitted,
-        leftover_jobs,
-        moved,
-    }
+    Alg3Output { delta_unbounded: delta, delta: bounded, branch, pending: [p1, p2], fitted, leftover_jobs, moved }
 }
 
 /// A_c1 and A_c2 (§IV-C: "A_c = A_c1 + A_c2"): each pool's share minus its
@@ -152,8 +144,8 @@ pub fn pool_available(delta: f64, total: f64, used: [f64; 2], free: f64) -> [f64
 /// preempted; once the other pool has demand again, borrowing stops and the
 /// borrowed capacity returns as those containers finish (and Algorithm 3
 /// sees it through A_c and F(t+1)).
-pub fn may_borrow(enabled: bool, other_pool_pending: f64) -> bool {
-    enabled && other_pool_pending <= 0.0
+pub fn may_borrow(enabled: bool, other_pool_has_demand: bool) -> bool {
+    enabled && !other_pool_has_demand
 }
 
 #[cfg(test)]
@@ -240,6 +232,6 @@ mod tests {
         // Nobody borrowed: each pool's own headroom.
         let a = pool_available(0.5, 1.0, [0.25, 0.5], 0.25);
         assert!((a[0] - 0.25).abs() < 1e-12 && a[1].abs() < 1e-12, "{a:?}");
-        assert!(may_borrow(true, 0.0) && !may_borrow(true, 0.01) && !may_borrow(false, 0.0));
+        assert!(may_borrow(true, false) && !may_borrow(true, true) && !may_borrow(false, false));
     }
 }

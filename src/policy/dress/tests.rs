@@ -12,8 +12,18 @@ fn shipped_config_is_complete_and_defaulted() {
     let table: toml::Table = text.parse().unwrap();
     let dress = table["dress"].as_table().unwrap();
     let knobs = [
-        "theta", "classify_against", "delta_initial", "delta_min", "delta_max", "interval_ms", "t_s", "t_e",
-        "phase_window_ms", "borrow_idle_pool", "start_on", "skip_am_container",
+        "theta",
+        "classify_against",
+        "delta_initial",
+        "delta_min",
+        "delta_max",
+        "interval_ms",
+        "t_s",
+        "t_e",
+        "phase_window_ms",
+        "borrow_idle_pool",
+        "start_on",
+        "skip_am_container",
     ];
     assert_eq!(dress.len(), knobs.len());
     for k in knobs {
@@ -329,8 +339,9 @@ fn mean(v: &[i64]) -> f64 {
 fn fig1_fifo_baseline_is_reproduced_by_the_harness() {
     // Strict FIFO (head-of-line blocking), the paper's baseline: waits
     // 0, 9, 28, 27 s (mean 16 s), makespan 40 s.
-    let e = Engine::with_config(Config::parse("[scheduler]\npolicy = \"fifo\"\n[fifo]\nstrict_order = true\n").unwrap())
-        .unwrap();
+    let e =
+        Engine::with_config(Config::parse("[scheduler]\npolicy = \"fifo\"\n[fifo]\nstrict_order = true\n").unwrap())
+            .unwrap();
     let r = fig1_time_stepped_run(e);
     assert_eq!(r.waits, vec![0, 9, 28, 27]);
     assert_eq!(mean(&r.waits), 16.0);

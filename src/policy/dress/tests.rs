@@ -400,3 +400,29 @@ fn fig1_with_paper_theta_is_fifo() {
     assert_eq!(r.makespan, 40);
     assert!(r.deltas.iter().all(|d| (d - 0.1).abs() < 1e-9));
 }
+
+#[test]
+fn algorithm3_leftover_move_serves_one_more_small_job() {
+    // 10 slots, δ₀ = 0.3, θ = 0.25. Before the first heartbeat: L1 asks 6,
+    // S1 2, S2 2, L2 5 (in that order). Both pools are short (A_c1 0.3 <
+    // P1 0.4, A_c2 0.7 < P2 1.1), so lines 12–24: S1 fits SD (leftover 0.1),
+    // L1 fits LD (leftover 0.2); S2 (0.2) ≤ 0.1 + 0.2 takes SD's 0.1 and 0.1
+    // from LD: δ = 0.4. S2 then gets both its slots (with δ = 0.3 it would
+    // get one).
+    let mut e = dress_engine("theta = 0.25\ndelta_initial = 0.3\ndelta_min = 0.0\ndelta_max = 1.0");
+    add_node(&mut e, 1, 10 * 1024, 10);
+    for (app, n) in [(1u32, 6), (2, 2), (3, 2), (4, 5)] {
+        add_app(&mut e, app, "default", "user", app as i64);
+        ask(&mut e, app, 1, 1024, 1, n);
+    }
+    let mut out = vec![];
+    e.schedule_node(1, 0, &mut out).unwrap();
+    let st = pstate(&e);
+    let last = &st["last_adjustment"];
+    assert_eq!(last["branch"], "leftover", "{st}");
+    assert_eq!(last["fitted"], serde_json::json!([1, 1]));
+    assert_eq!(last["leftover_jobs"], 1);
+    assert!((last["moved_share"].as_f64().unwrap() - 0.1).abs() < 1e-9);
+    assert!((st["delta"].as_f64().unwrap() - 0.4).abs() < 1e-9);
+    assert_eq!([count(&out, 1), count(&out, 2), count(&out, 3), count(&out, 4)], [6, 2, 2, 0]);
+}

@@ -39,13 +39,14 @@ fn bad(key: &str, value: impl fmt::Display, reason: impl Into<String>) -> Config
 }
 
 /// Names of the policies the engine can run (`scheduler.policy`).
-pub const POLICIES: &[&str] = &["fifo", "drf"];
+pub const POLICIES: &[&str] = &["fifo", "drf", "dress"];
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     pub scheduler: SchedulerConfig,
     pub fifo: FifoConfig,
+    pub dress: DressConfig,
     #[serde(rename = "queue")]
     pub queues: Vec<QueueConfig>,
 }
@@ -84,6 +85,103 @@ pub struct FifoConfig {
     pub strict_order: bool,
 }
 
+/// DRESS (Mao et al., "DRESS: Dynamic RESource-reservation Scheme for
+/// Congested Data-intensive Computing Platforms"). Defaults are the paper's
+/// (§V-A1) where it gives one; see `docs/dress.md` for every knob.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DressConfig {
+    /// θ, the job indicator (§IV-C): an app is small-demand when its request
+    /// is at most θ·A_c. Paper: 10 %. Must be in (0, 1].
+    pub theta: f64,
+    /// What A_c means in the classification rule: `total` = the cluster's
+    /// capacity (default; matches §V's fixed "less than 10 containers"
+    /// cut-off) or `available` = currently unallocated capacity (the literal
+    /// §IV-C text).
+    pub classify_against: String,
+    /// δ₀, the initial reserve ratio for small-demand apps. Paper: 10 %.
+    pub delta_initial: f64,
+    /// Lower bound on δ after every Algorithm 3 step (keeps a standing
+    /// reserve for small jobs that have not arrived yet).
+    pub delta_min: f64,
+    /// Upper bound on δ (keeps a standing share for large-demand apps).
+    pub delta_max: f64,
+    /// Scheduling interval: Algorithm 3 runs (and F(t+1) is evaluated one
+    /// interval ahead) at most once per interval, in ms. Default 1000 ms,
+    /// YARN's NodeManager heartbeat interval.
+    pub interval_ms: i64,
+    /// t_s: more than this many task starts within the phase window start a
+    /// phase (Algorithm 1 line 11). A task count; paper: 5.
+    pub t_s: u32,
+    /// t_e: more than this many task completions within the phase window
+    /// start a phase's release (Algorithm 2 line 8). A task count; paper: 5.
+    pub t_e: u32,
+    /// pw, the phase window of Algorithms 1 and 2, in ms. Paper: 10 s.
+    pub phase_window_ms: i64,
+    /// Let a pool allocate beyond its share (into the other pool's unused
+    /// share) while the other pool has no pending demand.
+    pub borrow_idle_pool: bool,
+    /// Which event starts a task for phase detection: `launched` (the
+    /// container reached RUNNING, as in the paper) or `allocated`.
+    pub start_on: String,
+    /// Leave each app's first container (YARN's ApplicationMaster) out of
+    /// phase detection; it still counts for classification and pool usage.
+    pub skip_am_container: bool,
+}
+
+impl Default for DressConfig {
+    fn default() -> Self {
+        DressConfig {
+            theta: 0.10,
+            classify_against: "total".into(),
+            delta_initial: 0.10,
+            delta_min: 0.10,
+            delta_max: 0.90,
+            interval_ms: 1000,
+            t_s: 5,
+            t_e: 5,
+            phase_window_ms: 10_000,
+            borrow_idle_pool: true,
+            start_on: "launched".into(),
+            skip_am_container: true,
+        }
+    }
+}
+
+impl DressConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if !(self.theta > 0.0 && self.theta <= 1.0) {
+            return Err(bad("dress.theta", self.theta, "must be in (0, 1]"));
+        }
+        if !["total", "available"].contains(&self.classify_against.as_str()) {
+            return Err(bad("dress.classify_against", &self.classify_against, "expected one of total, available"));
+        }
+        if !(0.0..=1.0).contains(&self.delta_min) {
+            return Err(bad("dress.delta_min", self.delta_min, "must be within [0, 1]"));
+        }
+        if !(0.0..=1.0).contains(&self.delta_max) || self.delta_max < self.delta_min {
+            return Err(bad("dress.delta_max", self.delta_max, "must be within [0, 1] and at least `delta_min`"));
+        }
+        if !(self.delta_min..=self.delta_max).contains(&self.delta_initial) {
+            return Err(bad(
+                "dress.delta_initial",
+                self.delta_initial,
+                format!("must be within [delta_min, delta_max] = [{}, {}]", self.delta_min, self.delta_max),
+            ));
+        }
+        if self.interval_ms <= 0 {
+            return Err(bad("dress.interval_ms", self.interval_ms, "must be a positive number of ms"));
+        }
+        if self.phase_window_ms <= 0 {
+            return Err(bad("dress.phase_window_ms", self.phase_window_ms, "must be a positive number of ms"));
+        }
+        if !["launched", "allocated"].contains(&self.start_on.as_str()) {
+            return Err(bad("dress.start_on", &self.start_on, "expected one of launched, allocated"));
+        }
+        Ok(())
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct QueueConfig {
@@ -119,6 +217,7 @@ impl Default for Config {
         Config {
             scheduler: SchedulerConfig::default(),
             fifo: FifoConfig::default(),
+            dress: DressConfig::default(),
             queues: vec![QueueConfig::default()],
         }
     }
@@ -152,6 +251,7 @@ impl Config {
                 "expected one of none, panic-on-schedule, error-on-schedule",
             ));
         }
+        self.dress.validate()?;
         if self.queues.is_empty() {
             return Err(bad("queue", "[]", "at least one [[queue]] is required"));
         }
@@ -209,6 +309,31 @@ mod tests {
     fn unknown_key_is_named() {
         let e = Config::parse("[scheduler]\npolicyy = \"fifo\"\n").unwrap_err();
         assert!(e.to_string().contains("policyy"), "{e}");
+    }
+
+    #[test]
+    fn dress_defaults_are_the_papers() {
+        let c = Config::parse("[scheduler]\npolicy = \"dress\"\n").unwrap();
+        let d = &c.dress;
+        assert_eq!((d.theta, d.delta_initial, d.t_s, d.t_e, d.phase_window_ms), (0.10, 0.10, 5, 5, 10_000));
+    }
+
+    #[test]
+    fn dress_values_are_checked_by_key() {
+        let e = Config::parse("[dress]\ntheta = 0.0\n").unwrap_err().to_string();
+        assert!(e.contains("dress.theta") && e.contains("`0`"), "{e}");
+        let e = Config::parse("[dress]\ntheta = 1.5\n").unwrap_err().to_string();
+        assert!(e.contains("dress.theta") && e.contains("1.5") && e.contains("(0, 1]"), "{e}");
+        let e = Config::parse("[dress]\ndelta_min = 0.3\ndelta_max = 0.2\n").unwrap_err().to_string();
+        assert!(e.contains("dress.delta_max"), "{e}");
+        let e = Config::parse("[dress]\ndelta_initial = 0.95\n").unwrap_err().to_string();
+        assert!(e.contains("dress.delta_initial") && e.contains("0.95"), "{e}");
+        let e = Config::parse("[dress]\nphase_window_ms = 0\n").unwrap_err().to_string();
+        assert!(e.contains("dress.phase_window_ms"), "{e}");
+        let e = Config::parse("[dress]\nclassify_against = \"queue\"\n").unwrap_err().to_string();
+        assert!(e.contains("dress.classify_against") && e.contains("queue"), "{e}");
+        let e = Config::parse("[dress]\ntheeta = 0.2\n").unwrap_err().to_string();
+        assert!(e.contains("theeta"), "{e}");
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! plus observers (`on_event`, `on_container_finished`) that see every event,
 //! and `state_json` for the operator's JSON view.
 
+pub mod dress;
 pub mod drf;
 pub mod fifo;
 
@@ -97,6 +98,7 @@ pub fn build(config: &Config) -> Result<Box<dyn Policy>, ConfigError> {
     match config.scheduler.policy.as_str() {
         "fifo" => Ok(Box::new(fifo::Fifo::new(&config.fifo))),
         "drf" => Ok(Box::new(drf::Drf::default())),
+        "dress" => Ok(Box::new(dress::Dress::new(&config.dress))),
         other => Err(ConfigError {
             key: "scheduler.policy".into(),
             value: other.into(),

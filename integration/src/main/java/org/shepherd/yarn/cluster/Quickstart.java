@@ -56,14 +56,14 @@ public final class Quickstart {
       long makespan = System.currentTimeMillis() - start;
 
       System.out.println();
-      System.out.printf("%-32s %-22s %-6s %-6s %-9s %-9s %8s %8s%n", "application", "name",
+      System.out.printf("%-32s %-22s %-6s %-11s %-9s %-9s %8s %8s%n", "application", "name",
           "user", "queue", "state", "final", "wait s", "run s");
       JsonNode apps = cluster.rest("/ws/v1/cluster/apps").path("apps").path("app");
       for (JsonNode a : apps) {
         long started = a.path("startedTime").asLong();
         long launched = a.path("launchTime").asLong();
         long finished = a.path("finishedTime").asLong();
-        System.out.printf("%-32s %-22.22s %-6s %-6s %-9s %-9s %8.1f %8.1f%n",
+        System.out.printf("%-32s %-22.22s %-6s %-11s %-9s %-9s %8.1f %8.1f%n",
             a.path("id").asText(), a.path("name").asText(), a.path("user").asText(),
             a.path("queue").asText(), a.path("state").asText(), a.path("finalStatus").asText(),
             launched > 0 ? (launched - started) / 1000.0 : 0.0,
@@ -74,7 +74,10 @@ public final class Quickstart {
       System.out.printf("makespan %.1f s; containers placed by the Rust engine: %d; by the"
           + " fallback FIFO: %d; engine failures: %d%n", makespan / 1000.0,
           s.getEngineAllocations(), s.getFallbackAllocations(), s.getEngineFailures());
-      System.out.println("engine state: " + s.getEngineStateJson());
+      JsonNode state = new com.fasterxml.jackson.databind.ObjectMapper()
+          .readTree(s.getEngineStateJson());
+      System.out.println("engine policy " + state.path("policy").asText() + ", counters "
+          + state.path("counters"));
     }
     System.exit(0);
   }

@@ -128,6 +128,19 @@ public final class ShepherdCluster implements AutoCloseable {
     return jc;
   }
 
+  /** GET a page of the RM's web UI; returns the HTML. */
+  public String page(String path) throws IOException {
+    String addr = conf.get(YarnConfiguration.RM_WEBAPP_ADDRESS);
+    HttpURLConnection c = (HttpURLConnection) new URL("http://" + addr + path).openConnection();
+    int code = c.getResponseCode();
+    if (code != 200) {
+      throw new IOException("GET " + path + " answered HTTP " + code);
+    }
+    try (InputStream in = c.getInputStream()) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
   /** GET a path of the RM's REST API and parse the JSON. */
   public JsonNode rest(String path) throws IOException {
     String addr = conf.get(YarnConfiguration.RM_WEBAPP_ADDRESS);

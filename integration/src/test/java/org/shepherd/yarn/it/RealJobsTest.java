@@ -118,6 +118,9 @@ public class RealJobsTest {
     assertEquals(info.toString(), "RUNNING", info.path("qstate").asText());
     assertEquals(info.toString(), ShepherdCluster.NODE_MANAGERS, info.path("numNodes").asInt());
     assertTrue(info.toString(), info.path("totalNodeCapacity").asLong() > 0);
+    // The RM web UI's scheduler page renders too.
+    String html = cluster.page("/cluster/scheduler");
+    assertTrue("scheduler page", html.contains("Queue"));
     try (YarnClient client = yarnClient()) {
       Set<String> names = new HashSet<>();
       client.getAllQueues().forEach(q -> names.add(q.getQueueName()));

@@ -112,6 +112,11 @@ impl Engine {
         self.policy.name()
     }
 
+    /// The policy's size estimate for `app`, if the policy makes one.
+    pub fn estimate_ms(&self, app: crate::model::AppId) -> Option<f64> {
+        self.policy.estimate_ms(&self.state, app)
+    }
+
     /// Apply one event to the cluster state, then let the policy observe it.
     pub fn apply(&mut self, event: Event) {
         self.counters.events += 1;

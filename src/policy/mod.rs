@@ -86,6 +86,12 @@ pub trait Policy: Send {
     /// A container finished; `container` still holds its timestamps.
     fn on_container_finished(&mut self, _state: &ClusterState, _container: &Container, _at_ms: i64) {}
 
+    /// The policy's estimate of `app`'s total size (container-milliseconds),
+    /// for policies that estimate sizes; used to report estimation error.
+    fn estimate_ms(&self, _state: &ClusterState, _app: crate::model::AppId) -> Option<f64> {
+        None
+    }
+
     /// The policy's own state, for the JSON view and metrics.
     fn state_json(&self, _state: &ClusterState) -> serde_json::Value {
         serde_json::json!({})

@@ -1,0 +1,1 @@
+//! Seeded workload generators calibrated to the papers.

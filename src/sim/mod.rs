@@ -9,6 +9,7 @@
 
 pub mod am;
 pub mod clock;
+pub mod experiment;
 pub mod cluster;
 pub mod options;
 pub mod run;

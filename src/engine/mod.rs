@@ -320,6 +320,7 @@ impl Engine {
         self.counters.passes += 1;
         let _span = tracing::debug_span!("schedule_node", node, policy = self.policy.name()).entered();
         self.policy.before_pass(&self.state, now_ms);
+        self.policy.before_node(&self.state, node);
         let made = pass::run(self, node, now_ms, out);
         self.counters.allocations += made as u64;
         Ok(())

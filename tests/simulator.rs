@@ -74,3 +74,42 @@ fn barriers_and_slowstart() {
     assert_eq!(out.jobs[0].finish_ms, 15_000);
     assert!(out.summary.utilization.alloc_memory > run(None).summary.utilization.alloc_memory);
 }
+
+fn run_generated(kind: &str, seed: u64, policy: &str) -> String {
+    use shepherd::sim::experiment::{Experiment, Source};
+    use shepherd::workload::gen::GenParams;
+    let params = GenParams { seed, jobs: Some(20), ..Default::default() };
+    let exp = Experiment::new(&Source::Generate(kind.into(), params), Config::default(), None, SimOptions::default()).unwrap();
+    let out = exp.run(policy).unwrap();
+    assert_eq!(out.summary.unfinished_jobs, 0);
+    shepherd::report::files::metrics_json(&out) + &shepherd::report::files::jobs_csv(&out.jobs)
+}
+
+#[test]
+fn same_seed_same_metrics() {
+    for (kind, policy) in [("google", "3sigma"), ("tpcds", "tetris"), ("hibench", "drf")] {
+        let a = run_generated(kind, 42, policy);
+        let b = run_generated(kind, 42, policy);
+        assert_eq!(a, b, "{kind}/{policy} not deterministic");
+        assert_ne!(a, run_generated(kind, 43, policy), "{kind}: the seed must matter");
+    }
+}
+
+#[test]
+fn every_policy_finishes_every_job() {
+    for p in shepherd::config::POLICIES {
+        run_generated("tpcds", 5, p);
+    }
+}
+
+#[test]
+fn example_traces_simulate() {
+    use shepherd::workload::load;
+    for f in ["small.json", "sls-jobs.json", "fb-sample.swim"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traces").join(f);
+        let t = load(&path).unwrap();
+        let cluster = t.cluster.clone().unwrap_or(ClusterSpec { nodes: 4, memory_mb: 8192, vcores: 8, rack_size: 40 });
+        let out = simulate(&t, &cluster, Config::default(), &SimOptions::default()).unwrap();
+        assert_eq!(out.jobs.len(), t.jobs.len(), "{f}");
+    }
+}

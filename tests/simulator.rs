@@ -113,3 +113,31 @@ fn example_traces_simulate() {
         assert_eq!(out.jobs.len(), t.jobs.len(), "{f}");
     }
 }
+
+/// Heartbeating only nodes with room, only when something changed, gives
+/// exactly the job timings of heartbeating every node every interval.
+#[test]
+fn skipping_idle_heartbeats_equals_naive_ticking() {
+    use shepherd::sim::experiment::{Experiment, Source};
+    use shepherd::workload::gen::GenParams;
+    let strict = Config::parse("[fifo]\nstrict_order = true\n").unwrap();
+    for (kind, policy, gang, config) in [
+        ("tpcds", "drf", false, Config::default()),
+        ("google", "3sigma", false, Config::default()),
+        ("hibench", "fifo", true, strict.clone()),
+        ("hibench", "tetris", false, Config::default()),
+        ("tpcds", "fifo", false, strict),
+    ] {
+        let params = GenParams { seed: 11, jobs: Some(12), nodes: Some(4), ..Default::default() };
+        let run = |naive: bool| {
+            let opts = SimOptions { naive_heartbeats: naive, gang, heartbeat_ms: 3000, ..SimOptions::default() };
+            let exp = Experiment::new(&Source::Generate(kind.into(), params.clone()), config.clone(), None, opts).unwrap();
+            let out = exp.run(policy).unwrap();
+            (shepherd::report::files::jobs_csv(&out.jobs), out.summary.engine_passes)
+        };
+        let (fast, fast_passes) = run(false);
+        let (naive, naive_passes) = run(true);
+        assert_eq!(fast, naive, "{kind}/{policy}");
+        assert!(fast_passes < naive_passes, "{kind}/{policy}: {fast_passes} vs {naive_passes}");
+    }
+}

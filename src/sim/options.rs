@@ -20,6 +20,9 @@ pub struct SimOptions {
     /// DRESS θ (§III-D): a job is `small` when its peak demand is at most
     /// θ × cluster capacity (θ = 10 %), for jobs without a category.
     pub small_theta: f64,
+    /// Heartbeat every node at every grid time while work remains, as a naive
+    /// simulator would (for checking that the skipping loop is equivalent).
+    pub naive_heartbeats: bool,
     /// Draw a progress bar on stderr (only when stderr is a terminal).
     pub progress: bool,
 }
@@ -33,6 +36,7 @@ impl Default for SimOptions {
             usage_factor: 1.0,
             window_ms: 60_000,
             small_theta: 0.10,
+            naive_heartbeats: false,
             progress: false,
         }
     }

@@ -125,7 +125,7 @@ impl<'a> Sim<'a> {
                     SimEvent::Arrival(j) => self.arrive(j, t),
                     SimEvent::TaskEnd(c) => self.task_end(c, t),
                 }
-                if self.pending > 0 {
+                if self.pending > 0 || self.opts.naive_heartbeats {
                     let next = grid_ceil(t.max(last_round.saturating_add(1)), hb);
                     tick_due = Some(tick_due.map_or(next, |d| d.min(next)));
                 }
@@ -139,6 +139,9 @@ impl<'a> Sim<'a> {
                 if made > 0 && self.pending > 0 {
                     tick_due = Some(t + hb);
                 }
+                if self.opts.naive_heartbeats && (!self.clock.is_empty() || (self.pending > 0 && made > 0)) {
+                    tick_due = Some(t + hb);
+                }
             }
         }
         progress.finish_and_clear();
@@ -146,10 +149,14 @@ impl<'a> Sim<'a> {
 
     /// One heartbeat round at `t`: every node with room, in node order.
     fn round(&mut self, t: i64, decisions: &mut Vec<Decision>) -> usize {
-        let nodes: Vec<NodeId> = self.cluster.roomy.iter().copied().collect();
+        let nodes: Vec<NodeId> = if self.opts.naive_heartbeats {
+            self.engine.state.nodes.keys().copied().collect()
+        } else {
+            self.cluster.roomy.iter().copied().collect()
+        };
         let mut made = 0;
         for node in nodes {
-            if self.pending <= 0 {
+            if self.pending <= 0 && !self.opts.naive_heartbeats {
                 break;
             }
             decisions.clear();

@@ -29,7 +29,8 @@ workload:   --trace FILE (Shepherd .json, SLS .sls.json, SWIM .swim/.tsv) | --ge
 generator:  --seed N --jobs N --tasks N --nodes N --load F --small-share F
 cluster:    --nodes N --node-memory-mb N --node-vcores N (override the trace's cluster)
 engine:     --config FILE (Shepherd TOML; --policy overrides scheduler.policy)
-simulator:  --heartbeat-ms N --slowstart F --gang --usage-factor F --window-ms N --naive-heartbeats --no-progress";
+simulator:  --heartbeat-ms N --slowstart F --gang --usage-factor F --window-ms N --naive-heartbeats --no-progress
+            --queue-by-category (submit each job to the queue named after its category)";
 
 struct Args {
     flags: HashMap<String, String>,
@@ -94,6 +95,7 @@ impl Args {
             window_ms: self.num("window-ms")?.unwrap_or(d.window_ms),
             small_theta: d.small_theta,
             naive_heartbeats: self.get("naive-heartbeats").is_some(),
+            queue_by_category: self.get("queue-by-category").is_some(),
             progress: self.get("no-progress").is_none() && std::io::stderr().is_terminal(),
         };
         let source = self.source(default_kind)?;

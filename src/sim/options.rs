@@ -20,6 +20,10 @@ pub struct SimOptions {
     /// DRESS θ (§III-D): a job is `small` when its peak demand is at most
     /// θ × cluster capacity (θ = 10 %), for jobs without a category.
     pub small_theta: f64,
+    /// Submit each job to the queue named after its category (`small`,
+    /// `large`, ...) when the config has such a queue — how a Capacity-style
+    /// setup with per-class queues is compared on generated workloads.
+    pub queue_by_category: bool,
     /// Heartbeat every node at every grid time while work remains, as a naive
     /// simulator would (for checking that the skipping loop is equivalent).
     pub naive_heartbeats: bool,
@@ -36,6 +40,7 @@ impl Default for SimOptions {
             usage_factor: 1.0,
             window_ms: 60_000,
             small_theta: 0.10,
+            queue_by_category: false,
             naive_heartbeats: false,
             progress: false,
         }

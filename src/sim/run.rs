@@ -183,9 +183,14 @@ impl<'a> Sim<'a> {
             format!("shepherd.oracle.work_ms={}", job.work_ms()),
             format!("shepherd.oracle.tasks={}", job.task_count()),
         ];
+        let category = self.category(j);
+        let queue = match self.opts.queue_by_category && self.engine.state.queue_id(&category).is_some() {
+            true => category,
+            false => job.queue.clone(),
+        };
         self.engine.apply(Event::AppAdded {
             app: j,
-            queue: job.queue.clone(),
+            queue,
             user: job.user.clone(),
             name: job.name.clone(),
             app_type: "SIMULATED".into(),
@@ -315,6 +320,16 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// The job's category: from the trace, else DRESS's demand rule.
+    fn category(&self, j: u32) -> String {
+        let job = &self.trace.jobs[j as usize];
+        job.category.clone().unwrap_or_else(|| {
+            let peak = job.peak_demand();
+            let small = peak.dominant_share(&self.cluster.capacity) <= self.opts.small_theta;
+            if small { "small" } else { "large" }.to_string()
+        })
+    }
+
     fn job_done(&mut self, j: u32, t: i64) {
         self.engine.apply(Event::AppRemoved { app: j });
         let trace: &'a Trace = self.trace;
@@ -322,11 +337,8 @@ impl<'a> Sim<'a> {
         let run = &mut self.runs[j as usize];
         run.finish_ms = Some(t);
         self.tracks[j as usize].advance(t, self.opts.window_ms);
-        let category = job.category.clone().unwrap_or_else(|| {
-            let peak = job.peak_demand();
-            let small = peak.dominant_share(&self.cluster.capacity) <= self.opts.small_theta;
-            if small { "small" } else { "large" }.to_string()
-        });
+        let first_start_ms = run.first_start_ms.unwrap_or(t);
+        let category = self.category(j);
         self.records[j as usize] = Some(JobRecord {
             id: job.id.clone(),
             user: job.user.clone(),
@@ -335,7 +347,7 @@ impl<'a> Sim<'a> {
             tasks: job.task_count(),
             work_ms: job.work_ms(),
             submit_ms: job.submit_ms,
-            first_start_ms: run.first_start_ms.unwrap_or(t),
+            first_start_ms,
             finish_ms: t,
             estimate_ms: self.estimates[j as usize],
         });

@@ -2,7 +2,7 @@
 //! jobs with 650 000 tasks arriving over six hours on 3 000 machines, a
 //! significant fraction map-only. Job widths are heavy-tailed (log-normal,
 //! σ = 2) and rescaled to hit the task total; task runtimes are log-normal
-//! (maps shorter than reduces) and scaled so the offered load is `load`
+//! (maps shorter than reduces, capped at one hour) and scaled so the offered load is `load`
 //! (default 0.7). Used by `shepherd bench-sim`.
 
 use super::{ms, vcore_ms, GenParams};
@@ -10,6 +10,9 @@ use crate::workload::rng::Rng;
 use crate::workload::trace::{ClusterSpec, Job, Stage, Task, Trace};
 
 pub const SPAN_MS: i64 = 6 * 3600 * 1000;
+/// Longest task after load scaling (one hour): keeps one log-normal outlier
+/// from stretching the makespan far past the six-hour trace.
+pub const MAX_TASK_MS: i64 = 3600 * 1000;
 
 pub fn generate(rng: &mut Rng, p: &GenParams) -> Trace {
     let cluster = ClusterSpec { nodes: p.nodes.unwrap_or(3000), memory_mb: 32 * 1024, vcores: 8, rack_size: 40 };
@@ -25,7 +28,7 @@ pub fn generate(rng: &mut Rng, p: &GenParams) -> Trace {
             let map_only = rng.chance(0.4) || width < 2;
             let maps = if map_only { width } else { (width * 4 / 5).max(1) };
             let reduces = width - maps;
-            let m = rng.lognormal(30.0, 1.0);
+            let m = rng.lognormal(30.0, 0.8);
             let mut stages = vec![Stage {
                 name: "map".into(),
                 after: vec![],
@@ -35,7 +38,7 @@ pub fn generate(rng: &mut Rng, p: &GenParams) -> Trace {
                 tasks: (0..maps).map(|_| Task { duration_ms: ms(m * rng.skew(0.3)), used: None }).collect(),
             }];
             if reduces > 0 {
-                let r = rng.lognormal(60.0, 1.0);
+                let r = rng.lognormal(60.0, 0.8);
                 stages.push(Stage {
                     name: "reduce".into(),
                     after: vec![0],
@@ -63,7 +66,7 @@ pub fn generate(rng: &mut Rng, p: &GenParams) -> Trace {
     let capacity = cluster.vcores as f64 * cluster.nodes as f64 * SPAN_MS as f64;
     let f = load * capacity / work;
     for t in jobs.iter_mut().flat_map(|j| j.stages.iter_mut()).flat_map(|s| s.tasks.iter_mut()) {
-        t.duration_ms = ((t.duration_ms as f64 * f) as i64).max(1);
+        t.duration_ms = ((t.duration_ms as f64 * f) as i64).clamp(1, MAX_TASK_MS);
     }
     jobs.sort_by_key(|j| j.submit_ms);
     Trace { cluster: Some(cluster), jobs }

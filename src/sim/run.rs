@@ -12,7 +12,7 @@ use super::cluster::SimCluster;
 use super::options::SimOptions;
 use crate::config::Config;
 use crate::engine::{Decision, Engine, Event};
-use crate::metrics::fairness::{self, ShareTrack};
+use crate::metrics::fairness::{self, JobShares, ShareTrack};
 use crate::metrics::summary::{self, CategorySummary, Summary, Utilization};
 use crate::metrics::timeline::{Timeline, UtilizationPoint};
 use crate::metrics::JobRecord;
@@ -362,13 +362,21 @@ impl<'a> Sim<'a> {
         timeline.advance(end);
         let mean = timeline.mean(start, end);
         let window = self.opts.window_ms;
-        let finished: Vec<(i64, i64, &ShareTrack)> = self
+        let capacity = self.cluster.capacity;
+        let finished: Vec<JobShares> = self
             .trace
             .jobs
             .iter()
             .zip(&self.runs)
             .zip(&self.tracks)
-            .filter_map(|((j, r), tr)| r.finish_ms.map(|f| (j.submit_ms, f, tr)))
+            .filter_map(|((j, r), tr)| {
+                r.finish_ms.map(|f| JobShares {
+                    submit_ms: j.submit_ms,
+                    finish_ms: f,
+                    demand: j.peak_demand().dominant_share(&capacity).min(1.0),
+                    track: tr,
+                })
+            })
             .collect();
         let per_window = fairness::jain_per_window(&finished, window);
         let counters = self.engine.counters();

@@ -1,6 +1,6 @@
 //! Generators reproduce the papers' workload statistics they claim.
 
-use shepherd::workload::gen::{generate, vcore_ms, GenParams};
+use shepherd::workload::gen::{generate, offered_load, GenParams};
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -33,9 +33,7 @@ fn tpcds_dags_follow_carbyne_table1() {
 #[test]
 fn google_load_is_about_one() {
     let t = generate("google", &GenParams { seed: 9, ..Default::default() }).unwrap();
-    let c = t.cluster.as_ref().unwrap();
-    let span = t.jobs.last().unwrap().submit_ms as f64;
-    let load = t.jobs.iter().map(vcore_ms).sum::<f64>() / (span * (c.vcores * c.nodes as i64) as f64);
+    let load = offered_load(&t.jobs, t.cluster.as_ref().unwrap());
     assert!((0.8..1.25).contains(&load), "load {load}");
     assert!(t.jobs.iter().all(|j| j.task_count() <= 150));
 }

@@ -26,7 +26,7 @@ const USAGE: &str = "usage:
   shepherd bench-sim [--jobs 7000] [--tasks 650000] [--nodes 3000] [--policy drf] [options]
 
 workload:   --trace FILE (Shepherd .json, SLS .sls.json, SWIM .swim/.tsv) | --generate KIND
-generator:  --seed N --jobs N --tasks N --nodes N --load F --small-share F
+generator:  --seed N --jobs N --tasks N --nodes N --load F --small-share F --offline
 cluster:    --nodes N --node-memory-mb N --node-vcores N (override the trace's cluster)
 engine:     --config FILE (Shepherd TOML; --policy overrides scheduler.policy)
 simulator:  --heartbeat-ms N --slowstart F --gang --usage-factor F --window-ms N --naive-heartbeats --no-progress
@@ -74,6 +74,7 @@ impl Args {
             nodes: self.num("nodes")?,
             load: self.num("load")?,
             small_share: self.num("small-share")?,
+            offline: self.get("offline").is_some(),
         };
         Ok(Source::Generate(kind.to_string(), params))
     }
@@ -181,7 +182,7 @@ fn compare(a: &Args) -> Result<(), String> {
     print!("{}", cmp.text());
     if let Some(dir) = a.get("out") {
         cmp.write(std::path::Path::new(dir)).map_err(|e| format!("{dir}: {e}"))?;
-        println!("wrote {dir}/comparison.json, factors.csv, jct_cdf.svg and one directory per policy");
+        println!("wrote {dir}/comparison.json, factors.csv, speedups.csv, jct_cdf.svg and one directory per policy");
     }
     Ok(())
 }

@@ -126,7 +126,30 @@ impl Comparison {
                 f.fairness.map(|x| format!("{x:.4}")).unwrap_or_default()
             ));
         }
-        std::fs::write(dir.join("factors.csv"), csv)
+        std::fs::write(dir.join("factors.csv"), csv)?;
+        std::fs::write(dir.join("speedups.csv"), self.speedups_csv())
+    }
+
+    /// Per-job speedup of every candidate over the baseline, one column per policy.
+    pub fn speedups_csv(&self) -> String {
+        let base = &self.runs[0];
+        let cols: Vec<std::collections::HashMap<String, f64>> =
+            self.runs[1..].iter().map(|r| compare::speedups(&base.jobs, &r.jobs).into_iter().collect()).collect();
+        let mut s = String::from("job");
+        for r in &self.runs[1..] {
+            s.push(',');
+            s.push_str(&r.summary.policy);
+        }
+        s.push('\n');
+        for j in &base.jobs {
+            s.push_str(&j.id);
+            for c in &cols {
+                let v = c.get(&j.id);
+                s.push_str(&format!(",{}", v.map(|x| format!("{x:.4}")).unwrap_or_default()));
+            }
+            s.push('\n');
+        }
+        s
     }
 }
 

@@ -5,7 +5,7 @@
 //! (maps shorter than reduces, capped at one hour) and scaled so the offered load is `load`
 //! (default 0.7). Used by `shepherd bench-sim`.
 
-use super::{ms, vcore_ms, GenParams};
+use super::{ms, node_ms, GenParams};
 use crate::workload::rng::Rng;
 use crate::workload::trace::{ClusterSpec, Job, Stage, Task, Trace};
 
@@ -62,8 +62,8 @@ pub fn generate(rng: &mut Rng, p: &GenParams) -> Trace {
         .collect();
     // Scale runtimes to the offered load over the six hours.
     let load = p.load.unwrap_or(0.7);
-    let work: f64 = jobs.iter().map(vcore_ms).sum();
-    let capacity = cluster.vcores as f64 * cluster.nodes as f64 * SPAN_MS as f64;
+    let work: f64 = jobs.iter().map(|j| node_ms(j, &cluster)).sum();
+    let capacity = cluster.nodes as f64 * SPAN_MS as f64;
     let f = load * capacity / work;
     for t in jobs.iter_mut().flat_map(|j| j.stages.iter_mut()).flat_map(|s| s.tasks.iter_mut()) {
         t.duration_ms = ((t.duration_ms as f64 * f) as i64).clamp(1, MAX_TASK_MS);

@@ -30,6 +30,8 @@ pub struct GenParams {
     pub load: Option<f64>,
     /// Share of small jobs (hibench: DRESS §V uses 10–40 %).
     pub small_share: Option<f64>,
+    /// Submit every job at time 0 (Carbyne §5's "offline" case).
+    pub offline: bool,
 }
 
 pub fn generate(kind: &str, p: &GenParams) -> Result<Trace, String> {
@@ -42,24 +44,35 @@ pub fn generate(kind: &str, p: &GenParams) -> Result<Trace, String> {
         "facebook" => facebook::generate(&mut rng, p),
         other => return Err(format!("unknown generator `{other}`; expected one of {}", KINDS.join(", "))),
     };
+    let mut t = t;
+    if p.offline {
+        t.jobs.iter_mut().for_each(|j| j.submit_ms = 0);
+    }
     t.validate()?;
     Ok(t)
 }
 
-/// Work of a job in vcore-milliseconds.
-pub fn vcore_ms(job: &Job) -> f64 {
+/// Work of a job in node-milliseconds: Σ task duration × the task's
+/// dominant share of one node (so memory-bound tasks count as such).
+pub fn node_ms(job: &Job, cluster: &ClusterSpec) -> f64 {
+    let node = cluster.capacity();
     job.stages
         .iter()
-        .map(|s| s.vcores.max(1) as f64 * s.tasks.iter().map(|t| t.duration_ms as f64).sum::<f64>())
+        .map(|s| s.demand().dominant_share(&node) * s.tasks.iter().map(|t| t.duration_ms as f64).sum::<f64>())
         .sum()
 }
 
+/// Offered load of a trace on a cluster over [first, last submission].
+pub fn offered_load(jobs: &[Job], cluster: &ClusterSpec) -> f64 {
+    let span = jobs.iter().map(|j| j.submit_ms).max().unwrap_or(0) - jobs.iter().map(|j| j.submit_ms).min().unwrap_or(0);
+    jobs.iter().map(|j| node_ms(j, cluster)).sum::<f64>() / (span.max(1) as f64 * cluster.nodes as f64)
+}
+
 /// Poisson arrivals whose span makes the offered load `load`:
-/// span = Σ work ÷ (load × cluster vcores); mean gap = span ÷ jobs.
+/// span = Σ work ÷ (load × nodes), work in node-ms; mean gap = span ÷ jobs.
 pub fn poisson_arrivals(rng: &mut Rng, jobs: &mut [Job], cluster: &ClusterSpec, load: f64) {
-    let work: f64 = jobs.iter().map(vcore_ms).sum();
-    let vcores = cluster.vcores as f64 * cluster.nodes as f64;
-    let mean_gap = work / (load * vcores) / jobs.len().max(1) as f64;
+    let work: f64 = jobs.iter().map(|j| node_ms(j, cluster)).sum();
+    let mean_gap = work / (load * cluster.nodes as f64) / jobs.len().max(1) as f64;
     let mut t = 0.0;
     for (i, j) in jobs.iter_mut().enumerate() {
         if i > 0 {

@@ -46,3 +46,12 @@ fn facebook_scale() {
     let map_only = t.jobs.iter().filter(|j| j.stages.len() == 1).count();
     assert!(map_only > 200);
 }
+
+#[test]
+fn generated_traces_round_trip_through_the_trace_format() {
+    for kind in shepherd::workload::gen::KINDS {
+        let t = generate(kind, &GenParams { seed: 2, jobs: Some(30), ..Default::default() }).unwrap();
+        let back = shepherd::workload::Trace::from_json(&t.to_json()).unwrap();
+        assert_eq!(t, back, "{kind}");
+    }
+}

@@ -17,6 +17,7 @@ fn engine(text: &str) -> Engine {
     e
 }
 
+#[allow(clippy::too_many_arguments)]
 fn app(e: &mut Engine, id: u32, queue: &str, name: &str, submit: i64, work: i64, mem: i64, count: i32) {
     e.apply(Event::AppAdded {
         app: id,
@@ -99,13 +100,11 @@ fn las_and_history_learn_from_finished_containers() {
     // 3sigma-point: after one run of "slow" (long) and one of "quick",
     // a new "quick" job goes before a new "slow" one submitted earlier.
     let mut e = engine("[scheduler]\npolicy = \"3sigma-point\"\n");
-    let mut next = 1u64;
-    for (id, name, dur) in [(1u32, "slow", 60_000i64), (2, "quick", 1_000)] {
+    for (container, (id, name, dur)) in (1u64..).zip([(1u32, "slow", 60_000i64), (2, "quick", 1_000)]) {
         app(&mut e, id, "default", name, 0, 0, 1024, 1);
         assert_eq!(first_apps(&mut e, 0), vec![id]);
-        e.apply(Event::ContainerFinished { container: next, exit_status: 0, at_ms: dur });
+        e.apply(Event::ContainerFinished { container, exit_status: 0, at_ms: dur });
         e.apply(Event::AppRemoved { app: id });
-        next += 1;
     }
     app(&mut e, 3, "default", "slow", 100_000, 0, 4096, 1);
     app(&mut e, 4, "default", "quick", 100_001, 0, 4096, 1);

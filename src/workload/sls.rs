@@ -120,7 +120,7 @@ pub fn to_trace(jobs: &[SlsJob]) -> Trace {
                         vcores: first.vcores.unwrap_or(1),
                         tasks: ts
                             .iter()
-                            .flat_map(|t| std::iter::repeat(Task { duration_ms: t.duration(), used: None }).take(t.count.unwrap_or(1) as usize))
+                            .flat_map(|t| std::iter::repeat_n(Task { duration_ms: t.duration(), used: None }, t.count.unwrap_or(1) as usize))
                             .collect(),
                     }
                 })

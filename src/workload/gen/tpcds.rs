@@ -54,8 +54,8 @@ fn dag(rng: &mut Rng, i: usize) -> Job {
         }
     }
     let last = n_stages - 1;
-    for s in 0..last {
-        if !has_child[s] && !after[last].contains(&s) {
+    for (s, parent) in has_child.iter().enumerate().take(last) {
+        if !parent && !after[last].contains(&s) {
             after[last].push(s);
         }
     }

@@ -6,13 +6,21 @@
 //! * [`config`]  — Shepherd's config file, validated with errors that name key and value.
 //! * [`bridge`]  — the JNI entry points the Java shim calls, and their wire format.
 //! * [`bench`]   — benchmarks that print numbers.
+//! * [`sim`]     — the trace-driven simulator that drives the same engine.
+//! * [`workload`] — trace formats (Shepherd JSON, SLS, SWIM) and seeded generators.
+//! * [`metrics`] — JCT, waiting time, makespan, utilization, fairness, estimation error.
+//! * [`report`]  — JSON/CSV/SVG output, comparison tables, progress bar.
 
 pub mod bench;
 pub mod bridge;
 pub mod config;
 pub mod engine;
+pub mod metrics;
 pub mod model;
 pub mod policy;
+pub mod report;
+pub mod sim;
+pub mod workload;
 
 pub use config::Config;
 pub use engine::{Decision, Engine, Event};

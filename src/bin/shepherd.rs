@@ -3,33 +3,242 @@
 //! Subcommands:
 //! * `check-config FILE` — parse and validate a Shepherd config, print the
 //!   effective policy and queues, exit non-zero with the offending key.
-//! * `bench-heartbeat [--nodes N] [--pending N] [--apps N] [--heartbeats N] [--policy P]`
-//!   — engine decision time per node heartbeat (P50/P99/max, µs).
+//! * `simulate` — replay a trace (or a generated workload) through the engine.
+//! * `compare`  — run several policies on the same workload, print factors of improvement.
+//! * `generate` — write a generated workload as a Shepherd trace file.
+//! * `bench-sim` — simulator speed: events per second and peak memory.
+//! * `bench-heartbeat` — engine decision time per node heartbeat (P50/P99/max, µs).
 
+use shepherd::sim::experiment::{peak_rss_kib, Experiment, Source};
+use shepherd::sim::SimOptions;
+use shepherd::workload::gen::{GenParams, KINDS};
+use shepherd::workload::ClusterSpec;
+use std::collections::HashMap;
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
 
-fn usage() -> ExitCode {
-    eprintln!("usage: shepherd check-config FILE");
-    eprintln!("       shepherd bench-heartbeat [--nodes 1000] [--pending 10000] [--apps 500] [--heartbeats 20000] [--policy drf]");
-    ExitCode::from(2)
+const USAGE: &str = "usage:
+  shepherd check-config FILE
+  shepherd simulate (--trace FILE | --generate KIND) [--policy P] [--out DIR] [options]
+  shepherd compare  (--trace FILE | --generate KIND) --policies P1,P2,.. [--baseline P] [--out DIR] [options]
+  shepherd generate --generate KIND --out FILE [generator options]
+  shepherd bench-sim [--jobs 7000] [--tasks 650000] [--nodes 3000] [--policy drf] [options]
+  shepherd bench-heartbeat [--nodes 1000] [--pending 10000] [--apps 500] [--heartbeats 20000] [--policy drf]
+
+workload:   --trace FILE (Shepherd .json, SLS .sls.json, SWIM .swim/.tsv) | --generate KIND
+generator:  --seed N --jobs N --tasks N --nodes N --load F --small-share F --offline
+cluster:    --nodes N --node-memory-mb N --node-vcores N (override the trace's cluster)
+engine:     --config FILE (Shepherd TOML; --policy overrides scheduler.policy)
+simulator:  --heartbeat-ms N --slowstart F --gang --usage-factor F --window-ms N --naive-heartbeats --no-progress
+            --queue-by-category (submit each job to the queue named after its category)";
+
+struct Args {
+    flags: HashMap<String, String>,
 }
 
-/// Value of `--name` in `args`, parsed, or `default`.
-fn flag<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> T {
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
+impl Args {
+    fn parse(raw: &[String]) -> Result<Args, String> {
+        let mut flags = HashMap::new();
+        let mut it = raw.iter().peekable();
+        while let Some(a) = it.next() {
+            let Some(key) = a.strip_prefix("--") else { return Err(format!("unexpected argument `{a}`")) };
+            let value = match it.peek() {
+                Some(v) if !v.starts_with("--") => it.next().cloned().unwrap_or_default(),
+                _ => "true".to_string(),
+            };
+            flags.insert(key.to_string(), value);
+        }
+        Ok(Args { flags })
+    }
+
+    fn get(&self, k: &str) -> Option<&str> {
+        self.flags.get(k).map(String::as_str)
+    }
+
+    fn num<T: std::str::FromStr>(&self, k: &str) -> Result<Option<T>, String> {
+        self.get(k).map(|v| v.parse::<T>().map_err(|_| format!("--{k}: cannot parse `{v}`"))).transpose()
+    }
+
+    fn source(&self, default_kind: Option<&str>) -> Result<Source, String> {
+        if let Some(p) = self.get("trace") {
+            return Ok(Source::File(PathBuf::from(p)));
+        }
+        let kind = self
+            .get("generate")
+            .or(default_kind)
+            .ok_or_else(|| format!("need --trace FILE or --generate KIND ({})", KINDS.join(", ")))?;
+        let params = GenParams {
+            seed: self.num("seed")?.unwrap_or(1),
+            jobs: self.num("jobs")?,
+            tasks: self.num("tasks")?,
+            nodes: self.num("nodes")?,
+            load: self.num("load")?,
+            small_share: self.num("small-share")?,
+            offline: self.get("offline").is_some(),
+        };
+        Ok(Source::Generate(kind.to_string(), params))
+    }
+
+    fn experiment(&self, default_kind: Option<&str>) -> Result<Experiment, String> {
+        let config = match self.get("config") {
+            Some(p) => {
+                let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read {p}: {e}"))?;
+                shepherd::Config::parse(&text).map_err(|e| e.to_string())?
+            }
+            None => shepherd::Config::default(),
+        };
+        let d = SimOptions::default();
+        let opts = SimOptions {
+            heartbeat_ms: self.num("heartbeat-ms")?.unwrap_or(d.heartbeat_ms),
+            slowstart: self.num("slowstart")?.unwrap_or(d.slowstart),
+            gang: self.get("gang").is_some(),
+            usage_factor: self.num("usage-factor")?.unwrap_or(d.usage_factor),
+            window_ms: self.num("window-ms")?.unwrap_or(d.window_ms),
+            small_theta: d.small_theta,
+            naive_heartbeats: self.get("naive-heartbeats").is_some(),
+            queue_by_category: self.get("queue-by-category").is_some(),
+            progress: self.get("no-progress").is_none() && std::io::stderr().is_terminal(),
+        };
+        let source = self.source(default_kind)?;
+        let mut exp = Experiment::new(&source, config, None, opts)?;
+        // Explicit cluster flags override the trace's cluster (with a trace file, --nodes sizes the cluster).
+        let (mem, cores) = (self.num::<i64>("node-memory-mb")?, self.num::<i64>("node-vcores")?);
+        let nodes = if matches!(source, Source::File(_)) { self.num::<u32>("nodes")? } else { None };
+        if mem.is_some() || cores.is_some() || nodes.is_some() {
+            let c = &exp.cluster;
+            exp.cluster = ClusterSpec {
+                nodes: nodes.unwrap_or(c.nodes),
+                memory_mb: mem.unwrap_or(c.memory_mb),
+                vcores: cores.unwrap_or(c.vcores),
+                rack_size: c.rack_size,
+            };
+        }
+        Ok(exp)
+    }
 }
 
-fn bench_heartbeat(args: &[String]) -> ExitCode {
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(cmd) = args.first().map(String::as_str) else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let result = match cmd {
+        "check-config" => check_config(args.get(1)),
+        "simulate" | "compare" | "generate" | "bench-sim" | "bench-heartbeat" => Args::parse(&args[1..]).and_then(|a| match cmd {
+            "simulate" => simulate(&a),
+            "compare" => compare(&a),
+            "generate" => generate(&a),
+            "bench-heartbeat" => bench_heartbeat(&a),
+            _ => bench(&a),
+        }),
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("shepherd {cmd}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn check_config(path: Option<&String>) -> Result<(), String> {
+    let path = path.ok_or_else(|| USAGE.to_string())?;
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let c = shepherd::Config::parse(&text).map_err(|e| e.to_string())?;
+    println!("policy: {}", c.scheduler.policy);
+    for q in &c.queues {
+        println!("queue root.{}: weight {} capacity {} max {}", q.name, q.weight, q.capacity, q.max_capacity);
+    }
+    Ok(())
+}
+
+fn simulate(a: &Args) -> Result<(), String> {
+    let exp = a.experiment(None)?;
+    let policy = a.get("policy").map(str::to_string).unwrap_or_else(|| exp.config.scheduler.policy.clone());
+    let out = exp.run(&policy)?;
+    print!("{}", shepherd::report::table::absolute(std::slice::from_ref(&out.summary)));
+    if let Some(dir) = a.get("out") {
+        shepherd::report::files::write_run(std::path::Path::new(dir), &out).map_err(|e| format!("{dir}: {e}"))?;
+        println!("wrote {dir}/metrics.json, jobs.csv, utilization.csv, fairness.csv, jct_cdf.svg, utilization.svg");
+    }
+    Ok(())
+}
+
+fn compare(a: &Args) -> Result<(), String> {
+    let exp = a.experiment(None)?;
+    let policies: Vec<String> = a.get("policies").unwrap_or("fifo,capacity,drf,sjf").split(',').map(|s| s.trim().to_string()).collect();
+    let baseline = a.get("baseline").unwrap_or("fifo");
+    let jobs = exp.trace.jobs.len();
+    let tasks = exp.trace.task_count();
+    println!(
+        "workload: {jobs} jobs, {tasks} tasks on {} nodes ({} MB, {} vcores each)\n",
+        exp.cluster.nodes, exp.cluster.memory_mb, exp.cluster.vcores
+    );
+    let cmp = exp.compare(&policies, baseline)?;
+    print!("{}", cmp.text());
+    if let Some(dir) = a.get("out") {
+        cmp.write(std::path::Path::new(dir)).map_err(|e| format!("{dir}: {e}"))?;
+        println!("wrote {dir}/comparison.json, factors.csv, speedups.csv, jct_cdf.svg and one directory per policy");
+    }
+    Ok(())
+}
+
+fn generate(a: &Args) -> Result<(), String> {
+    let Source::Generate(kind, params) = a.source(None)? else { return Err("generate needs --generate KIND".into()) };
+    let trace = shepherd::workload::gen::generate(&kind, &params)?;
+    let out = a.get("out").ok_or("generate needs --out FILE")?;
+    std::fs::write(out, trace.to_json()).map_err(|e| format!("{out}: {e}"))?;
+    println!("wrote {out}: {} jobs, {} tasks", trace.jobs.len(), trace.task_count());
+    Ok(())
+}
+
+fn bench(a: &Args) -> Result<(), String> {
+    let t0 = Instant::now();
+    let exp = a.experiment(Some("facebook"))?;
+    let gen_s = t0.elapsed().as_secs_f64();
+    let policy = a.get("policy").unwrap_or("drf");
+    println!(
+        "workload: {} jobs, {} tasks, {} nodes (generated/loaded in {gen_s:.2} s)",
+        exp.trace.jobs.len(),
+        exp.trace.task_count(),
+        exp.cluster.nodes
+    );
+    let t1 = Instant::now();
+    let out = exp.run(policy)?;
+    let wall = t1.elapsed().as_secs_f64();
+    let s = &out.summary;
+    println!("policy: {policy}; simulated makespan {:.0} s; unfinished jobs {}", s.all.makespan_ms as f64 / 1000.0, s.unfinished_jobs);
+    println!("simulation wall time: {wall:.2} s");
+    println!(
+        "simulator events: {} ({:.0}/s); engine events: {} ({:.0}/s); engine passes: {} ({:.0}/s)",
+        out.sim_events,
+        out.sim_events as f64 / wall,
+        s.engine_events,
+        s.engine_events as f64 / wall,
+        s.engine_passes,
+        s.engine_passes as f64 / wall
+    );
+    match peak_rss_kib() {
+        Some(k) => println!("peak memory (VmHWM): {:.1} MiB", k as f64 / 1024.0),
+        None => println!("peak memory: unavailable (no /proc/self/status)"),
+    }
+    Ok(())
+}
+
+fn bench_heartbeat(a: &Args) -> Result<(), String> {
     let b = shepherd::bench::heartbeat::HeartbeatBench {
-        nodes: flag(args, "--nodes", 1000),
-        pending: flag(args, "--pending", 10_000),
-        apps: flag(args, "--apps", 500),
-        heartbeats: flag(args, "--heartbeats", 20_000),
-        policy: flag(args, "--policy", "drf".to_string()),
+        nodes: a.num("nodes")?.unwrap_or(1000),
+        pending: a.num("pending")?.unwrap_or(10_000),
+        apps: a.num("apps")?.unwrap_or(500),
+        heartbeats: a.num("heartbeats")?.unwrap_or(20_000),
+        policy: a.get("policy").unwrap_or("drf").to_string(),
     };
     let r = b.run();
     println!(
@@ -43,36 +252,5 @@ fn bench_heartbeat(args: &[String]) -> ExitCode {
         r.percentile(99.0),
         r.percentile(100.0)
     );
-    ExitCode::SUCCESS
-}
-
-fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        Some("check-config") => {
-            let Some(path) = args.get(1) else { return usage() };
-            let text = match std::fs::read_to_string(path) {
-                Ok(t) => t,
-                Err(e) => {
-                    eprintln!("cannot read {path}: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
-            match shepherd::Config::parse(&text) {
-                Ok(c) => {
-                    println!("policy: {}", c.scheduler.policy);
-                    for q in &c.queues {
-                        println!("queue root.{}: weight {} capacity {} max {}", q.name, q.weight, q.capacity, q.max_capacity);
-                    }
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("{e}");
-                    ExitCode::FAILURE
-                }
-            }
-        }
-        Some("bench-heartbeat") => bench_heartbeat(&args[1..]),
-        _ => usage(),
-    }
+    Ok(())
 }

@@ -39,7 +39,9 @@ fn bad(key: &str, value: impl fmt::Display, reason: impl Into<String>) -> Config
 }
 
 /// Names of the policies the engine can run (`scheduler.policy`).
-pub const POLICIES: &[&str] = &["fifo", "drf", "dress"];
+pub const POLICIES: &[&str] = &[
+    "fifo", "drf", "dress", "capacity", "sjf", "tetris", "las", "3sigma", "3sigma-point", "oracle",
+];
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -47,6 +49,7 @@ pub struct Config {
     pub scheduler: SchedulerConfig,
     pub fifo: FifoConfig,
     pub dress: DressConfig,
+    pub history: HistoryConfig,
     #[serde(rename = "queue")]
     pub queues: Vec<QueueConfig>,
 }
@@ -182,6 +185,24 @@ impl DressConfig {
     }
 }
 
+/// History-based size estimators in the style of 3Sigma (policies `3sigma`
+/// and `3sigma-point`), the baselines of SLearn §5.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HistoryConfig {
+    /// Past runs kept per job key (user + name); oldest dropped first.
+    /// SLearn §4.2 tunes 3Sigma's history window; a bounded sample plays that role.
+    pub max_samples: usize,
+    /// Quantile of the history the point-estimate variant uses (0.5 = median).
+    pub point_quantile: f64,
+}
+
+impl Default for HistoryConfig {
+    fn default() -> Self {
+        HistoryConfig { max_samples: 100, point_quantile: 0.5 }
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct QueueConfig {
@@ -218,6 +239,7 @@ impl Default for Config {
             scheduler: SchedulerConfig::default(),
             fifo: FifoConfig::default(),
             dress: DressConfig::default(),
+            history: HistoryConfig::default(),
             queues: vec![QueueConfig::default()],
         }
     }
@@ -252,6 +274,12 @@ impl Config {
             ));
         }
         self.dress.validate()?;
+        if self.history.max_samples == 0 {
+            return Err(bad("history.max_samples", self.history.max_samples, "must be at least 1"));
+        }
+        if !(0.0..=1.0).contains(&self.history.point_quantile) {
+            return Err(bad("history.point_quantile", self.history.point_quantile, "must be within 0..=1"));
+        }
         if self.queues.is_empty() {
             return Err(bad("queue", "[]", "at least one [[queue]] is required"));
         }

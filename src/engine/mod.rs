@@ -112,6 +112,11 @@ impl Engine {
         self.policy.name()
     }
 
+    /// The policy's size estimate for `app`, if the policy makes one.
+    pub fn estimate_ms(&self, app: crate::model::AppId) -> Option<f64> {
+        self.policy.estimate_ms(&self.state, app)
+    }
+
     /// Apply one event to the cluster state, then let the policy observe it.
     pub fn apply(&mut self, event: Event) {
         self.counters.events += 1;
@@ -315,6 +320,7 @@ impl Engine {
         self.counters.passes += 1;
         let _span = tracing::debug_span!("schedule_node", node, policy = self.policy.name()).entered();
         self.policy.before_pass(&self.state, now_ms);
+        self.policy.before_node(&self.state, node);
         let made = pass::run(self, node, now_ms, out);
         self.counters.allocations += made as u64;
         Ok(())

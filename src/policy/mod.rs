@@ -12,8 +12,15 @@
 //! and `state_json` for the operator's JSON view.
 
 pub mod dress;
+pub mod attained;
+pub mod capacity;
 pub mod drf;
 pub mod fifo;
+pub mod history;
+pub mod las;
+pub mod oracle;
+pub mod sjf;
+pub mod tetris;
 
 use crate::config::{Config, ConfigError};
 use crate::engine::Event;
@@ -58,6 +65,10 @@ pub trait Policy: Send {
     /// Called at the start of every scheduling pass.
     fn before_pass(&mut self, _state: &ClusterState, _now_ms: i64) {}
 
+    /// Called after `before_pass` with the node this pass serves, for
+    /// policies whose order depends on the node (e.g. packing).
+    fn before_node(&mut self, _state: &ClusterState, _node: crate::model::NodeId) {}
+
     /// Order of queues. `None` means "no queue level": all applications
     /// compete in one order (FIFO across the whole cluster).
     fn queue_order(&self, _state: &ClusterState, _queue: &Queue) -> Option<SortKey> {
@@ -87,11 +98,26 @@ pub trait Policy: Send {
     /// A container finished; `container` still holds its timestamps.
     fn on_container_finished(&mut self, _state: &ClusterState, _container: &Container, _at_ms: i64) {}
 
+    /// The policy's estimate of `app`'s total size (container-milliseconds),
+    /// for policies that estimate sizes; used to report estimation error.
+    fn estimate_ms(&self, _state: &ClusterState, _app: crate::model::AppId) -> Option<f64> {
+        None
+    }
+
     /// The policy's own state, for the JSON view and metrics.
     fn state_json(&self, _state: &ClusterState) -> serde_json::Value {
         serde_json::json!({})
     }
 }
+
+/// The value of a `key=value` application tag (how the simulator passes
+/// oracle sizes, e.g. `shepherd.oracle.work_ms=12345`, the YARN-native way).
+pub fn tag_value(app: &App, key: &str) -> Option<f64> {
+    app.tags.iter().find_map(|t| t.strip_prefix(key)?.strip_prefix('=')?.trim().parse().ok())
+}
+
+/// Oracle size tag the simulator sets: the job's total task time in ms.
+pub const ORACLE_WORK_TAG: &str = "shepherd.oracle.work_ms";
 
 /// Build the policy the config names.
 pub fn build(config: &Config) -> Result<Box<dyn Policy>, ConfigError> {
@@ -99,6 +125,13 @@ pub fn build(config: &Config) -> Result<Box<dyn Policy>, ConfigError> {
         "fifo" => Ok(Box::new(fifo::Fifo::new(&config.fifo))),
         "drf" => Ok(Box::new(drf::Drf::default())),
         "dress" => Ok(Box::new(dress::Dress::new(&config.dress))),
+        "capacity" => Ok(Box::new(capacity::Capacity)),
+        "sjf" => Ok(Box::new(sjf::Sjf)),
+        "tetris" => Ok(Box::new(tetris::Tetris::default())),
+        "las" => Ok(Box::new(las::Las::default())),
+        "3sigma" => Ok(Box::new(history::History::new(&config.history, history::Mode::Distribution))),
+        "3sigma-point" => Ok(Box::new(history::History::new(&config.history, history::Mode::Point))),
+        "oracle" => Ok(Box::new(oracle::Oracle::default())),
         other => Err(ConfigError {
             key: "scheduler.policy".into(),
             value: other.into(),

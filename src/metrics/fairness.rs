@@ -1,0 +1,168 @@
+//! Jain's fairness index over fixed windows (60 s in Carbyne §5): for the
+//! jobs present in a window (submitted before its end, finished after its
+//! start), x_j is job j's time-averaged dominant share while present divided
+//! by its max-min fair share in that window, and
+//! J = (Σ x_j)² / (n · Σ x_j²). A job that waits with nothing allocated
+//! counts as x_j = 0; one given exactly its fair share as 1.
+
+use serde::{Deserialize, Serialize};
+
+/// One job's allocation history, folded into per-window integrals as it runs.
+#[derive(Debug, Clone, Default)]
+pub struct ShareTrack {
+    share: f64,
+    last_ms: i64,
+    /// (window, ∫ dominant share dt) for windows with a non-zero integral.
+    windows: Vec<(u32, f64)>,
+}
+
+impl ShareTrack {
+    pub fn new(submit_ms: i64) -> ShareTrack {
+        ShareTrack { share: 0.0, last_ms: submit_ms, windows: Vec::new() }
+    }
+
+    pub fn advance(&mut self, t: i64, window_ms: i64) {
+        while self.last_ms < t {
+            let w = self.last_ms / window_ms;
+            let end = ((w + 1) * window_ms).min(t);
+            if self.share > 0.0 {
+                let v = self.share * (end - self.last_ms) as f64;
+                match self.windows.last_mut() {
+                    Some((lw, acc)) if *lw as i64 == w => *acc += v,
+                    _ => self.windows.push((w as u32, v)),
+                }
+            }
+            self.last_ms = end;
+        }
+    }
+
+    pub fn set(&mut self, t: i64, share: f64, window_ms: i64) {
+        self.advance(t, window_ms);
+        self.share = share;
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Fairness {
+    pub windows: usize,
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+/// One finished job as the fairness computation sees it.
+pub struct JobShares<'a> {
+    pub submit_ms: i64,
+    pub finish_ms: i64,
+    /// Dominant share of the job's peak demand (what it could use at once).
+    pub demand: f64,
+    pub track: &'a ShareTrack,
+}
+
+/// Max-min fair shares (progressive filling) of a unit resource among
+/// jobs with the given demands.
+pub fn water_fill(demands: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..demands.len()).collect();
+    order.sort_by(|a, b| demands[*a].total_cmp(&demands[*b]));
+    let mut out = vec![0.0; demands.len()];
+    let mut left = 1.0f64;
+    for (k, i) in order.iter().enumerate() {
+        let equal = left / (order.len() - k) as f64;
+        let give = demands[*i].min(equal).max(0.0);
+        out[*i] = give;
+        left -= give;
+    }
+    out
+}
+
+/// Per-window Jain's index. x_j is job j's time-averaged dominant share
+/// while present in the window, normalised by its max-min fair share
+/// (progressive filling of the jobs' peak demands among the jobs present),
+/// so a job that gets all it can use counts as fully served.
+pub fn jain_per_window(jobs: &[JobShares], window_ms: i64) -> Vec<(i64, f64)> {
+    let Some(end) = jobs.iter().map(|j| j.finish_ms).max() else { return vec![] };
+    let n_windows = (end / window_ms + 1) as usize;
+    // Per window: (average share, demand) of each job present.
+    let mut present: Vec<Vec<(f64, f64)>> = vec![Vec::new(); n_windows];
+    for j in jobs {
+        let (first, last) = (j.submit_ms / window_ms, (j.finish_ms - 1).max(j.submit_ms) / window_ms);
+        let mut it = j.track.windows.iter().peekable();
+        for w in first..=last {
+            let lo = (w * window_ms).max(j.submit_ms);
+            let hi = ((w + 1) * window_ms).min(j.finish_ms);
+            if hi <= lo {
+                continue;
+            }
+            let mut integral = 0.0;
+            while let Some((tw, v)) = it.peek() {
+                if (*tw as i64) < w {
+                    it.next();
+                } else {
+                    if *tw as i64 == w {
+                        integral = *v;
+                    }
+                    break;
+                }
+            }
+            present[w as usize].push((integral / (hi - lo) as f64, j.demand));
+        }
+    }
+    present
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| !p.is_empty())
+        .filter_map(|(w, p)| {
+            let demands: Vec<f64> = p.iter().map(|(_, d)| *d).collect();
+            let fair = water_fill(&demands);
+            let xs: Vec<f64> = p.iter().zip(&fair).map(|((s, _), f)| if *f > 0.0 { s / f } else { 1.0 }).collect();
+            let (sum, sq) = xs.iter().fold((0.0, 0.0), |(a, b), x| (a + x, b + x * x));
+            (sq > 0.0).then(|| (w as i64 * window_ms, sum * sum / (xs.len() as f64 * sq)))
+        })
+        .collect()
+}
+
+pub fn summarize(per_window: &[(i64, f64)]) -> Fairness {
+    if per_window.is_empty() {
+        return Fairness::default();
+    }
+    let v: Vec<f64> = per_window.iter().map(|(_, j)| *j).collect();
+    Fairness {
+        windows: v.len(),
+        mean: v.iter().sum::<f64>() / v.len() as f64,
+        min: v.iter().copied().fold(f64::INFINITY, f64::min),
+        max: v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_shares_are_fair_and_starvation_is_not() {
+        let mut a = ShareTrack::new(0);
+        let mut b = ShareTrack::new(0);
+        a.set(0, 0.5, 60_000);
+        b.set(0, 0.5, 60_000);
+        a.advance(60_000, 60_000);
+        b.advance(60_000, 60_000);
+        fn js(t: &ShareTrack, demand: f64) -> JobShares<'_> {
+            JobShares { submit_ms: 0, finish_ms: 60_000, demand, track: t }
+        }
+        let j = jain_per_window(&[js(&a, 1.0), js(&b, 1.0)], 60_000);
+        assert_eq!(j, vec![(0, 1.0)]);
+        let c = ShareTrack::new(0);
+        let j = jain_per_window(&[js(&a, 1.0), js(&c, 1.0)], 60_000);
+        assert_eq!(j, vec![(0, 0.5)]);
+        // A job given all it can use is fully served, not under-served.
+        let mut small = ShareTrack::new(0);
+        small.set(0, 0.1, 60_000);
+        small.advance(60_000, 60_000);
+        let mut big = ShareTrack::new(0);
+        big.set(0, 0.9, 60_000);
+        big.advance(60_000, 60_000);
+        let j = jain_per_window(&[js(&small, 0.1), js(&big, 1.0)], 60_000);
+        assert!((j[0].1 - 1.0).abs() < 1e-12, "{j:?}");
+        assert_eq!(water_fill(&[0.1, 1.0, 1.0]), vec![0.1, 0.45, 0.45]);
+    }
+}

@@ -1,0 +1,80 @@
+//! Files of one run in an output directory:
+//! `metrics.json` (summary), `jobs.csv`, `utilization.csv`, `fairness.csv`,
+//! `jct_cdf.svg` and `utilization.svg`.
+
+use super::svg::{cdf, Chart, Series};
+use crate::metrics::timeline::UtilizationPoint;
+use crate::metrics::JobRecord;
+use crate::sim::SimOutcome;
+use std::fmt::Write as _;
+use std::path::Path;
+
+pub fn write_run(dir: &Path, out: &SimOutcome) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(dir.join("metrics.json"), metrics_json(out))?;
+    std::fs::write(dir.join("jobs.csv"), jobs_csv(&out.jobs))?;
+    std::fs::write(dir.join("utilization.csv"), utilization_csv(&out.utilization))?;
+    let mut f = String::from("window_start_ms,jain_index\n");
+    for (t, j) in &out.fairness {
+        let _ = writeln!(f, "{t},{j:.6}");
+    }
+    std::fs::write(dir.join("fairness.csv"), f)?;
+    let jct: Vec<f64> = out.jobs.iter().map(|j| j.jct_ms() as f64 / 1000.0).collect();
+    std::fs::write(
+        dir.join("jct_cdf.svg"),
+        jct_cdf_svg(&[(out.summary.policy.clone(), jct)]),
+    )?;
+    std::fs::write(dir.join("utilization.svg"), utilization_svg(&out.summary.policy, &out.utilization))?;
+    Ok(())
+}
+
+pub fn metrics_json(out: &SimOutcome) -> String {
+    serde_json::to_string_pretty(&out.summary).expect("summary serializes") + "\n"
+}
+
+pub fn jobs_csv(jobs: &[JobRecord]) -> String {
+    let mut s = String::from(JobRecord::CSV_HEADER);
+    s.push('\n');
+    for j in jobs {
+        s.push_str(&j.csv_row());
+        s.push('\n');
+    }
+    s
+}
+
+pub fn utilization_csv(points: &[UtilizationPoint]) -> String {
+    let mut s = String::from("window_start_ms,alloc_memory,alloc_vcores,used_memory,used_vcores\n");
+    for p in points {
+        let _ = writeln!(
+            s,
+            "{},{:.6},{:.6},{:.6},{:.6}",
+            p.start_ms, p.alloc_memory, p.alloc_vcores, p.used_memory, p.used_vcores
+        );
+    }
+    s
+}
+
+/// CDF of job completion times (seconds), one line per policy.
+pub fn jct_cdf_svg(per_policy: &[(String, Vec<f64>)]) -> String {
+    let series: Vec<Series> = per_policy
+        .iter()
+        .map(|(name, v)| Series { name: name.clone(), points: cdf(v) })
+        .collect();
+    Chart { title: "CDF of job completion time", x_label: "JCT (s, log scale)", y_label: "fraction of jobs", log_x: true }
+        .render(&series)
+}
+
+pub fn utilization_svg(policy: &str, points: &[UtilizationPoint]) -> String {
+    let mk = |name: &str, f: fn(&UtilizationPoint) -> f64| Series {
+        name: name.to_string(),
+        points: points.iter().map(|p| (p.start_ms as f64 / 60_000.0, f(p))).collect(),
+    };
+    let series = vec![
+        mk("alloc memory", |p| p.alloc_memory),
+        mk("alloc vcores", |p| p.alloc_vcores),
+        mk("used memory", |p| p.used_memory),
+        mk("used vcores", |p| p.used_vcores),
+    ];
+    let title = format!("Utilization over time ({policy})");
+    Chart { title: &title, x_label: "time (min)", y_label: "share of cluster", log_x: false }.render(&series)
+}

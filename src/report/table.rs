@@ -1,0 +1,70 @@
+//! The factor-of-improvement table `shepherd compare` prints.
+
+use crate::metrics::compare::{Factors, SpeedupSummary};
+use crate::metrics::Summary;
+use std::fmt::Write;
+
+pub fn absolute(summaries: &[Summary]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<14} {:>6} {:>10} {:>10} {:>10} {:>10} {:>11} {:>7} {:>7} {:>7}",
+        "policy", "jobs", "meanJCT(s)", "P50JCT(s)", "P95JCT(s)", "wait(s)", "makespan(s)", "util", "jain", "esterr"
+    );
+    for r in summaries {
+        let _ = writeln!(
+            s,
+            "{:<14} {:>6} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>11.1} {:>7.3} {:>7.3} {:>7}",
+            r.policy,
+            r.all.jobs,
+            r.all.jct_ms.mean / 1000.0,
+            r.all.jct_ms.p50 / 1000.0,
+            r.all.jct_ms.p95 / 1000.0,
+            r.all.wait_ms.mean / 1000.0,
+            r.all.makespan_ms as f64 / 1000.0,
+            r.utilization.alloc_vcores.max(r.utilization.alloc_memory),
+            r.fairness.mean,
+            r.estimation_error.map(|e| format!("{:.2}", e.p50)).unwrap_or_else(|| "-".into())
+        );
+    }
+    s
+}
+
+pub fn factors(baseline: &str, rows: &[Factors]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "factor of improvement over {baseline} (baseline ÷ candidate; jain: candidate ÷ baseline; >1 = better)");
+    let _ = writeln!(
+        s,
+        "{:<14} {:<10} {:>6} {:>9} {:>9} {:>9} {:>9} {:>7}",
+        "policy", "category", "jobs", "meanJCT", "P50JCT", "P95JCT", "makespan", "jain"
+    );
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{:<14} {:<10} {:>6} {:>8.2}x {:>8.2}x {:>8.2}x {:>8.2}x {:>7}",
+            r.policy,
+            r.category,
+            r.jobs,
+            r.mean_jct,
+            r.p50_jct,
+            r.p95_jct,
+            r.makespan,
+            r.fairness.map(|f| format!("{f:.2}x")).unwrap_or_else(|| "".into())
+        );
+    }
+    s
+}
+
+pub fn speedups(baseline: &str, rows: &[SpeedupSummary]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "per-job speedup over {baseline} (baseline JCT ÷ candidate JCT)");
+    let _ = writeln!(s, "{:<14} {:>8} {:>8} {:>8} {:>8}", "policy", "mean", "P50", "P95", "slowed");
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{:<14} {:>7.2}x {:>7.2}x {:>7.2}x {:>7.1}%",
+            r.policy, r.speedup.mean, r.speedup.p50, r.speedup.p95, r.slowed * 100.0
+        );
+    }
+    s
+}

@@ -1,0 +1,65 @@
+//! The simulator's event queue: earliest time first, ties in insertion order,
+//! so a run is a pure function of its inputs.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SimEvent {
+    /// Job (index into the sorted trace) is submitted.
+    Arrival(u32),
+    /// The task in this container ends.
+    TaskEnd(u64),
+}
+
+#[derive(Default)]
+pub struct Clock {
+    heap: BinaryHeap<Reverse<(i64, u64, SimEvent)>>,
+    seq: u64,
+}
+
+impl Clock {
+    pub fn push(&mut self, at_ms: i64, ev: SimEvent) {
+        self.seq += 1;
+        self.heap.push(Reverse((at_ms, self.seq, ev)));
+    }
+
+    pub fn peek_time(&self) -> Option<i64> {
+        self.heap.peek().map(|Reverse((t, _, _))| *t)
+    }
+
+    pub fn pop(&mut self) -> Option<(i64, SimEvent)> {
+        self.heap.pop().map(|Reverse((t, _, e))| (t, e))
+    }
+
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+}
+
+/// The first heartbeat-grid time at or after `t`.
+pub fn grid_ceil(t: i64, interval: i64) -> i64 {
+    (t + interval - 1).div_euclid(interval) * interval
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_then_insertion_order() {
+        let mut c = Clock::default();
+        c.push(5, SimEvent::TaskEnd(1));
+        c.push(3, SimEvent::Arrival(9));
+        c.push(5, SimEvent::Arrival(0));
+        assert_eq!(c.pop(), Some((3, SimEvent::Arrival(9))));
+        assert_eq!(c.pop(), Some((5, SimEvent::TaskEnd(1))));
+        assert_eq!(c.pop(), Some((5, SimEvent::Arrival(0))));
+        assert_eq!(grid_ceil(1001, 1000), 2000);
+        assert_eq!(grid_ceil(1000, 1000), 1000);
+    }
+}

@@ -1,0 +1,163 @@
+//! What the CLI's `simulate`, `compare` and `bench-sim` run: a workload
+//! (trace file or generator), a cluster, a base config and simulator
+//! options, run under one or several policies.
+
+use super::options::SimOptions;
+use super::run::{simulate, SimOutcome};
+use crate::config::Config;
+use crate::metrics::compare::{self, Factors, SpeedupSummary};
+use crate::report;
+use crate::workload::gen::{self, GenParams};
+use crate::workload::{self, ClusterSpec, Trace};
+use std::path::{Path, PathBuf};
+
+pub struct Experiment {
+    pub trace: Trace,
+    pub cluster: ClusterSpec,
+    pub config: Config,
+    pub opts: SimOptions,
+}
+
+/// Where the jobs come from.
+pub enum Source {
+    File(PathBuf),
+    Generate(String, GenParams),
+}
+
+impl Experiment {
+    /// `cluster`: explicit cluster, else the trace's, else 100 nodes of 16 vcores / 64 GB.
+    pub fn new(source: &Source, config: Config, cluster: Option<ClusterSpec>, opts: SimOptions) -> Result<Experiment, String> {
+        let trace = match source {
+            Source::File(p) => workload::load(p)?,
+            Source::Generate(kind, params) => gen::generate(kind, params)?,
+        };
+        let cluster = cluster
+            .or_else(|| trace.cluster.clone())
+            .unwrap_or(ClusterSpec { nodes: 100, memory_mb: 64 * 1024, vcores: 16, rack_size: 40 });
+        Ok(Experiment { trace, cluster, config, opts })
+    }
+
+    pub fn config_for(&self, policy: &str) -> Result<Config, String> {
+        let mut c = self.config.clone();
+        c.scheduler.policy = policy.to_string();
+        c.validate().map_err(|e| e.to_string())?;
+        Ok(c)
+    }
+
+    pub fn run(&self, policy: &str) -> Result<SimOutcome, String> {
+        simulate(&self.trace, &self.cluster, self.config_for(policy)?, &self.opts)
+    }
+
+    /// Run every policy (two at a time: the runs are independent and each
+    /// is deterministic) and compare against `baseline`.
+    pub fn compare(&self, policies: &[String], baseline: &str) -> Result<Comparison, String> {
+        let mut names: Vec<String> = vec![baseline.to_string()];
+        names.extend(policies.iter().filter(|p| *p != baseline).cloned());
+        for p in &names {
+            self.config_for(p)?;
+        }
+        let quiet = Experiment { opts: SimOptions { progress: false, ..self.opts.clone() }, ..self.clone_shallow() };
+        let mut outcomes: Vec<Option<Result<SimOutcome, String>>> = (0..names.len()).map(|_| None).collect();
+        for chunk in (0..names.len()).collect::<Vec<_>>().chunks(2) {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = chunk.iter().map(|i| (*i, s.spawn(|| quiet.run(&names[*i])))).collect();
+                for (i, h) in handles {
+                    outcomes[i] = Some(h.join().unwrap_or_else(|_| Err("simulation panicked".into())));
+                }
+            });
+        }
+        let runs: Vec<SimOutcome> = outcomes.into_iter().map(|o| o.expect("ran")).collect::<Result<_, _>>()?;
+        let base = &runs[0];
+        let mut factors: Vec<Factors> = Vec::new();
+        let mut speedups: Vec<SpeedupSummary> = Vec::new();
+        for r in &runs[1..] {
+            factors.extend(compare::table(&base.summary, &r.summary));
+            speedups.push(compare::speedup_summary(&r.summary.policy, &compare::speedups(&base.jobs, &r.jobs)));
+        }
+        Ok(Comparison { baseline: baseline.to_string(), runs, factors, speedups })
+    }
+
+    fn clone_shallow(&self) -> Experiment {
+        Experiment { trace: self.trace.clone(), cluster: self.cluster.clone(), config: self.config.clone(), opts: self.opts.clone() }
+    }
+}
+
+pub struct Comparison {
+    pub baseline: String,
+    pub runs: Vec<SimOutcome>,
+    pub factors: Vec<Factors>,
+    pub speedups: Vec<SpeedupSummary>,
+}
+
+impl Comparison {
+    pub fn text(&self) -> String {
+        let summaries: Vec<_> = self.runs.iter().map(|r| r.summary.clone()).collect();
+        format!(
+            "{}\n{}\n{}",
+            report::table::absolute(&summaries),
+            report::table::factors(&self.baseline, &self.factors),
+            report::table::speedups(&self.baseline, &self.speedups)
+        )
+    }
+
+    /// One sub-directory per policy plus `comparison.json` and a joint CDF plot.
+    pub fn write(&self, dir: &Path) -> std::io::Result<()> {
+        for r in &self.runs {
+            report::files::write_run(&dir.join(&r.summary.policy), r)?;
+        }
+        let json = serde_json::json!({
+            "baseline": self.baseline,
+            "summaries": self.runs.iter().map(|r| &r.summary).collect::<Vec<_>>(),
+            "factors": self.factors,
+            "speedups": self.speedups,
+        });
+        std::fs::write(dir.join("comparison.json"), serde_json::to_string_pretty(&json).expect("json") + "\n")?;
+        let per: Vec<(String, Vec<f64>)> = self
+            .runs
+            .iter()
+            .map(|r| (r.summary.policy.clone(), r.jobs.iter().map(|j| j.jct_ms() as f64 / 1000.0).collect()))
+            .collect();
+        std::fs::write(dir.join("jct_cdf.svg"), report::files::jct_cdf_svg(&per))?;
+        let mut csv = String::from("policy,category,jobs,mean_jct,p50_jct,p95_jct,makespan,fairness\n");
+        for f in &self.factors {
+            csv.push_str(&format!(
+                "{},{},{},{:.4},{:.4},{:.4},{:.4},{}\n",
+                f.policy, f.category, f.jobs, f.mean_jct, f.p50_jct, f.p95_jct, f.makespan,
+                f.fairness.map(|x| format!("{x:.4}")).unwrap_or_default()
+            ));
+        }
+        std::fs::write(dir.join("factors.csv"), csv)?;
+        std::fs::write(dir.join("speedups.csv"), self.speedups_csv())
+    }
+
+    /// Per-job speedup of every candidate over the baseline, one column per policy.
+    pub fn speedups_csv(&self) -> String {
+        let base = &self.runs[0];
+        let cols: Vec<std::collections::HashMap<String, f64>> =
+            self.runs[1..].iter().map(|r| compare::speedups(&base.jobs, &r.jobs).into_iter().collect()).collect();
+        let mut s = String::from("job");
+        for r in &self.runs[1..] {
+            s.push(',');
+            s.push_str(&r.summary.policy);
+        }
+        s.push('\n');
+        for j in &base.jobs {
+            s.push_str(&j.id);
+            for c in &cols {
+                let v = c.get(&j.id);
+                s.push_str(&format!(",{}", v.map(|x| format!("{x:.4}")).unwrap_or_default()));
+            }
+            s.push('\n');
+        }
+        s
+    }
+}
+
+/// Peak resident set (VmHWM) of this process in KiB, from /proc/self/status.
+pub fn peak_rss_kib() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    s.lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+}

@@ -1,0 +1,18 @@
+//! Trace-driven, deterministic discrete-event simulator of a YARN cluster that
+//! drives the same [`Engine`](crate::Engine) the JNI bridge drives.
+//!
+//! * [`options`] — knobs (heartbeat interval, slow-start, gang start, ...).
+//! * [`clock`]   — the event queue (time, then insertion order: deterministic).
+//! * [`cluster`] — NodeManagers: start-up events and which nodes are worth a heartbeat.
+//! * [`am`]      — one ApplicationMaster per job, asking stage by stage.
+//! * [`run`]     — the event loop: arrivals, task ends, heartbeat rounds.
+
+pub mod am;
+pub mod clock;
+pub mod experiment;
+pub mod cluster;
+pub mod options;
+pub mod run;
+
+pub use options::SimOptions;
+pub use run::{simulate, SimOutcome};

@@ -1,0 +1,48 @@
+//! Simulator knobs. Defaults follow YARN's defaults where YARN has one.
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SimOptions {
+    /// NodeManager heartbeat interval
+    /// (`yarn.resourcemanager.nodemanagers.heartbeat-interval-ms`, default 1000).
+    pub heartbeat_ms: i64,
+    /// Default MapReduce slow-start fraction for stages with parents
+    /// (`mapreduce.job.reduce.slowstart.completedmaps`); 1.0 = strict barrier,
+    /// the DAG semantics of Carbyne §2. A stage's own `slowstart` wins.
+    pub slowstart: f64,
+    /// Gang-start every stage of every job (else only jobs marked `gang`).
+    pub gang: bool,
+    /// Actual use as a fraction of the request for tasks without `used`.
+    pub usage_factor: f64,
+    /// Window for Jain's fairness index and the utilization timeline (60 s).
+    pub window_ms: i64,
+    /// DRESS θ (§III-D): a job is `small` when its peak demand is at most
+    /// θ × cluster capacity (θ = 10 %), for jobs without a category.
+    pub small_theta: f64,
+    /// Submit each job to the queue named after its category (`small`,
+    /// `large`, ...) when the config has such a queue — how a Capacity-style
+    /// setup with per-class queues is compared on generated workloads.
+    pub queue_by_category: bool,
+    /// Heartbeat every node at every grid time while work remains, as a naive
+    /// simulator would (for checking that the skipping loop is equivalent).
+    pub naive_heartbeats: bool,
+    /// Draw a progress bar on stderr (only when stderr is a terminal).
+    pub progress: bool,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        SimOptions {
+            heartbeat_ms: 1000,
+            slowstart: 1.0,
+            gang: false,
+            usage_factor: 1.0,
+            window_ms: 60_000,
+            small_theta: 0.10,
+            queue_by_category: false,
+            naive_heartbeats: false,
+            progress: false,
+        }
+    }
+}

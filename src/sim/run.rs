@@ -1,0 +1,423 @@
+//! The event loop. Order at one instant: job arrivals and task ends first (in
+//! the order they were scheduled), then one heartbeat round in which every
+//! node with room heartbeats in node order. A round happens only on the
+//! heartbeat grid (multiples of `heartbeat_ms`) and only when something
+//! changed since the last round that allocated nothing — a naive tick would
+//! make identical empty passes then, so skipping them changes no result.
+//! (Policies here keep no time-driven state in `before_pass`.)
+
+use super::am::{AmActions, JobRun};
+use super::clock::{grid_ceil, Clock, SimEvent};
+use super::cluster::SimCluster;
+use super::options::SimOptions;
+use crate::config::Config;
+use crate::engine::{Decision, Engine, Event};
+use crate::metrics::fairness::{self, JobShares, ShareTrack};
+use crate::metrics::summary::{self, CategorySummary, Summary, Utilization};
+use crate::metrics::timeline::{Timeline, UtilizationPoint};
+use crate::metrics::JobRecord;
+use crate::model::{Ask, ContainerId, ExecutionType, NodeId, Resources, SchedulerKey};
+use crate::workload::{ClusterSpec, Trace};
+use std::collections::HashMap;
+
+/// Everything a run produces.
+pub struct SimOutcome {
+    pub summary: Summary,
+    pub jobs: Vec<JobRecord>,
+    pub utilization: Vec<UtilizationPoint>,
+    pub fairness: Vec<(i64, f64)>,
+    /// Simulator events handled (arrivals, task ends, node passes).
+    pub sim_events: u64,
+}
+
+struct RunningTask {
+    job: u32,
+    stage: usize,
+    task: usize,
+    node: NodeId,
+    resources: Resources,
+    used: Resources,
+}
+
+struct Sim<'a> {
+    trace: &'a Trace,
+    opts: &'a SimOptions,
+    engine: Engine,
+    clock: Clock,
+    cluster: SimCluster,
+    runs: Vec<JobRun>,
+    tracks: Vec<ShareTrack>,
+    estimates: Vec<Option<f64>>,
+    tasks: HashMap<ContainerId, RunningTask>,
+    /// Containers asked for and not yet allocated, over all jobs.
+    pending: i64,
+    timeline: Timeline,
+    records: Vec<Option<JobRecord>>,
+    actions: AmActions,
+    sim_events: u64,
+    finished_tasks: u64,
+}
+
+/// Simulate `trace` (jobs sorted by submission) on `cluster` under `config`.
+pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &SimOptions) -> Result<SimOutcome, String> {
+    let mut trace = trace.clone();
+    trace.sort_by_submit();
+    trace.validate()?;
+    let engine = Engine::with_config(config).map_err(|e| e.to_string())?;
+    let mut min_demand = Resources::new(i64::MAX, i64::MAX);
+    for s in trace.jobs.iter().flat_map(|j| &j.stages) {
+        let d = s.demand();
+        if !d.fits_in(&cluster.capacity()) {
+            return Err(format!("a task asks for {d:?}, more than a node's {:?}", cluster.capacity()));
+        }
+        for i in 0..2 {
+            min_demand.0[i] = min_demand.0[i].min(d.0[i]);
+        }
+    }
+    if trace.jobs.is_empty() {
+        min_demand = Resources::ZERO;
+    }
+    let mut engine = engine;
+    let sim_cluster = SimCluster::start(&mut engine, cluster, min_demand);
+    let start = trace.jobs.first().map(|j| j.submit_ms).unwrap_or(0);
+    let mut sim = Sim {
+        trace: &trace,
+        opts,
+        engine,
+        clock: Clock::default(),
+        cluster: sim_cluster,
+        runs: trace.jobs.iter().map(|j| JobRun::new(j, opts.gang)).collect(),
+        tracks: trace.jobs.iter().map(|j| ShareTrack::new(j.submit_ms)).collect(),
+        estimates: vec![None; trace.jobs.len()],
+        tasks: HashMap::new(),
+        pending: 0,
+        timeline: Timeline::new(opts.window_ms, start),
+        records: vec![None; trace.jobs.len()],
+        actions: AmActions::default(),
+        sim_events: 0,
+        finished_tasks: 0,
+    };
+    for (i, j) in trace.jobs.iter().enumerate() {
+        sim.clock.push(j.submit_ms, SimEvent::Arrival(i as u32));
+    }
+    sim.run();
+    Ok(sim.finish())
+}
+
+impl<'a> Sim<'a> {
+    fn run(&mut self) {
+        let progress = crate::report::progress::bar(self.trace.task_count() as u64, self.opts.progress);
+        let hb = self.opts.heartbeat_ms.max(1);
+        let mut tick_due: Option<i64> = None;
+        let mut last_round: i64 = i64::MIN;
+        let mut decisions = Vec::new();
+        loop {
+            let take_event = match (self.clock.peek_time(), tick_due) {
+                (Some(e), Some(t)) => e <= t,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            if take_event {
+                let (t, ev) = self.clock.pop().expect("peeked");
+                self.sim_events += 1;
+                match ev {
+                    SimEvent::Arrival(j) => self.arrive(j, t),
+                    SimEvent::TaskEnd(c) => self.task_end(c, t),
+                }
+                if self.pending > 0 || self.opts.naive_heartbeats {
+                    let next = grid_ceil(t.max(last_round.saturating_add(1)), hb);
+                    tick_due = Some(tick_due.map_or(next, |d| d.min(next)));
+                }
+                if self.finished_tasks & 0xfff == 0 {
+                    progress.set_position(self.finished_tasks);
+                }
+            } else {
+                let t = tick_due.take().expect("tick due");
+                last_round = t;
+                let made = self.round(t, &mut decisions);
+                if made > 0 && self.pending > 0 {
+                    tick_due = Some(t + hb);
+                }
+                if self.opts.naive_heartbeats && (!self.clock.is_empty() || (self.pending > 0 && made > 0)) {
+                    tick_due = Some(t + hb);
+                }
+            }
+        }
+        progress.finish_and_clear();
+    }
+
+    /// One heartbeat round at `t`: every node with room, in node order.
+    fn round(&mut self, t: i64, decisions: &mut Vec<Decision>) -> usize {
+        let nodes: Vec<NodeId> = if self.opts.naive_heartbeats {
+            self.engine.state.nodes.keys().copied().collect()
+        } else {
+            self.cluster.roomy.iter().copied().collect()
+        };
+        let mut made = 0;
+        for node in nodes {
+            if self.pending <= 0 && !self.opts.naive_heartbeats {
+                break;
+            }
+            decisions.clear();
+            self.sim_events += 1;
+            if let Err(e) = self.engine.schedule_node(node, t, decisions) {
+                tracing::error!(%e, "scheduling pass failed");
+                continue;
+            }
+            for d in decisions.drain(..) {
+                if let Decision::Allocate { container, app, node, key, resources, .. } = d {
+                    made += 1;
+                    self.allocated(container, app, node, key, resources, t);
+                }
+            }
+            self.cluster.refresh(&self.engine, node);
+        }
+        made
+    }
+
+    fn arrive(&mut self, j: u32, t: i64) {
+        let trace: &'a Trace = self.trace;
+        let job = &trace.jobs[j as usize];
+        let tags = vec![
+            format!("shepherd.oracle.work_ms={}", job.work_ms()),
+            format!("shepherd.oracle.tasks={}", job.task_count()),
+        ];
+        let category = self.category(j);
+        let queue = match self.opts.queue_by_category && self.engine.state.queue_id(&category).is_some() {
+            true => category,
+            false => job.queue.clone(),
+        };
+        self.engine.apply(Event::AppAdded {
+            app: j,
+            queue,
+            user: job.user.clone(),
+            name: job.name.clone(),
+            app_type: "SIMULATED".into(),
+            tags,
+            submit_ms: job.submit_ms,
+            priority: 0,
+        });
+        self.engine.apply(Event::AttemptAdded { app: j, attempt: 1 });
+        self.estimates[j as usize] = self.engine.estimate_ms(j);
+        let mut actions = std::mem::take(&mut self.actions);
+        self.runs[j as usize].advance(job, self.opts.slowstart, &mut actions);
+        self.act(j, t, &mut actions);
+        self.actions = actions;
+        if self.runs[j as usize].stages_left == 0 {
+            self.job_done(j, t);
+        }
+    }
+
+    /// Carry out what the AM decided: ask for stages, release waiting tasks.
+    fn act(&mut self, j: u32, t: i64, actions: &mut AmActions) {
+        let trace: &'a Trace = self.trace;
+        let job = &trace.jobs[j as usize];
+        for s in actions.ask.drain(..) {
+            let stage = &job.stages[s];
+            let count = stage.tasks.len() as i32;
+            self.pending += count as i64;
+            self.engine.apply(Event::AskUpdated {
+                app: j,
+                ask: Ask {
+                    key: stage_key(s),
+                    capability: stage.demand(),
+                    count,
+                    relax_locality: true,
+                    execution: ExecutionType::Guaranteed,
+                    locations: vec![],
+                    label: String::new(),
+                },
+            });
+        }
+        for s in actions.release_waiting.drain(..) {
+            let waiting = std::mem::take(&mut self.runs[j as usize].stages[s].waiting);
+            for c in waiting {
+                let rt = &self.tasks[&c];
+                let d = job.stages[rt.stage].tasks[rt.task].duration_ms;
+                self.clock.push(t + d, SimEvent::TaskEnd(c));
+            }
+        }
+    }
+
+    fn allocated(&mut self, c: ContainerId, app: u32, node: NodeId, key: SchedulerKey, res: Resources, t: i64) {
+        self.pending -= 1;
+        let s = key.allocation_request_id as usize;
+        let trace: &'a Trace = self.trace;
+        let job = &trace.jobs[app as usize];
+        let run = &mut self.runs[app as usize];
+        let task = run.stages[s].next_task;
+        run.stages[s].next_task += 1;
+        run.allocated += res;
+        let share = run.allocated.dominant_share(&self.cluster.capacity);
+        let gang = run.gang;
+        self.tracks[app as usize].set(t, share, self.opts.window_ms);
+        let cap = &self.cluster.capacity;
+        self.timeline.add(t, [frac(res.0[0], cap.0[0]), frac(res.0[1], cap.0[1]), 0.0, 0.0]);
+        let spec = &job.stages[s].tasks[task];
+        let used = match spec.used {
+            Some([m, v]) => Resources::new(m.min(res.0[0]), v.min(res.0[1])),
+            None => Resources::new(
+                (res.0[0] as f64 * self.opts.usage_factor) as i64,
+                (res.0[1] as f64 * self.opts.usage_factor).round() as i64,
+            ),
+        };
+        self.tasks.insert(c, RunningTask { job: app, stage: s, task, node, resources: res, used });
+        if gang {
+            let st = &mut self.runs[app as usize].stages[s];
+            st.held.push((c, node, task));
+            if st.next_task == job.stages[s].tasks.len() {
+                let held = std::mem::take(&mut st.held);
+                for (hc, _, _) in held {
+                    self.launch(hc, t);
+                }
+            }
+        } else {
+            self.launch(c, t);
+        }
+    }
+
+    fn launch(&mut self, c: ContainerId, t: i64) {
+        self.engine.apply(Event::ContainerLaunched { container: c, at_ms: t });
+        let rt = &self.tasks[&c];
+        let (j, s, task, used) = (rt.job, rt.stage, rt.task, rt.used);
+        let cap = &self.cluster.capacity;
+        self.timeline.add(t, [0.0, 0.0, frac(used.0[0], cap.0[0]), frac(used.0[1], cap.0[1])]);
+        let run = &mut self.runs[j as usize];
+        run.first_start_ms.get_or_insert(t);
+        if run.stages[s].parents_done {
+            let d = self.trace.jobs[j as usize].stages[s].tasks[task].duration_ms;
+            self.clock.push(t + d, SimEvent::TaskEnd(c));
+        } else {
+            run.stages[s].waiting.push(c);
+        }
+    }
+
+    fn task_end(&mut self, c: ContainerId, t: i64) {
+        let Some(rt) = self.tasks.remove(&c) else { return };
+        self.finished_tasks += 1;
+        self.engine.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: t });
+        self.cluster.refresh(&self.engine, rt.node);
+        let cap = self.cluster.capacity;
+        let (res, used) = (rt.resources, rt.used);
+        self.timeline.add(
+            t,
+            [-frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1]), -frac(used.0[0], cap.0[0]), -frac(used.0[1], cap.0[1])],
+        );
+        let j = rt.job;
+        let trace: &'a Trace = self.trace;
+        let job = &trace.jobs[j as usize];
+        let run = &mut self.runs[j as usize];
+        run.allocated -= res;
+        let share = run.allocated.dominant_share(&cap);
+        self.tracks[j as usize].set(t, share, self.opts.window_ms);
+        let mut actions = std::mem::take(&mut self.actions);
+        let done = run.task_finished(job, rt.stage, self.opts.slowstart, &mut actions);
+        self.act(j, t, &mut actions);
+        self.actions = actions;
+        if done {
+            self.job_done(j, t);
+        }
+    }
+
+    /// The job's category: from the trace, else DRESS's demand rule.
+    fn category(&self, j: u32) -> String {
+        let job = &self.trace.jobs[j as usize];
+        job.category.clone().unwrap_or_else(|| {
+            let peak = job.peak_demand();
+            let small = peak.dominant_share(&self.cluster.capacity) <= self.opts.small_theta;
+            if small { "small" } else { "large" }.to_string()
+        })
+    }
+
+    fn job_done(&mut self, j: u32, t: i64) {
+        self.engine.apply(Event::AppRemoved { app: j });
+        let trace: &'a Trace = self.trace;
+        let job = &trace.jobs[j as usize];
+        let run = &mut self.runs[j as usize];
+        run.finish_ms = Some(t);
+        self.tracks[j as usize].advance(t, self.opts.window_ms);
+        let first_start_ms = run.first_start_ms.unwrap_or(t);
+        let category = self.category(j);
+        self.records[j as usize] = Some(JobRecord {
+            id: job.id.clone(),
+            user: job.user.clone(),
+            name: job.name.clone(),
+            category,
+            tasks: job.task_count(),
+            work_ms: job.work_ms(),
+            submit_ms: job.submit_ms,
+            first_start_ms,
+            finish_ms: t,
+            estimate_ms: self.estimates[j as usize],
+        });
+    }
+
+    fn finish(self) -> SimOutcome {
+        let unfinished = self.records.iter().filter(|r| r.is_none()).count();
+        let jobs: Vec<JobRecord> = self.records.into_iter().flatten().collect();
+        let start = jobs.iter().map(|j| j.submit_ms).min().unwrap_or(0);
+        let end = jobs.iter().map(|j| j.finish_ms).max().unwrap_or(start);
+        let mut timeline = self.timeline;
+        timeline.advance(end);
+        let mean = timeline.mean(start, end);
+        let window = self.opts.window_ms;
+        let capacity = self.cluster.capacity;
+        let finished: Vec<JobShares> = self
+            .trace
+            .jobs
+            .iter()
+            .zip(&self.runs)
+            .zip(&self.tracks)
+            .filter_map(|((j, r), tr)| {
+                r.finish_ms.map(|f| JobShares {
+                    submit_ms: j.submit_ms,
+                    finish_ms: f,
+                    demand: j.peak_demand().dominant_share(&capacity).min(1.0),
+                    track: tr,
+                })
+            })
+            .collect();
+        let per_window = fairness::jain_per_window(&finished, window);
+        let counters = self.engine.counters();
+        let all: Vec<&JobRecord> = jobs.iter().collect();
+        let summary = Summary {
+            policy: self.engine.policy_name().to_string(),
+            tasks: jobs.iter().map(|j| j.tasks).sum(),
+            unfinished_jobs: unfinished,
+            all: CategorySummary::of(&all),
+            categories: summary::by_category(&jobs),
+            utilization: Utilization {
+                alloc_memory: mean[0],
+                alloc_vcores: mean[1],
+                used_memory: mean[2],
+                used_vcores: mean[3],
+            },
+            fairness: fairness::summarize(&per_window),
+            estimation_error: summary::estimation_error(&jobs),
+            engine_events: counters.events,
+            engine_passes: counters.passes,
+        };
+        SimOutcome {
+            summary,
+            utilization: timeline.points(start, end),
+            fairness: per_window,
+            jobs,
+            sim_events: self.sim_events,
+        }
+    }
+}
+
+/// Scheduler key of stage `s`: earlier stages are more urgent (lower YARN
+/// priority value); the request id names the stage.
+pub fn stage_key(s: usize) -> SchedulerKey {
+    SchedulerKey { priority: s as i32, allocation_request_id: s as i64 }
+}
+
+fn frac(v: i64, total: i64) -> f64 {
+    if total > 0 {
+        v as f64 / total as f64
+    } else {
+        0.0
+    }
+}

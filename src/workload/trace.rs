@@ -1,0 +1,195 @@
+//! Shepherd's own trace format (JSON): a cluster (optional) and jobs made of
+//! stages with dependencies, each stage a list of tasks with durations.
+//!
+//! ```json
+//! {"cluster": {"nodes": 4, "memory_mb": 8192, "vcores": 8},
+//!  "jobs": [{"id": "q1", "submit_ms": 0, "user": "alice", "name": "tpcds-q1",
+//!            "stages": [{"name": "map", "memory_mb": 1024, "vcores": 1,
+//!                        "tasks": [{"duration_ms": 5000}]},
+//!                       {"name": "reduce", "after": [0], "memory_mb": 2048, "vcores": 1,
+//!                        "tasks": [{"duration_ms": 9000, "used": [1500, 1]}]}]}]}
+//! ```
+
+use crate::model::Resources;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Trace {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterSpec>,
+    pub jobs: Vec<Job>,
+}
+
+/// A homogeneous cluster: `nodes` NodeManagers of the same capacity.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterSpec {
+    pub nodes: u32,
+    pub memory_mb: i64,
+    pub vcores: i64,
+    /// Nodes per rack (racks are named `/rack-<i>`).
+    #[serde(default = "default_rack_size")]
+    pub rack_size: u32,
+}
+
+fn default_rack_size() -> u32 {
+    40
+}
+
+impl ClusterSpec {
+    pub fn capacity(&self) -> Resources {
+        Resources::new(self.memory_mb, self.vcores)
+    }
+}
+
+fn default_queue() -> String {
+    "default".into()
+}
+
+fn default_user() -> String {
+    "user".into()
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Job {
+    pub id: String,
+    pub submit_ms: i64,
+    #[serde(default = "default_user")]
+    pub user: String,
+    /// Job name; with `user` the key history-based estimators group by.
+    #[serde(default)]
+    pub name: String,
+    #[serde(default = "default_queue")]
+    pub queue: String,
+    /// Reporting category (e.g. `small`, `large`); derived by the simulator
+    /// from the job's demand when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    /// Start all containers of a stage together (the AM holds allocated
+    /// containers until the whole stage is allocated).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gang: bool,
+    pub stages: Vec<Stage>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Stage {
+    #[serde(default)]
+    pub name: String,
+    /// Indices (in this job's `stages`) of the stages this one waits for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<usize>,
+    /// Fraction of the parents' tasks that must have finished before this
+    /// stage asks for containers (MapReduce slow-start,
+    /// `mapreduce.job.reduce.slowstart.completedmaps`); absent = the
+    /// simulator's default (1.0 = barrier).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slowstart: Option<f64>,
+    pub memory_mb: i64,
+    pub vcores: i64,
+    pub tasks: Vec<Task>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Task {
+    pub duration_ms: i64,
+    /// Actual use `[memory_mb, vcores]` when below the request
+    /// (for utilization and over-subscription studies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub used: Option<[i64; 2]>,
+}
+
+impl Stage {
+    pub fn demand(&self) -> Resources {
+        Resources::new(self.memory_mb, self.vcores)
+    }
+}
+
+impl Job {
+    /// Total task time (container-milliseconds): the job's size for SJF/oracles.
+    pub fn work_ms(&self) -> i64 {
+        self.stages.iter().flat_map(|s| &s.tasks).map(|t| t.duration_ms).sum()
+    }
+
+    pub fn task_count(&self) -> usize {
+        self.stages.iter().map(|s| s.tasks.len()).sum()
+    }
+
+    /// Largest single-stage demand: what the job asks for at once.
+    pub fn peak_demand(&self) -> Resources {
+        let mut peak = Resources::ZERO;
+        for s in &self.stages {
+            let d = s.demand().times(s.tasks.len() as i64);
+            for i in 0..2 {
+                peak.0[i] = peak.0[i].max(d.0[i]);
+            }
+        }
+        peak
+    }
+}
+
+impl Trace {
+    pub fn from_json(text: &str) -> Result<Trace, String> {
+        let t: Trace = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        t.validate()?;
+        Ok(t)
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("trace serializes")
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        for j in &self.jobs {
+            if j.stages.is_empty() {
+                return Err(format!("job {}: no stages", j.id));
+            }
+            for (i, s) in j.stages.iter().enumerate() {
+                if s.after.iter().any(|p| *p >= i) {
+                    return Err(format!("job {} stage {i}: `after` must name earlier stages", j.id));
+                }
+                if s.memory_mb <= 0 || s.vcores < 0 {
+                    return Err(format!("job {} stage {i}: demand must be positive", j.id));
+                }
+                if s.tasks.iter().any(|t| t.duration_ms < 0) {
+                    return Err(format!("job {} stage {i}: negative task duration", j.id));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn task_count(&self) -> usize {
+        self.jobs.iter().map(Job::task_count).sum()
+    }
+
+    /// Sort jobs by submission time (stable), as the simulator replays them.
+    pub fn sort_by_submit(&mut self) {
+        self.jobs.sort_by_key(|j| j.submit_ms);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn example_round_trips() {
+        let text = include_str!("../../examples/traces/small.json");
+        let t = Trace::from_json(text).unwrap();
+        assert_eq!(t.jobs.len(), 3);
+        let again = Trace::from_json(&t.to_json()).unwrap();
+        assert_eq!(t, again);
+    }
+
+    #[test]
+    fn forward_dependency_rejected() {
+        let text = r#"{"jobs":[{"id":"a","submit_ms":0,"stages":[
+            {"after":[1],"memory_mb":1,"vcores":1,"tasks":[]},{"memory_mb":1,"vcores":1,"tasks":[]}]}]}"#;
+        assert!(Trace::from_json(text).unwrap_err().contains("after"));
+    }
+}

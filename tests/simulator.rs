@@ -1,0 +1,143 @@
+//! Simulator behaviour end to end through the real engine.
+
+use shepherd::sim::{simulate, SimOptions};
+use shepherd::workload::{ClusterSpec, Job, Stage, Task, Trace};
+use shepherd::Config;
+
+fn job(id: &str, submit_s: i64, containers: usize, secs: i64) -> Job {
+    Job {
+        id: id.into(),
+        submit_ms: submit_s * 1000,
+        user: "u".into(),
+        name: id.into(),
+        queue: "default".into(),
+        category: None,
+        gang: false,
+        stages: vec![Stage {
+            name: "only".into(),
+            after: vec![],
+            slowstart: None,
+            memory_mb: 1024,
+            vcores: 1,
+            tasks: vec![Task { duration_ms: secs * 1000, used: None }; containers],
+        }],
+    }
+}
+
+/// DRESS Fig. 1: six containers; four jobs 1 s apart asking
+/// (containers, seconds) = (3,10), (4,20), (3,10), (2,10); each job's
+/// containers start together and jobs are served strictly in arrival order.
+/// The paper reports waits 0, 9, 28, 27 s (mean 16 s) and makespan 40 s.
+#[test]
+fn dress_fig1_under_strict_fifo() {
+    let trace = Trace {
+        cluster: None,
+        jobs: vec![job("J1", 0, 3, 10), job("J2", 1, 4, 20), job("J3", 2, 3, 10), job("J4", 3, 2, 10)],
+    };
+    let cluster = ClusterSpec { nodes: 1, memory_mb: 6 * 1024, vcores: 6, rack_size: 1 };
+    let config = Config::parse("[scheduler]\npolicy = \"fifo\"\n[fifo]\nstrict_order = true\n").unwrap();
+    let opts = SimOptions { gang: true, ..SimOptions::default() };
+    let out = simulate(&trace, &cluster, config, &opts).unwrap();
+    let waits: Vec<i64> = out.jobs.iter().map(|j| j.wait_ms() / 1000).collect();
+    assert_eq!(waits, vec![0, 9, 28, 27]);
+    assert_eq!(out.summary.all.wait_ms.mean, 16_000.0);
+    assert_eq!(out.summary.all.makespan_ms, 40_000);
+}
+
+/// Without gang start the same trace lets J2 start on the 3 free slots.
+#[test]
+fn gang_start_is_an_option_not_a_special_case() {
+    let trace = Trace { cluster: None, jobs: vec![job("J1", 0, 3, 10), job("J2", 1, 4, 20)] };
+    let cluster = ClusterSpec { nodes: 1, memory_mb: 6 * 1024, vcores: 6, rack_size: 1 };
+    let config = Config::parse("[scheduler]\npolicy = \"fifo\"\n").unwrap();
+    let out = simulate(&trace, &cluster, config, &SimOptions::default()).unwrap();
+    assert_eq!(out.jobs[1].wait_ms(), 0);
+    assert_eq!(out.jobs[1].finish_ms, 30_000);
+}
+
+#[test]
+fn barriers_and_slowstart() {
+    let mut j = job("dag", 0, 2, 10);
+    j.stages.push(Stage { name: "reduce".into(), after: vec![0], slowstart: None, memory_mb: 1024, vcores: 1, tasks: vec![Task { duration_ms: 5000, used: None }] });
+    let cluster = ClusterSpec { nodes: 1, memory_mb: 4096, vcores: 4, rack_size: 1 };
+    let run = |slowstart: Option<f64>| {
+        let mut j = j.clone();
+        j.stages[1].slowstart = slowstart;
+        let t = Trace { cluster: None, jobs: vec![j] };
+        simulate(&t, &cluster, Config::default(), &SimOptions::default()).unwrap()
+    };
+    // Barrier: reduce starts at 10 s (heartbeat grid), ends at 15 s.
+    assert_eq!(run(None).jobs[0].finish_ms, 15_000);
+    // Slow-start 0: the reducer holds a container from t=0 but still
+    // computes only after the maps are done.
+    let out = run(Some(0.0));
+    assert_eq!(out.jobs[0].finish_ms, 15_000);
+    assert!(out.summary.utilization.alloc_memory > run(None).summary.utilization.alloc_memory);
+}
+
+fn run_generated(kind: &str, seed: u64, policy: &str) -> String {
+    use shepherd::sim::experiment::{Experiment, Source};
+    use shepherd::workload::gen::GenParams;
+    let params = GenParams { seed, jobs: Some(20), ..Default::default() };
+    let exp = Experiment::new(&Source::Generate(kind.into(), params), Config::default(), None, SimOptions::default()).unwrap();
+    let out = exp.run(policy).unwrap();
+    assert_eq!(out.summary.unfinished_jobs, 0);
+    shepherd::report::files::metrics_json(&out) + &shepherd::report::files::jobs_csv(&out.jobs)
+}
+
+#[test]
+fn same_seed_same_metrics() {
+    for (kind, policy) in [("google", "3sigma"), ("tpcds", "tetris"), ("hibench", "drf")] {
+        let a = run_generated(kind, 42, policy);
+        let b = run_generated(kind, 42, policy);
+        assert_eq!(a, b, "{kind}/{policy} not deterministic");
+        assert_ne!(a, run_generated(kind, 43, policy), "{kind}: the seed must matter");
+    }
+}
+
+#[test]
+fn every_policy_finishes_every_job() {
+    for p in shepherd::config::POLICIES {
+        run_generated("tpcds", 5, p);
+    }
+}
+
+#[test]
+fn example_traces_simulate() {
+    use shepherd::workload::load;
+    for f in ["small.json", "sls-jobs.json", "fb-sample.swim"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traces").join(f);
+        let t = load(&path).unwrap();
+        let cluster = t.cluster.clone().unwrap_or(ClusterSpec { nodes: 4, memory_mb: 8192, vcores: 8, rack_size: 40 });
+        let out = simulate(&t, &cluster, Config::default(), &SimOptions::default()).unwrap();
+        assert_eq!(out.jobs.len(), t.jobs.len(), "{f}");
+    }
+}
+
+/// Heartbeating only nodes with room, only when something changed, gives
+/// exactly the job timings of heartbeating every node every interval.
+#[test]
+fn skipping_idle_heartbeats_equals_naive_ticking() {
+    use shepherd::sim::experiment::{Experiment, Source};
+    use shepherd::workload::gen::GenParams;
+    let strict = Config::parse("[fifo]\nstrict_order = true\n").unwrap();
+    for (kind, policy, gang, config) in [
+        ("tpcds", "drf", false, Config::default()),
+        ("google", "3sigma", false, Config::default()),
+        ("hibench", "fifo", true, strict.clone()),
+        ("hibench", "tetris", false, Config::default()),
+        ("tpcds", "fifo", false, strict),
+    ] {
+        let params = GenParams { seed: 11, jobs: Some(12), nodes: Some(4), ..Default::default() };
+        let run = |naive: bool| {
+            let opts = SimOptions { naive_heartbeats: naive, gang, heartbeat_ms: 3000, ..SimOptions::default() };
+            let exp = Experiment::new(&Source::Generate(kind.into(), params.clone()), config.clone(), None, opts).unwrap();
+            let out = exp.run(policy).unwrap();
+            (shepherd::report::files::jobs_csv(&out.jobs), out.summary.engine_passes)
+        };
+        let (fast, fast_passes) = run(false);
+        let (naive, naive_passes) = run(true);
+        assert_eq!(fast, naive, "{kind}/{policy}");
+        assert!(fast_passes < naive_passes, "{kind}/{policy}: {fast_passes} vs {naive_passes}");
+    }
+}

@@ -70,21 +70,7 @@ impl HeartbeatBench {
                 2,
             );
             w.event(&Event::AttemptAdded { app: a, attempt: 1 }, 2);
-            w.event(
-                &Event::AskUpdated {
-                    app: a,
-                    ask: Ask {
-                        key: SchedulerKey { priority: 20, allocation_request_id: 0 },
-                        capability: Resources::new(4096, 1),
-                        count: per_app_total as i32,
-                        relax_locality: true,
-                        execution: ExecutionType::Guaranteed,
-                        locations: vec![],
-                        label: String::new(),
-                    },
-                },
-                2,
-            );
+            w.event(&map_ask(a, per_app_total as i32), 2);
         }
         s.step(&w.buf, 0, None).expect("setup batch");
         // Fill the cluster once.
@@ -114,21 +100,7 @@ impl HeartbeatBench {
             for a in 0..self.apps {
                 if let Some(app) = s.engine.state.apps.get(&a) {
                     if app.pending_containers() < per_app as i64 {
-                        w.event(
-                            &Event::AskUpdated {
-                                app: a,
-                                ask: Ask {
-                                    key: SchedulerKey { priority: 20, allocation_request_id: 0 },
-                                    capability: Resources::new(4096, 1),
-                                    count: per_app as i32,
-                                    relax_locality: true,
-                                    execution: ExecutionType::Guaranteed,
-                                    locations: vec![],
-                                    label: String::new(),
-                                },
-                            },
-                            2,
-                        );
+                        w.event(&map_ask(a, per_app as i32), 2);
                     }
                 }
             }
@@ -137,6 +109,22 @@ impl HeartbeatBench {
             }
         }
         HeartbeatReport { samples_ns: samples, allocations }
+    }
+}
+
+/// The benchmark's one kind of ask: `count` 4 GB / 1 vcore map containers.
+fn map_ask(app: u32, count: i32) -> Event {
+    Event::AskUpdated {
+        app,
+        ask: Ask {
+            key: SchedulerKey { priority: 20, allocation_request_id: 0 },
+            capability: Resources::new(4096, 1),
+            count,
+            relax_locality: true,
+            execution: ExecutionType::Guaranteed,
+            locations: vec![],
+            label: String::new(),
+        },
     }
 }
 

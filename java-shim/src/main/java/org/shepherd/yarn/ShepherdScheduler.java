@@ -530,23 +530,33 @@ public class ShepherdScheduler extends FifoScheduler {
     }
     for (SchedulerRequestKey key : keys) {
       Map<String, ResourceRequest> rrs = Asks.of(attempt, key);
-      ResourceRequest any = rrs.get(ResourceRequest.ANY);
-      Map<String, Integer> locations = new LinkedHashMap<>();
-      for (Map.Entry<String, ResourceRequest> e : rrs.entrySet()) {
-        if (!ResourceRequest.ANY.equals(e.getKey())) {
-          locations.put(e.getKey(), e.getValue().getNumContainers());
-        }
-      }
-      int count = any == null ? 0 : any.getNumContainers();
-      long[] cap = any == null ? new long[resourceNames.length] : toLongs(any.getCapability());
-      boolean relax = any == null || any.getRelaxLocality();
-      int exec = any != null && any.getExecutionTypeRequest() != null
-          && any.getExecutionTypeRequest().getExecutionType() == ExecutionType.OPPORTUNISTIC ? 1 : 0;
-      String label = any == null || any.getNodeLabelExpression() == null ? ""
-          : any.getNodeLabelExpression();
-      engine.record(b -> b.askUpdated(idx, key.getPriority().getPriority(),
-          key.getAllocationRequestId(), cap, count, relax, exec, label, locations));
+      engine.record(b -> writeAsk(b, idx, key, rrs));
     }
+  }
+
+  /**
+   * One scheduler key's ask as the engine sees it: the ANY request's count,
+   * size, relax-locality, execution type and label, plus host/rack counts.
+   * An empty map (the AM withdrew the key) is sent as count 0.
+   */
+  private void writeAsk(EventBatch b, int app, SchedulerRequestKey key,
+      Map<String, ResourceRequest> rrs) {
+    ResourceRequest any = rrs.get(ResourceRequest.ANY);
+    Map<String, Integer> locations = new LinkedHashMap<>();
+    rrs.forEach((name, rr) -> {
+      if (!ResourceRequest.ANY.equals(name)) {
+        locations.put(name, rr.getNumContainers());
+      }
+    });
+    int count = any == null ? 0 : any.getNumContainers();
+    long[] cap = any == null ? new long[resourceNames.length] : toLongs(any.getCapability());
+    boolean relax = any == null || any.getRelaxLocality();
+    int exec = any != null && any.getExecutionTypeRequest() != null
+        && any.getExecutionTypeRequest().getExecutionType() == ExecutionType.OPPORTUNISTIC ? 1 : 0;
+    String label = any == null || any.getNodeLabelExpression() == null ? ""
+        : any.getNodeLabelExpression();
+    b.askUpdated(app, key.getPriority().getPriority(), key.getAllocationRequestId(), cap, count,
+        relax, exec, label, locations);
   }
 
   private Resource headroom(FifoAppAttempt attempt) {
@@ -766,21 +776,21 @@ public class ShepherdScheduler extends FifoScheduler {
       synchronized (usedResource) {
         Resources.addTo(usedResource, c.getAllocatedResource());
       }
-      recordRecovered(engine, key, c);
+      engine.record(b -> writeRecovered(b, key, c));
     }
   }
 
-  private void recordRecovered(EngineLink link, long key, RMContainer c) {
+  /** A live container the engine must know about without having placed it. */
+  private void writeRecovered(EventBatch b, long key, RMContainer c) {
     int app = appIds.find(c.getApplicationAttemptId().getApplicationId());
     int node = nodeIds.find(c.getNodeId());
     if (app < 0 || node < 0) {
       return;
     }
-    long[] res = toLongs(c.getAllocatedResource());
     SchedulerRequestKey k = c.getAllocatedSchedulerKey();
     int exec = c.getExecutionType() == ExecutionType.OPPORTUNISTIC ? 1 : 0;
-    link.record(b -> b.containerRecovered(key, app, node, k.getPriority().getPriority(),
-        k.getAllocationRequestId(), res, exec, c.getCreationTime()));
+    b.containerRecovered(key, app, node, k.getPriority().getPriority(),
+        k.getAllocationRequestId(), toLongs(c.getAllocatedResource()), exec, c.getCreationTime());
   }
 
   /**
@@ -808,31 +818,13 @@ public class ShepherdScheduler extends FifoScheduler {
       }
       b.attemptAdded(idx, attempt.getApplicationAttemptId().getAttemptId());
       for (SchedulerRequestKey key : attempt.getSchedulerKeys()) {
-        Map<String, ResourceRequest> rrs = Asks.of(attempt, key);
-        ResourceRequest any = rrs.get(ResourceRequest.ANY);
-        if (any == null) {
-          continue;
-        }
-        Map<String, Integer> locations = new LinkedHashMap<>();
-        rrs.forEach((name, rr) -> {
-          if (!ResourceRequest.ANY.equals(name)) {
-            locations.put(name, rr.getNumContainers());
-          }
-        });
-        b.askUpdated(idx, key.getPriority().getPriority(), key.getAllocationRequestId(),
-            toLongs(any.getCapability()), any.getNumContainers(), any.getRelaxLocality(), 0,
-            any.getNodeLabelExpression() == null ? "" : any.getNodeLabelExpression(), locations);
+        writeAsk(b, idx, key, Asks.of(attempt, key));
       }
       for (RMContainer c : attempt.getLiveContainers()) {
         Long key = keyOfContainer.get(c.getContainerId());
-        int node = nodeIds.find(c.getNodeId());
-        if (key == null || node < 0) {
-          continue;
+        if (key != null) {
+          writeRecovered(b, key, c);
         }
-        SchedulerRequestKey k = c.getAllocatedSchedulerKey();
-        b.containerRecovered(key, idx, node, k.getPriority().getPriority(),
-            k.getAllocationRequestId(), toLongs(c.getAllocatedResource()), 0,
-            c.getCreationTime());
       }
     }
   }

@@ -91,7 +91,7 @@ public final class ShepherdCluster implements AutoCloseable {
    * 404. In separate daemons this cannot happen; in this one-JVM cluster,
    * point the shared pipeline back at the ResourceManager's web app.
    */
-  private static void routeWebRequestsToResourceManager(ResourceManager rm) throws Exception {
+  public static void routeWebRequestsToResourceManager(ResourceManager rm) throws Exception {
     Field webAppField = ResourceManager.class.getDeclaredField("webApp");
     webAppField.setAccessible(true);
     WebApp webApp = (WebApp) webAppField.get(rm);

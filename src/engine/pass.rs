@@ -25,6 +25,7 @@ pub(super) fn run(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<
     // capacity cannot hold it, no ask fits and the rest of the pass could
     // only pop candidates that fail, so it ends early with the same result.
     let mut smallest: Option<Resources> = None;
+    let mut lists: Vec<Vec<Reverse<(SortKey, AppId)>>> = vec![Vec::new(); if by_queue { engine.state.queues.len() } else { 1 }];
     for app in engine.state.pending_apps() {
         for ask in app.asks.values().filter(|a| a.count > 0) {
             let m = smallest.get_or_insert(ask.capability);
@@ -32,15 +33,12 @@ pub(super) fn run(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<
                 *v = (*v).min(*a);
             }
         }
+        let g = if by_queue { app.queue } else { 0 };
+        lists[g].push(Reverse((engine.policy.app_order(&engine.state, app), app.id)));
     }
     let room_left = |s: &ClusterState| smallest.is_some_and(|m| s.nodes.get(&node).is_some_and(|n| m.fits_in(&n.free())));
     if !room_left(&engine.state) {
         return 0;
-    }
-    let mut lists: Vec<Vec<Reverse<(SortKey, AppId)>>> = vec![Vec::new(); if by_queue { engine.state.queues.len() } else { 1 }];
-    for app in engine.state.pending_apps() {
-        let g = if by_queue { app.queue } else { 0 };
-        lists[g].push(Reverse((engine.policy.app_order(&engine.state, app), app.id)));
     }
     let mut groups: Vec<Candidates> = lists.into_iter().map(Candidates::from).collect();
 

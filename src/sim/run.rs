@@ -4,7 +4,8 @@
 //! heartbeat grid (multiples of `heartbeat_ms`) and only when something
 //! changed since the last round that allocated nothing — a naive tick would
 //! make identical empty passes then, so skipping them changes no result.
-//! (Policies here keep no time-driven state in `before_pass`.)
+//! A policy whose `before_pass` keeps time-driven state says so
+//! (`Policy::time_driven`) and gets every node heartbeating every interval.
 
 use super::am::{AmActions, JobRun};
 use super::clock::{grid_ceil, Clock, SimEvent};
@@ -81,6 +82,8 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         min_demand = Resources::ZERO;
     }
     let mut engine = engine;
+    let naive = opts.naive_heartbeats || engine.policy_time_driven();
+    let opts = &SimOptions { naive_heartbeats: naive, ..opts.clone() };
     let sim_cluster = SimCluster::start(&mut engine, cluster, min_demand);
     let start = trace.jobs.first().map(|j| j.submit_ms).unwrap_or(0);
     let mut sim = Sim {

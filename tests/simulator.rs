@@ -141,3 +141,14 @@ fn skipping_idle_heartbeats_equals_naive_ticking() {
         assert!(fast_passes < naive_passes, "{kind}/{policy}: {fast_passes} vs {naive_passes}");
     }
 }
+
+#[test]
+fn actual_use_below_request_shows_in_utilization() {
+    let trace = Trace { cluster: None, jobs: vec![job("a", 0, 4, 60)] };
+    let cluster = ClusterSpec { nodes: 1, memory_mb: 4096, vcores: 4, rack_size: 1 };
+    let opts = SimOptions { usage_factor: 0.5, ..SimOptions::default() };
+    let out = simulate(&trace, &cluster, Config::default(), &opts).unwrap();
+    let u = out.summary.utilization;
+    assert!((u.alloc_memory - 1.0).abs() < 1e-9, "{u:?}");
+    assert!((u.used_memory - 0.5).abs() < 1e-9, "{u:?}");
+}

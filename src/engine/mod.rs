@@ -112,6 +112,11 @@ impl Engine {
         self.policy.name()
     }
 
+    /// Whether the policy needs every heartbeat (see `Policy::time_driven`).
+    pub fn policy_time_driven(&self) -> bool {
+        self.policy.time_driven()
+    }
+
     /// The policy's size estimate for `app`, if the policy makes one.
     pub fn estimate_ms(&self, app: crate::model::AppId) -> Option<f64> {
         self.policy.estimate_ms(&self.state, app)

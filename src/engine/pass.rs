@@ -8,7 +8,7 @@
 //! drops out of this pass (or, for strict-order policies, ends it).
 
 use super::{Decision, Engine};
-use crate::model::{App, AppId, ClusterState, NodeId, SchedulerKey};
+use crate::model::{App, AppId, ClusterState, NodeId, Resources, SchedulerKey};
 use crate::policy::{Policy, SortKey};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -21,11 +21,26 @@ pub(super) fn run(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<
         let s = &engine.state;
         s.queues.first().is_some_and(|q| engine.policy.queue_order(s, q).is_some())
     };
-    let mut groups: Vec<Candidates> = vec![Candidates::new(); if by_queue { engine.state.queues.len() } else { 1 }];
+    // Component-wise minimum over every outstanding ask: once the node's free
+    // capacity cannot hold it, no ask fits and the rest of the pass could
+    // only pop candidates that fail, so it ends early with the same result.
+    let mut smallest: Option<Resources> = None;
+    let mut lists: Vec<Vec<Reverse<(SortKey, AppId)>>> = vec![Vec::new(); if by_queue { engine.state.queues.len() } else { 1 }];
     for app in engine.state.pending_apps() {
+        for ask in app.asks.values().filter(|a| a.count > 0) {
+            let m = smallest.get_or_insert(ask.capability);
+            for (v, a) in m.0.iter_mut().zip(ask.capability.0.iter()) {
+                *v = (*v).min(*a);
+            }
+        }
         let g = if by_queue { app.queue } else { 0 };
-        groups[g].push(Reverse((engine.policy.app_order(&engine.state, app), app.id)));
+        lists[g].push(Reverse((engine.policy.app_order(&engine.state, app), app.id)));
     }
+    let room_left = |s: &ClusterState| smallest.is_some_and(|m| s.nodes.get(&node).is_some_and(|n| m.fits_in(&n.free())));
+    if !room_left(&engine.state) {
+        return 0;
+    }
+    let mut groups: Vec<Candidates> = lists.into_iter().map(Candidates::from).collect();
 
     let mut made = 0;
     while limit == 0 || made < limit {
@@ -44,6 +59,9 @@ pub(super) fn run(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<
         if let Some(d) = engine.allocate(app_id, key, node, now_ms) {
             out.push(d);
             made += 1;
+        }
+        if !room_left(&engine.state) {
+            break;
         }
         if let Some(app) = engine.state.apps.get(&app_id) {
             if app.has_pending() {

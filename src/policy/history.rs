@@ -162,3 +162,24 @@ impl Policy for History {
         serde_json::json!({ "keys": self.by_key.len(), "samples": self.all.sorted.len() })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conditional_expectation_and_window() {
+        let mut s = Samples::default();
+        for v in [10.0, 20.0, 30.0, 40.0] {
+            s.push(v, 3);
+        }
+        // The oldest (10) fell out of the 3-sample window.
+        assert_eq!(s.sorted, vec![20.0, 30.0, 40.0]);
+        assert_eq!(s.mean(), 30.0);
+        assert_eq!(s.quantile(0.5), 30.0);
+        // Given 25 attained: E[X − 25 | X > 25] = (30 + 40) / 2 − 25.
+        assert_eq!(s.expected_remaining(25.0), 10.0);
+        // Beyond every past run: assume it doubles.
+        assert_eq!(s.expected_remaining(50.0), 50.0);
+    }
+}

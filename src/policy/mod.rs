@@ -65,6 +65,14 @@ pub trait Policy: Send {
     /// Called at the start of every scheduling pass.
     fn before_pass(&mut self, _state: &ClusterState, _now_ms: i64) {}
 
+    /// True when `before_pass` keeps time-driven state (e.g. a reserve ratio
+    /// adjusted every interval), so a driver must not skip heartbeats that
+    /// would allocate nothing. The simulator then heartbeats every node at
+    /// every interval instead of only when something changed.
+    fn time_driven(&self) -> bool {
+        false
+    }
+
     /// Called after `before_pass` with the node this pass serves, for
     /// policies whose order depends on the node (e.g. packing).
     fn before_node(&mut self, _state: &ClusterState, _node: crate::model::NodeId) {}

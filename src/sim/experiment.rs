@@ -63,6 +63,9 @@ impl Experiment {
                 let handles: Vec<_> = chunk.iter().map(|i| (*i, s.spawn(|| quiet.run(&names[*i])))).collect();
                 for (i, h) in handles {
                     outcomes[i] = Some(h.join().unwrap_or_else(|_| Err("simulation panicked".into())));
+                    if self.opts.progress {
+                        eprintln!("simulated {} ({}/{})", names[i], i + 1, names.len());
+                    }
                 }
             });
         }

@@ -4,7 +4,8 @@
 //! heartbeat grid (multiples of `heartbeat_ms`) and only when something
 //! changed since the last round that allocated nothing — a naive tick would
 //! make identical empty passes then, so skipping them changes no result.
-//! (Policies here keep no time-driven state in `before_pass`.)
+//! A policy whose `before_pass` keeps time-driven state says so
+//! (`Policy::time_driven`) and gets every node heartbeating every interval.
 
 use super::am::{AmActions, JobRun};
 use super::clock::{grid_ceil, Clock, SimEvent};
@@ -18,7 +19,7 @@ use crate::metrics::timeline::{Timeline, UtilizationPoint};
 use crate::metrics::JobRecord;
 use crate::model::{Ask, ContainerId, ExecutionType, NodeId, Resources, SchedulerKey};
 use crate::workload::{ClusterSpec, Trace};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Everything a run produces.
 pub struct SimOutcome {
@@ -51,6 +52,9 @@ struct Sim<'a> {
     tasks: HashMap<ContainerId, RunningTask>,
     /// Containers asked for and not yet allocated, over all jobs.
     pending: i64,
+    /// The same, per distinct container shape (memory MB, vcores): a node
+    /// none of these fits would make a pass that allocates nothing.
+    shapes: BTreeMap<(i64, i64), i64>,
     timeline: Timeline,
     records: Vec<Option<JobRecord>>,
     actions: AmActions,
@@ -78,6 +82,8 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         min_demand = Resources::ZERO;
     }
     let mut engine = engine;
+    let naive = opts.naive_heartbeats || engine.policy_time_driven();
+    let opts = &SimOptions { naive_heartbeats: naive, ..opts.clone() };
     let sim_cluster = SimCluster::start(&mut engine, cluster, min_demand);
     let start = trace.jobs.first().map(|j| j.submit_ms).unwrap_or(0);
     let mut sim = Sim {
@@ -91,6 +97,7 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         estimates: vec![None; trace.jobs.len()],
         tasks: HashMap::new(),
         pending: 0,
+        shapes: BTreeMap::new(),
         timeline: Timeline::new(opts.window_ms, start),
         records: vec![None; trace.jobs.len()],
         actions: AmActions::default(),
@@ -156,8 +163,14 @@ impl<'a> Sim<'a> {
         };
         let mut made = 0;
         for node in nodes {
-            if self.pending <= 0 && !self.opts.naive_heartbeats {
-                break;
+            if !self.opts.naive_heartbeats {
+                if self.pending <= 0 {
+                    break;
+                }
+                let free = self.engine.state.nodes[&node].free();
+                if !self.shapes.keys().any(|(m, v)| Resources::new(*m, *v).fits_in(&free)) {
+                    continue;
+                }
             }
             decisions.clear();
             self.sim_events += 1;
@@ -217,6 +230,7 @@ impl<'a> Sim<'a> {
             let stage = &job.stages[s];
             let count = stage.tasks.len() as i32;
             self.pending += count as i64;
+            *self.shapes.entry((stage.memory_mb, stage.vcores)).or_default() += count as i64;
             self.engine.apply(Event::AskUpdated {
                 app: j,
                 ask: Ask {
@@ -242,6 +256,13 @@ impl<'a> Sim<'a> {
 
     fn allocated(&mut self, c: ContainerId, app: u32, node: NodeId, key: SchedulerKey, res: Resources, t: i64) {
         self.pending -= 1;
+        let shape = (res.0[0], res.0[1]);
+        if let Some(n) = self.shapes.get_mut(&shape) {
+            *n -= 1;
+            if *n <= 0 {
+                self.shapes.remove(&shape);
+            }
+        }
         let s = key.allocation_request_id as usize;
         let trace: &'a Trace = self.trace;
         let job = &trace.jobs[app as usize];

@@ -296,6 +296,12 @@ impl Policy for Dress {
     /// Classification (§IV-C) and pool figures every pass; once per
     /// scheduling interval the phase detectors tick (Algorithms 1–2), F(t+1)
     /// is estimated (Eqs. 1, 5, 9) and Algorithm 3 sets δ.
+    /// δ moves every scheduling interval (Algorithm 3), whether or not a
+    /// heartbeat allocates anything, so drivers must not skip idle passes.
+    fn time_driven(&self) -> bool {
+        true
+    }
+
     fn before_pass(&mut self, state: &ClusterState, now_ms: i64) {
         let ids: Vec<AppId> = state.apps.keys().copied().collect();
         for id in ids {

@@ -396,7 +396,7 @@ public class ShepherdScheduler extends FifoScheduler {
     applications.put(appId, app);
     queue.getMetrics().submitApp(user, unmanagedAM);
     int idx = appIds.idOf(appId);
-    recordAppAdded(idx, appId, queue, user);
+    engine.record(b -> writeAppAdded(b, idx, appId, queue, user));
     LOG.info("Accepted application " + appId + " from user " + user + " in queue "
         + queue.getQueuePath());
     if (!isAppRecovering) {
@@ -405,7 +405,12 @@ public class ShepherdScheduler extends FifoScheduler {
     }
   }
 
-  private void recordAppAdded(int idx, ApplicationId appId, ShepherdQueue queue, String user) {
+  /**
+   * AppAdded as the engine sees it: name, type, tags, submit time and YARN
+   * priority come from the RM's own record of the app.
+   */
+  private void writeAppAdded(EventBatch b, int idx, ApplicationId appId, Queue queue,
+      String user) {
     RMApp rmApp = rmContext.getRMApps().get(appId);
     String name = rmApp == null ? "" : rmApp.getName();
     String type = rmApp == null ? "" : rmApp.getApplicationType();
@@ -413,8 +418,7 @@ public class ShepherdScheduler extends FifoScheduler {
     long submit = rmApp == null ? System.currentTimeMillis() : rmApp.getSubmitTime();
     int prio = rmApp == null || rmApp.getApplicationPriority() == null ? 0
         : rmApp.getApplicationPriority().getPriority();
-    engine.record(b -> b.appAdded(idx, queue.getQueueName(), user, name, type, tags, submit,
-        prio));
+    b.appAdded(idx, queue.getQueueName(), user, name, type, tags, submit, prio);
   }
 
   @Override
@@ -807,11 +811,7 @@ public class ShepherdScheduler extends FifoScheduler {
         : applications.entrySet()) {
       SchedulerApplication<FifoAppAttempt> app = e.getValue();
       int idx = appIds.idOf(e.getKey());
-      RMApp rmApp = rmContext.getRMApps().get(e.getKey());
-      b.appAdded(idx, app.getQueue().getQueueName(), app.getUser(),
-          rmApp == null ? "" : rmApp.getName(), rmApp == null ? "" : rmApp.getApplicationType(),
-          rmApp == null ? null : rmApp.getApplicationTags(),
-          rmApp == null ? 0 : rmApp.getSubmitTime(), 0);
+      writeAppAdded(b, idx, e.getKey(), app.getQueue(), app.getUser());
       FifoAppAttempt attempt = app.getCurrentAppAttempt();
       if (attempt == null) {
         continue;

@@ -13,4 +13,5 @@ echo "==> starting YARN with Shepherd"
 # shellcheck disable=SC2086
 exec java -Xmx2g $JDK17_OPENS -Dshepherd.native.library="$ROOT/target/release/libshepherd.so" \
   -Dshepherd.jdk17.opens="$JDK17_OPENS" -Dlog4j.configuration=quickstart-log4j.properties \
+  -Djava.util.logging.config.file="$ROOT/integration/src/main/resources/quiet-jul.properties" \
   -cp "$CP" org.shepherd.yarn.cluster.Quickstart "$@"

@@ -3,6 +3,7 @@
 //! trace on every machine.
 //!
 //! * `hibench`    — DRESS §V: HiBench MapReduce/Spark mix, settable small-job share.
+//! * `hibench-local` — the same experiment shrunk to a real YARN cluster on one machine.
 //! * `tpcds`      — Carbyne §2.2 Tables 1–2 / §5: TPC-DS-like DAGs with barriers.
 //! * `google`, `google2019` — SLearn §4: Google 2011/2019-like widths and skew, load ≈ 1.
 //! * `facebook`   — Carbyne §5: the Facebook trace's scale (7 000 jobs, 650 000 tasks,
@@ -11,12 +12,13 @@
 pub mod facebook;
 pub mod google;
 pub mod hibench;
+pub mod local;
 pub mod tpcds;
 
 use super::rng::Rng;
 use super::trace::{ClusterSpec, Job, Trace};
 
-pub const KINDS: &[&str] = &["hibench", "tpcds", "google", "google2019", "facebook"];
+pub const KINDS: &[&str] = &["hibench", "hibench-local", "tpcds", "google", "google2019", "facebook"];
 
 /// Generator parameters; `None` means the generator's paper-derived default.
 #[derive(Debug, Clone, Default)]
@@ -38,6 +40,7 @@ pub fn generate(kind: &str, p: &GenParams) -> Result<Trace, String> {
     let mut rng = Rng::seeded(p.seed);
     let t = match kind {
         "hibench" => hibench::generate(&mut rng, p),
+        "hibench-local" => local::generate(&mut rng, p),
         "tpcds" => tpcds::generate(&mut rng, p),
         "google" => google::generate(&mut rng, p, &google::GOOGLE_2011),
         "google2019" => google::generate(&mut rng, p, &google::GOOGLE_2019),

@@ -23,8 +23,9 @@ import org.shepherd.yarn.ShepherdScheduler;
 
 /**
  * A real YARN cluster in this JVM — Hadoop's MiniMRYarnCluster: one
- * ResourceManager whose scheduler is {@link ShepherdScheduler}, real
- * NodeManagers launching real container JVMs, and a JobHistory server.
+ * ResourceManager whose scheduler is {@link ShepherdScheduler} (or, for the
+ * comparison harness, any scheduler the configuration names) and real
+ * NodeManagers launching real container JVMs.
  */
 public final class ShepherdCluster implements AutoCloseable {
   public static final int NODE_MANAGERS = 2;
@@ -41,15 +42,30 @@ public final class ShepherdCluster implements AutoCloseable {
 
   /** Base configuration: Shepherd as the scheduler, small containers, JDK 17 flags. */
   public static Configuration baseConf(String shepherdToml, File workDir) throws IOException {
-    Configuration conf = new YarnConfiguration();
+    Configuration conf = commonConf(4096, 4);
+    useShepherd(conf, shepherdToml, workDir);
+    return conf;
+  }
+
+  /** Makes {@link ShepherdScheduler} the RM's scheduler with this TOML config. */
+  public static void useShepherd(Configuration conf, String shepherdToml, File workDir)
+      throws IOException {
     conf.set(YarnConfiguration.RM_SCHEDULER, ShepherdScheduler.class.getName());
     conf.set(ShepherdScheduler.NATIVE_LIBRARY, nativeLibrary());
     File toml = new File(workDir, "shepherd.toml");
     Files.write(toml.toPath(), shepherdToml.getBytes(StandardCharsets.UTF_8));
     conf.set(ShepherdScheduler.CONFIG_FILE, toml.getAbsolutePath());
     conf.setLong(ShepherdScheduler.ENGINE_RETRY_MS, 5_000);
-    conf.setInt(YarnConfiguration.NM_PMEM_MB, 4096);
-    conf.setInt(YarnConfiguration.NM_VCORES, 4);
+  }
+
+  /**
+   * Everything but the scheduler: NodeManager size, 512 MiB task containers,
+   * JDK 17 flags for container JVMs, proxy users, no JobHistory server.
+   */
+  public static Configuration commonConf(int nodeMemoryMb, int nodeVcores) {
+    Configuration conf = new YarnConfiguration();
+    conf.setInt(YarnConfiguration.NM_PMEM_MB, nodeMemoryMb);
+    conf.setInt(YarnConfiguration.NM_VCORES, nodeVcores);
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 256);
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB, 4096);
     conf.setBoolean(YarnConfiguration.NM_PMEM_CHECK_ENABLED, false);
@@ -76,8 +92,13 @@ public final class ShepherdCluster implements AutoCloseable {
 
   public static ShepherdCluster start(String name, String shepherdToml) throws Exception {
     File workDir = Files.createTempDirectory("shepherd-it-" + name).toFile();
-    Configuration conf = baseConf(shepherdToml, workDir);
-    MiniMRYarnCluster c = new MiniMRYarnCluster(name, NODE_MANAGERS);
+    return start(name, baseConf(shepherdToml, workDir), NODE_MANAGERS, workDir);
+  }
+
+  /** Starts a cluster with any scheduler configured in {@code conf}. */
+  public static ShepherdCluster start(String name, Configuration conf, int nodeManagers,
+      File workDir) throws Exception {
+    MiniMRYarnCluster c = new MiniMRYarnCluster(name, nodeManagers);
     c.init(conf);
     c.start();
     routeWebRequestsToResourceManager(c.getResourceManager());

@@ -1,0 +1,87 @@
+package org.shepherd.yarn.compare;
+
+import java.io.File;
+import org.apache.hadoop.examples.Sort;
+import org.apache.hadoop.examples.WordCount;
+import org.apache.hadoop.examples.terasort.TeraSort;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.io.IntWritable;
+import org.apache.hadoop.io.Text;
+import org.apache.hadoop.mapred.JobConf;
+import org.apache.hadoop.mapreduce.Job;
+import org.apache.hadoop.mapreduce.MRJobConfig;
+import org.apache.hadoop.mapreduce.SleepJob;
+import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
+import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
+import org.apache.hadoop.util.ToolRunner;
+import org.shepherd.yarn.cluster.Workloads;
+
+/** Runs one {@link TraceJob} as a real MapReduce job, as its user, and waits for it. */
+final class JobRunner {
+  private final JobConf base;
+  private final HiBenchInputs inputs;
+  private final File outputs;
+
+  JobRunner(JobConf base, HiBenchInputs inputs, File outputs) {
+    this.base = base;
+    this.inputs = inputs;
+    this.outputs = outputs;
+  }
+
+  /** Returns true when the job succeeded. */
+  boolean run(TraceJob job) throws Exception {
+    return Workloads.as(job.user, () -> {
+      JobConf conf = confFor(job);
+      Path out = new Path(new File(outputs, job.id).toURI());
+      switch (job.kind) {
+        case WORDCOUNT: {
+          Job j = Job.getInstance(conf, job.name + "-" + job.id);
+          j.setJarByClass(WordCount.class);
+          j.setMapperClass(WordCount.TokenizerMapper.class);
+          j.setCombinerClass(WordCount.IntSumReducer.class);
+          j.setReducerClass(WordCount.IntSumReducer.class);
+          j.setOutputKeyClass(Text.class);
+          j.setOutputValueClass(IntWritable.class);
+          j.setNumReduceTasks(job.reduces);
+          FileInputFormat.addInputPath(j, inputs.inputOf(job.kind, job.maps));
+          FileOutputFormat.setOutputPath(j, out);
+          return j.waitForCompletion(false);
+        }
+        case SORT:
+          return ToolRunner.run(conf, new Sort<>(), new String[] {"-r",
+              String.valueOf(job.reduces), inputs.inputOf(job.kind, job.maps).toString(),
+              out.toString()}) == 0;
+        case TERASORT:
+          conf.setInt(MRJobConfig.NUM_REDUCES, Math.max(1, job.reduces));
+          return ToolRunner.run(conf, new TeraSort(), new String[] {
+              inputs.inputOf(job.kind, job.maps).toString(), out.toString()}) == 0;
+        default: {
+          SleepJob sleep = new SleepJob();
+          sleep.setConf(conf);
+          Job j = sleep.createJob(job.maps, job.reduces, job.mapMs, 1, job.reduceMs, 1);
+          j.setJobName(job.name + "-" + job.id);
+          return j.waitForCompletion(false);
+        }
+      }
+    });
+  }
+
+  private JobConf confFor(TraceJob job) {
+    JobConf conf = new JobConf(base);
+    conf.set(MRJobConfig.QUEUE_NAME, job.queue);
+    // The tag ties the RM's application record back to the trace job.
+    conf.set(MRJobConfig.JOB_TAGS, job.tag());
+    conf.setInt(MRJobConfig.MAP_MEMORY_MB, job.memoryMb);
+    conf.setInt(MRJobConfig.REDUCE_MEMORY_MB, job.memoryMb);
+    conf.setInt(MRJobConfig.MAP_CPU_VCORES, job.vcores);
+    conf.setInt(MRJobConfig.REDUCE_CPU_VCORES, job.vcores);
+    String opens = System.getProperty("shepherd.jdk17.opens", "");
+    String heap = "-Xmx" + Math.max(128, job.memoryMb * 3 / 4) + "m ";
+    conf.set(MRJobConfig.MAP_JAVA_OPTS, heap + opens);
+    conf.set(MRJobConfig.REDUCE_JAVA_OPTS, heap + opens);
+    conf.setFloat(MRJobConfig.COMPLETED_MAPS_FOR_REDUCE_SLOWSTART, (float) job.slowstart);
+    // One input file per map: never split a file further.
+    conf.setLong(FileInputFormat.SPLIT_MINSIZE, Long.MAX_VALUE / 2);
+    return conf;
+  }
+}

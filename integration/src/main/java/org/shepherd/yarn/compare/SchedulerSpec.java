@@ -1,0 +1,114 @@
+package org.shepherd.yarn.compare;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.shepherd.yarn.cluster.ShepherdCluster;
+
+/**
+ * A scheduler to compare, as named on the harness's command line:
+ *
+ * <ul>
+ *   <li>{@code shepherd:<policy>} — {@code ShepherdScheduler} running one
+ *       engine policy in a single leaf queue {@code default}; for a policy
+ *       with a shipped config ({@code hadoop-conf/shepherd-<policy>.toml})
+ *       that file is used. {@code shepherd:<policy>=<file.toml>} names a
+ *       config explicitly.</li>
+ *   <li>{@code capacity} — Hadoop's CapacityScheduler, one queue
+ *       {@code root.default} with the whole cluster (FIFO inside the queue:
+ *       the DRESS paper's baseline).</li>
+ *   <li>{@code fair} — Hadoop's FairScheduler with DRF as the queue policy,
+ *       one queue {@code root.default}.</li>
+ * </ul>
+ *
+ * <p>All three let ApplicationMasters use up to half of the cluster (the
+ * FairScheduler's default {@code maxAMShare}; the CapacityScheduler's default
+ * of 10 % would run one job at a time on a cluster this small) and place
+ * several containers per node heartbeat (the FairScheduler's default is one).
+ */
+public final class SchedulerSpec {
+  public final String spec;
+  /** A file-name-safe label: {@code shepherd-dress}, {@code capacity}, {@code fair}. */
+  public final String label;
+  private final String policy;
+  private final File toml;
+
+  private SchedulerSpec(String spec, String label, String policy, File toml) {
+    this.spec = spec;
+    this.label = label;
+    this.policy = policy;
+    this.toml = toml;
+  }
+
+  public static SchedulerSpec parse(String spec, File hadoopConfDir) {
+    String s = spec.trim();
+    if (s.equals("capacity") || s.equals("fair")) {
+      return new SchedulerSpec(s, s, null, null);
+    }
+    if (s.startsWith("shepherd:")) {
+      String rest = s.substring("shepherd:".length());
+      String policy = rest;
+      File toml = null;
+      int eq = rest.indexOf('=');
+      if (eq >= 0) {
+        policy = rest.substring(0, eq);
+        toml = new File(rest.substring(eq + 1));
+        if (!toml.isFile()) {
+          throw new IllegalArgumentException("scheduler `" + spec + "`: no config file " + toml);
+        }
+      } else if (hadoopConfDir != null) {
+        File shipped = new File(hadoopConfDir, "shepherd-" + policy + ".toml");
+        toml = shipped.isFile() ? shipped : null;
+      }
+      if (policy.isEmpty()) {
+        throw new IllegalArgumentException("scheduler `" + spec + "`: name a policy, e.g. shepherd:dress");
+      }
+      return new SchedulerSpec(s, "shepherd-" + policy, policy, toml);
+    }
+    throw new IllegalArgumentException("unknown scheduler `" + spec
+        + "`; expected shepherd:<policy>[=<file.toml>], capacity or fair");
+  }
+
+  /** Points {@code conf} at this scheduler; files it needs go to {@code workDir}. */
+  public void configure(Configuration conf, File workDir) throws IOException {
+    if (policy != null) {
+      String text = toml != null
+          ? new String(Files.readAllBytes(toml.toPath()), StandardCharsets.UTF_8)
+          : String.join("\n", "[scheduler]", "policy = \"" + policy + "\"", "",
+              "[[queue]]", "name = \"default\"", "capacity = 1.0", "");
+      ShepherdCluster.useShepherd(conf, text, workDir);
+    } else if (label.equals("capacity")) {
+      conf.set(YarnConfiguration.RM_SCHEDULER,
+          "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler");
+      conf.set("yarn.scheduler.capacity.root.queues", "default");
+      conf.set("yarn.scheduler.capacity.root.default.capacity", "100");
+      conf.set("yarn.scheduler.capacity.root.default.maximum-capacity", "100");
+      conf.set("yarn.scheduler.capacity.maximum-am-resource-percent", "0.5");
+      conf.set("yarn.scheduler.capacity.root.default.user-limit-factor", "1");
+    } else {
+      File alloc = new File(workDir, "fair-scheduler.xml");
+      Files.write(alloc.toPath(), String.join("\n", "<?xml version=\"1.0\"?>",
+          "<allocations>",
+          "  <defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>",
+          "  <queueMaxAMShareDefault>0.5</queueMaxAMShareDefault>",
+          "  <queue name=\"default\"><schedulingPolicy>drf</schedulingPolicy></queue>",
+          "</allocations>", "").getBytes(StandardCharsets.UTF_8));
+      conf.set(YarnConfiguration.RM_SCHEDULER,
+          "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler");
+      conf.set("yarn.scheduler.fair.allocation.file", alloc.getAbsolutePath());
+      conf.setBoolean("yarn.scheduler.fair.user-as-default-queue", false);
+      conf.setBoolean("yarn.scheduler.fair.assignmultiple", true);
+      conf.setBoolean("yarn.scheduler.fair.preemption", false);
+    }
+  }
+
+  public String description() {
+    if (policy != null) {
+      return "ShepherdScheduler, policy " + policy + (toml != null ? " (" + toml + ")" : "");
+    }
+    return label.equals("capacity") ? "CapacityScheduler, one queue" : "FairScheduler, DRF, one queue";
+  }
+}

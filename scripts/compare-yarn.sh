@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The real-YARN comparison harness: the same workload, with the same arrival
+# times, on a local YARN cluster (real ResourceManager and NodeManagers from
+# Hadoop's Maven Central jars) under each scheduler in turn — Shepherd with a
+# named policy, Hadoop's CapacityScheduler, Hadoop's FairScheduler (DRF) —
+# then `shepherd yarn-report` prints the tables and writes JSON/CSV/SVG.
+#
+#   scripts/compare-yarn.sh [--quick] [--trace FILE] [--schedulers LIST]
+#                           [--repeat N] [--out DIR] [--split-mb N] [--poll-ms N]
+#
+#   --quick       CI size: examples/traces/yarn-quick.json (4 small jobs, 2 NMs),
+#                 one repetition; fails unless every job succeeds everywhere.
+#   (default)     full mode: examples/traces/yarn-hibench-20.json (20 jobs 5 s
+#                 apart, 4 NMs), 3 repetitions; ~15 min per repetition here.
+#   --schedulers  comma list of shepherd:<policy>[=<file.toml>], capacity, fair
+#                 (default shepherd:dress,capacity,fair).
+source "$(dirname "$0")/lib.sh"
+
+QUICK=0
+TRACE="$ROOT/examples/traces/yarn-hibench-20.json"
+SCHEDULERS="shepherd:dress,capacity,fair"
+REPEAT=3
+OUT=""
+SPLIT_MB=2
+POLL_MS=500
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) QUICK=1; TRACE="$ROOT/examples/traces/yarn-quick.json"; REPEAT=1; shift ;;
+    --trace) TRACE="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
+    --schedulers) SCHEDULERS="$2"; shift 2 ;;
+    --repeat) REPEAT="$2"; shift 2 ;;
+    --out) OUT="$2"; shift 2 ;;
+    --split-mb) SPLIT_MB="$2"; shift 2 ;;
+    --poll-ms) POLL_MS="$2"; shift 2 ;;
+    *) echo "compare-yarn: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+if [ -z "$OUT" ]; then
+  if [ "$QUICK" = 1 ]; then OUT="$ROOT/target/compare-yarn-quick"; else OUT="$ROOT/target/compare-yarn"; fi
+fi
+mkdir -p "$OUT"
+OUT="$(cd "$OUT" && pwd)"
+
+check_prerequisites
+build_engine
+build_shim
+CP=$(integration_classpath)
+echo "==> comparing $SCHEDULERS on $(basename "$TRACE"), $REPEAT repetition(s), results in $OUT"
+# MiniYARNCluster keeps its NodeManager directories under ./target: run in OUT.
+# shellcheck disable=SC2086
+(cd "$OUT" && java -Xmx3g $JDK17_OPENS -Dshepherd.native.library="$ROOT/target/release/libshepherd.so" \
+  -Dshepherd.jdk17.opens="$JDK17_OPENS" -Dlog4j.configuration=quickstart-log4j.properties \
+  -Djava.util.logging.config.file="$ROOT/integration/src/main/resources/quiet-jul.properties" \
+  -cp "$CP" org.shepherd.yarn.compare.CompareYarn --trace "$TRACE" --out "$OUT" \
+  --schedulers "$SCHEDULERS" --repeat "$REPEAT" --split-mb "$SPLIT_MB" --poll-ms "$POLL_MS" \
+  --hadoop-conf "$ROOT/hadoop-conf")
+echo "==> report"
+"$ROOT/target/release/shepherd" yarn-report "$OUT" --require-success

@@ -29,6 +29,7 @@ const USAGE: &str = "usage:
 
 workload:   --trace FILE (Shepherd .json, SLS .sls.json, SWIM .swim/.tsv) | --generate KIND
 generator:  --seed N --jobs N --tasks N --nodes N --load F --small-share F --offline
+            --interval-ms N (fixed gap between submissions instead of Poisson arrivals)
 cluster:    --nodes N --node-memory-mb N --node-vcores N (override the trace's cluster)
 engine:     --config FILE (Shepherd TOML; --policy overrides scheduler.policy)
 simulator:  --heartbeat-ms N --slowstart F --gang --usage-factor F --window-ms N --naive-heartbeats --no-progress
@@ -77,6 +78,7 @@ impl Args {
             load: self.num("load")?,
             small_share: self.num("small-share")?,
             offline: self.get("offline").is_some(),
+            interval_ms: self.num("interval-ms")?,
         };
         Ok(Source::Generate(kind.to_string(), params))
     }

@@ -17,12 +17,14 @@
 #              paper's, so this keeps the paper's ratio of makespan to arrival
 #              span (Table II: 1029 s over 95 s of arrivals, ~11x)
 #   poisson    the generator's default Poisson arrivals at offered load 1.2
-# Pick some with SETTINGS="literal congested" (default: all three).
+# Pick some with SETTINGS="literal congested" (default: all three); another
+# DRESS config with CONFIG=FILE (e.g. delta_min = 0, delta_max = 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet --bin shepherd
 SEEDS=${SEEDS:-20}
 SETTINGS=${SETTINGS:-literal congested poisson}
+CONFIG=${CONFIG:-hadoop-conf/shepherd-dress.toml}
 BIN=./target/release/shepherd
 
 args_of() {
@@ -42,7 +44,7 @@ title_of() {
   esac
 }
 
-echo "DRESS vs capacity (one queue, FIFO): HiBench-like mix, 20 jobs on 5 nodes, seeds 1..$SEEDS"
+echo "DRESS vs capacity (one queue, FIFO): HiBench-like mix, 20 jobs on 5 nodes, seeds 1..$SEEDS, config $CONFIG"
 echo "median [min, max] over seeds of candidate ÷ baseline − 1; ideal = every job at its critical path"
 echo "bar: small-job mean JCT ≥ 25 % lower and makespan within ±5 % (medians)"
 summary=""
@@ -54,7 +56,7 @@ for setting in $SETTINGS; do
   for share in 0.1 0.2 0.3 0.4; do
     # shellcheck disable=SC2086
     out=$($BIN compare --generate hibench --small-share "$share" $extra --seeds "$SEEDS" \
-      --policies capacity,dress --baseline capacity --config hadoop-conf/shepherd-dress.toml --no-progress)
+      --policies capacity,dress --baseline capacity --config "$CONFIG" --no-progress)
     rows=$(echo "$out" | awk '/^change against/{f=1; next} f && $1 == "dress"')
     pct=$(awk -v s="$share" 'BEGIN{printf "%d %%", s * 100}')
     echo "$rows" | awk -v pct="$pct" '{

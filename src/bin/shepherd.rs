@@ -212,7 +212,7 @@ fn compare_seeds(a: &Args) -> Result<(), String> {
         flags.insert("seed".into(), seed.to_string());
         let exp = Args { flags }.experiment(None)?;
         if seed == first {
-            println!("workload: {} on {} nodes ({} MB, {} vcores each), seeds {first}..={}\n", a.get("generate").unwrap_or(""), exp.cluster.nodes, exp.cluster.memory_mb, exp.cluster.vcores, first + n - 1);
+            println!("workload: {} on {} nodes ({} MB, {} vcores each), seeds {first}..{}\n", a.get("generate").unwrap_or(""), exp.cluster.nodes, exp.cluster.memory_mb, exp.cluster.vcores, first + n - 1);
         }
         let cmp = exp.compare(&policies, baseline)?;
         let critical: HashMap<String, i64> = exp.trace.jobs.iter().map(|j| (j.id.clone(), j.critical_path_ms())).collect();
@@ -220,7 +220,7 @@ fn compare_seeds(a: &Args) -> Result<(), String> {
         per_seed.push(cmp.factors);
     }
     let rows = shepherd::metrics::compare::over_seeds(&per_seed, &ideal);
-    print!("{}", shepherd::report::table::seeds(baseline, &format!("{n} seeds ({first}..={})", first + n - 1), &rows));
+    print!("{}", shepherd::report::table::seeds(baseline, &format!("{n} seeds ({first}..{})", first + n - 1), &rows));
     Ok(())
 }
 

@@ -55,3 +55,17 @@ fn generated_traces_round_trip_through_the_trace_format() {
         assert_eq!(t, back, "{kind}");
     }
 }
+
+#[test]
+fn fixed_interval_replaces_poisson_arrivals_only() {
+    // DRESS §V-A2: jobs "submitted to the system one by one with a 5 seconds interval".
+    let poisson = generate("hibench", &GenParams { seed: 4, ..Default::default() }).unwrap();
+    let fixed = generate("hibench", &GenParams { seed: 4, interval_ms: Some(5000), ..Default::default() }).unwrap();
+    let submits: Vec<i64> = fixed.jobs.iter().map(|j| j.submit_ms).collect();
+    assert_eq!(submits, (0..20).map(|i| i * 5000).collect::<Vec<i64>>());
+    assert_eq!(poisson.jobs.len(), fixed.jobs.len());
+    for (p, f) in poisson.jobs.iter().zip(&fixed.jobs) {
+        assert_eq!((&p.id, &p.stages, &p.category), (&f.id, &f.stages, &f.category), "same jobs, only arrivals differ");
+    }
+    assert!(generate("hibench", &GenParams { seed: 4, interval_ms: Some(-1), ..Default::default() }).is_err());
+}

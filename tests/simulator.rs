@@ -152,3 +152,30 @@ fn actual_use_below_request_shows_in_utilization() {
     assert!((u.alloc_memory - 1.0).abs() < 1e-9, "{u:?}");
     assert!((u.used_memory - 0.5).abs() < 1e-9, "{u:?}");
 }
+
+/// `compare --seeds`' ideal is a bound: no job of any policy finishes sooner
+/// after its submission than its critical path, with barriers or slow-start.
+#[test]
+fn no_job_beats_its_critical_path() {
+    use shepherd::sim::experiment::{Experiment, Source};
+    use shepherd::workload::gen::GenParams;
+    use std::collections::HashMap;
+    let config = Config::parse(include_str!("../hadoop-conf/shepherd-dress.toml")).unwrap();
+    for (seed, slowstart) in [(1, 1.0), (2, 1.0), (3, 0.05)] {
+        let params = GenParams { seed, small_share: Some(0.4), interval_ms: Some(1000), ..Default::default() };
+        let opts = SimOptions { slowstart, ..SimOptions::default() };
+        let exp = Experiment::new(&Source::Generate("hibench".into(), params), config.clone(), None, opts).unwrap();
+        let cp: HashMap<String, i64> = exp.trace.jobs.iter().map(|j| (j.id.clone(), j.critical_path_ms())).collect();
+        let cmp = exp.compare(&["capacity".into(), "dress".into()], "capacity").unwrap();
+        for run in &cmp.runs {
+            assert_eq!(run.jobs.len(), 20);
+            for j in &run.jobs {
+                assert!(j.jct_ms() >= cp[&j.id], "{} {}: JCT {} < critical path {}", run.summary.policy, j.id, j.jct_ms(), cp[&j.id]);
+            }
+        }
+        let ideal: HashMap<String, f64> =
+            shepherd::metrics::compare::ideal_factors(&cmp.runs[0].jobs, &cp).into_iter().collect();
+        let dress_small = cmp.factors.iter().find(|f| f.policy == "dress" && f.category == "small").unwrap();
+        assert!(dress_small.mean_jct <= ideal["small"] + 1e-9);
+    }
+}

@@ -23,12 +23,14 @@ const USAGE: &str = "usage:
   shepherd check-config FILE
   shepherd simulate (--trace FILE | --generate KIND) [--policy P] [--out DIR] [options]
   shepherd compare  (--trace FILE | --generate KIND) --policies P1,P2,.. [--baseline P] [--out DIR] [options]
+  shepherd compare  --generate KIND --seeds N [--seed FIRST] --policies .. [--baseline P] [options]   (median [min, max] over seeds)
   shepherd generate --generate KIND --out FILE [generator options]
   shepherd bench-sim [--jobs 7000] [--tasks 650000] [--nodes 3000] [--policy drf] [options]
   shepherd bench-heartbeat [--nodes 1000] [--pending 10000] [--apps 500] [--heartbeats 20000] [--policy drf]
 
 workload:   --trace FILE (Shepherd .json, SLS .sls.json, SWIM .swim/.tsv) | --generate KIND
 generator:  --seed N --jobs N --tasks N --nodes N --load F --small-share F --offline
+            --interval-ms N (fixed gap between submissions instead of Poisson arrivals)
 cluster:    --nodes N --node-memory-mb N --node-vcores N (override the trace's cluster)
 engine:     --config FILE (Shepherd TOML; --policy overrides scheduler.policy)
 simulator:  --heartbeat-ms N --slowstart F --gang --usage-factor F --window-ms N --naive-heartbeats --no-progress
@@ -77,6 +79,7 @@ impl Args {
             load: self.num("load")?,
             small_share: self.num("small-share")?,
             offline: self.get("offline").is_some(),
+            interval_ms: self.num("interval-ms")?,
         };
         Ok(Source::Generate(kind.to_string(), params))
     }
@@ -172,6 +175,9 @@ fn simulate(a: &Args) -> Result<(), String> {
 }
 
 fn compare(a: &Args) -> Result<(), String> {
+    if a.get("seeds").is_some() {
+        return compare_seeds(a);
+    }
     let exp = a.experiment(None)?;
     let policies: Vec<String> = a.get("policies").unwrap_or("fifo,capacity,drf,sjf").split(',').map(|s| s.trim().to_string()).collect();
     let baseline = a.get("baseline").unwrap_or("fifo");
@@ -187,6 +193,34 @@ fn compare(a: &Args) -> Result<(), String> {
         cmp.write(std::path::Path::new(dir)).map_err(|e| format!("{dir}: {e}"))?;
         println!("wrote {dir}/comparison.json, factors.csv, speedups.csv, jct_cdf.svg and one directory per policy");
     }
+    Ok(())
+}
+
+/// `compare --seeds N`: the same comparison on the generator's workloads of
+/// seeds FIRST .. FIRST + N − 1, summarized per (policy, category) row.
+fn compare_seeds(a: &Args) -> Result<(), String> {
+    let n: u64 = a.num("seeds")?.filter(|n| *n > 0).ok_or("--seeds needs a positive count")?;
+    if a.get("trace").is_some() || a.get("generate").is_none() || a.get("out").is_some() {
+        return Err("--seeds needs --generate KIND (and no --trace or --out)".into());
+    }
+    let first: u64 = a.num("seed")?.unwrap_or(1);
+    let policies: Vec<String> = a.get("policies").unwrap_or("fifo,capacity,drf,sjf").split(',').map(|s| s.trim().to_string()).collect();
+    let baseline = a.get("baseline").unwrap_or("fifo");
+    let (mut per_seed, mut ideal) = (Vec::new(), Vec::new());
+    for seed in first..first + n {
+        let mut flags = a.flags.clone();
+        flags.insert("seed".into(), seed.to_string());
+        let exp = Args { flags }.experiment(None)?;
+        if seed == first {
+            println!("workload: {} on {} nodes ({} MB, {} vcores each), seeds {first}..{}\n", a.get("generate").unwrap_or(""), exp.cluster.nodes, exp.cluster.memory_mb, exp.cluster.vcores, first + n - 1);
+        }
+        let cmp = exp.compare(&policies, baseline)?;
+        let critical: HashMap<String, i64> = exp.trace.jobs.iter().map(|j| (j.id.clone(), j.critical_path_ms())).collect();
+        ideal.push(shepherd::metrics::compare::ideal_factors(&cmp.runs[0].jobs, &critical));
+        per_seed.push(cmp.factors);
+    }
+    let rows = shepherd::metrics::compare::over_seeds(&per_seed, &ideal);
+    print!("{}", shepherd::report::table::seeds(baseline, &format!("{n} seeds ({first}..{})", first + n - 1), &rows));
     Ok(())
 }
 

@@ -1,6 +1,6 @@
 //! The factor-of-improvement table `shepherd compare` prints.
 
-use crate::metrics::compare::{Factors, SpeedupSummary};
+use crate::metrics::compare::{Factors, SeedRow, SpeedupSummary, Spread};
 use crate::metrics::Summary;
 use std::fmt::Write;
 
@@ -64,6 +64,63 @@ pub fn speedups(baseline: &str, rows: &[SpeedupSummary]) -> String {
             s,
             "{:<14} {:>7.2}x {:>7.2}x {:>7.2}x {:>7.1}%",
             r.policy, r.speedup.mean, r.speedup.p50, r.speedup.p95, r.slowed * 100.0
+        );
+    }
+    s
+}
+
+fn factor_spread(x: &Spread) -> String {
+    format!("{:.2}x [{:.2}, {:.2}]", x.median, x.min, x.max)
+}
+
+fn change_spread(x: &Spread) -> String {
+    format!("{:+.1}% [{:+.0}, {:+.0}]", x.median * 100.0, x.min * 100.0, x.max * 100.0)
+}
+
+/// The tables of `compare --seeds N`: per (policy, category), the median
+/// and range over seeds of the factors of improvement, then of the change of
+/// mean JCT and makespan against the baseline, next to the change an ideal
+/// policy would reach (every job at its critical path).
+pub fn seeds(baseline: &str, seeds: &str, rows: &[SeedRow]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "over {seeds}: median [min, max] of the per-seed factor of improvement over {baseline} (baseline ÷ candidate; >1 = better)");
+    let _ = writeln!(
+        s,
+        "{:<14} {:<10} {:>5} {:>5} {:>20} {:>20} {:>20} {:>20}",
+        "policy", "category", "seeds", "jobs", "meanJCT", "P50JCT", "P95JCT", "makespan"
+    );
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{:<14} {:<10} {:>5} {:>5} {:>20} {:>20} {:>20} {:>20}",
+            r.policy,
+            r.category,
+            r.seeds,
+            r.jobs.median,
+            factor_spread(&r.mean_jct),
+            factor_spread(&r.p50_jct),
+            factor_spread(&r.p95_jct),
+            factor_spread(&r.makespan)
+        );
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "change against {baseline} over {seeds}: median [min, max] of candidate ÷ baseline − 1 (negative = lower); ideal = every job at its critical path from submission (no policy does better)"
+    );
+    let _ = writeln!(s, "{:<14} {:<10} {:>5} {:>5} {:>20} {:>20} {:>20}", "policy", "category", "seeds", "jobs", "meanJCT", "makespan", "ideal meanJCT");
+    for r in rows {
+        let ideal = r.ideal_mean_jct_change.as_ref().map(change_spread).unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "{:<14} {:<10} {:>5} {:>5} {:>20} {:>20} {:>20}",
+            r.policy,
+            r.category,
+            r.seeds,
+            r.jobs.median,
+            change_spread(&r.mean_jct_change),
+            change_spread(&r.makespan_change),
+            ideal
         );
     }
     s

@@ -119,6 +119,19 @@ impl Job {
         self.stages.iter().map(|s| s.tasks.len()).sum()
     }
 
+    /// Critical path (ms): the longest chain of stages through `after`, each
+    /// stage counted by its longest task. No schedule finishes the job
+    /// sooner after its submission (a slow-start container does its work
+    /// only after its parents), so it bounds what any policy can reach.
+    pub fn critical_path_ms(&self) -> i64 {
+        let mut done: Vec<i64> = Vec::with_capacity(self.stages.len());
+        for s in &self.stages {
+            let ready = s.after.iter().filter_map(|p| done.get(*p)).copied().max().unwrap_or(0);
+            done.push(ready + s.tasks.iter().map(|t| t.duration_ms).max().unwrap_or(0));
+        }
+        done.into_iter().max().unwrap_or(0)
+    }
+
     /// Largest single-stage demand: what the job asks for at once.
     pub fn peak_demand(&self) -> Resources {
         let mut peak = Resources::ZERO;
@@ -191,5 +204,18 @@ mod tests {
         let text = r#"{"jobs":[{"id":"a","submit_ms":0,"stages":[
             {"after":[1],"memory_mb":1,"vcores":1,"tasks":[]},{"memory_mb":1,"vcores":1,"tasks":[]}]}]}"#;
         assert!(Trace::from_json(text).unwrap_err().contains("after"));
+    }
+
+    #[test]
+    fn critical_path_follows_dependencies() {
+        // Stages 0 (10, 30 s) and 1 (5 s) run in parallel; 2 waits for both (7 s);
+        // 3 waits for 1 only (20 s). Longest chain: 0 → 2 = 37 s.
+        let text = r#"{"jobs":[{"id":"a","submit_ms":0,"stages":[
+            {"memory_mb":1,"vcores":1,"tasks":[{"duration_ms":10000},{"duration_ms":30000}]},
+            {"memory_mb":1,"vcores":1,"tasks":[{"duration_ms":5000}]},
+            {"after":[0,1],"memory_mb":1,"vcores":1,"tasks":[{"duration_ms":7000}]},
+            {"after":[1],"memory_mb":1,"vcores":1,"tasks":[{"duration_ms":20000}]}]}]}"#;
+        let t = Trace::from_json(text).unwrap();
+        assert_eq!(t.jobs[0].critical_path_ms(), 37_000);
     }
 }

@@ -34,6 +34,10 @@ pub struct GenParams {
     pub small_share: Option<f64>,
     /// Submit every job at time 0 (Carbyne §5's "offline" case).
     pub offline: bool,
+    /// Submit job i at i × this many ms instead of the generator's Poisson
+    /// arrivals (DRESS §V-A2: jobs "are submitted to the system one by one
+    /// with a 5 seconds interval"). `load` then no longer sets the span.
+    pub interval_ms: Option<i64>,
 }
 
 pub fn generate(kind: &str, p: &GenParams) -> Result<Trace, String> {
@@ -48,6 +52,13 @@ pub fn generate(kind: &str, p: &GenParams) -> Result<Trace, String> {
         other => return Err(format!("unknown generator `{other}`; expected one of {}", KINDS.join(", "))),
     };
     let mut t = t;
+    if let Some(gap) = p.interval_ms {
+        if gap < 0 {
+            return Err(format!("interval must be >= 0 ms, got {gap}"));
+        }
+        t.jobs.sort_by_key(|j| j.submit_ms);
+        t.jobs.iter_mut().enumerate().for_each(|(i, j)| j.submit_ms = i as i64 * gap);
+    }
     if p.offline {
         t.jobs.iter_mut().for_each(|j| j.submit_ms = 0);
     }

@@ -104,10 +104,12 @@ pub struct DressConfig {
     pub classify_against: String,
     /// δ₀, the initial reserve ratio for small-demand apps. Paper: 10 %.
     pub delta_initial: f64,
-    /// Lower bound on δ after every Algorithm 3 step (keeps a standing
-    /// reserve for small jobs that have not arrived yet).
+    /// Lower bound on δ after every Algorithm 3 step. Default 0: the paper
+    /// only says δ ∈ (0, 1); a larger value keeps a standing reserve for
+    /// small jobs that have not arrived yet (an addition, off by default).
     pub delta_min: f64,
-    /// Upper bound on δ (keeps a standing share for large-demand apps).
+    /// Upper bound on δ. Default 1 (the paper's range); below 1 keeps a
+    /// standing share for large-demand apps.
     pub delta_max: f64,
     /// Scheduling interval: Algorithm 3 runs (and F(t+1) is evaluated one
     /// interval ahead) at most once per interval, in ms. Default 1000 ms,
@@ -138,8 +140,8 @@ impl Default for DressConfig {
             theta: 0.10,
             classify_against: "total".into(),
             delta_initial: 0.10,
-            delta_min: 0.10,
-            delta_max: 0.90,
+            delta_min: 0.0,
+            delta_max: 1.0,
             interval_ms: 1000,
             t_s: 5,
             t_e: 5,
@@ -354,7 +356,7 @@ mod tests {
         assert!(e.contains("dress.theta") && e.contains("1.5") && e.contains("(0, 1]"), "{e}");
         let e = Config::parse("[dress]\ndelta_min = 0.3\ndelta_max = 0.2\n").unwrap_err().to_string();
         assert!(e.contains("dress.delta_max"), "{e}");
-        let e = Config::parse("[dress]\ndelta_initial = 0.95\n").unwrap_err().to_string();
+        let e = Config::parse("[dress]\ndelta_initial = 0.95\ndelta_max = 0.9\n").unwrap_err().to_string();
         assert!(e.contains("dress.delta_initial") && e.contains("0.95"), "{e}");
         let e = Config::parse("[dress]\nphase_window_ms = 0\n").unwrap_err().to_string();
         assert!(e.contains("dress.phase_window_ms"), "{e}");

@@ -9,7 +9,7 @@
 //! dominant-resource calculator see the same cluster). DRESS's small-job
 //! bound θ·A_c = 10 % of 32 containers is 3.2 containers, and a MapReduce
 //! job's peak includes its ApplicationMaster, so small jobs have 1–2 maps and
-//! large ones 4–12 (reduces ask only after the maps finish: the harness sets
+//! large ones 4–8 (reduces ask only after the maps finish: the harness sets
 //! `mapreduce.job.reduce.slowstart.completedmaps = 1`).
 //!
 //! Task durations are what the simulator replays and what SleepJob sleeps;
@@ -40,7 +40,7 @@ pub fn generate(rng: &mut Rng, p: &GenParams) -> Trace {
     // Largest map count whose peak (maps + the AM) stays within θ = 10 %.
     let small_max = ((0.10 * slots).floor() as i64 - 1).max(1);
     let large_min = (0.10 * slots).floor() as i64 + 1;
-    let large_max = ((slots * 0.375) as i64).max(large_min);
+    let large_max = ((slots * 0.25) as i64).max(large_min);
     let n_small = (small_share * n as f64).round() as usize;
     let mut smalls: Vec<bool> = (0..n).map(|i| i < n_small).collect();
     for i in (1..n).rev() {

@@ -8,8 +8,6 @@
 //! * `generate` — write a generated workload as a Shepherd trace file.
 //! * `bench-sim` — simulator speed: events per second and peak memory.
 //! * `bench-heartbeat` — engine decision time per node heartbeat (P50/P99/max, µs).
-//! * `yarn-report OUT` — metrics, tables and plots of repeated real-YARN runs
-//!   written by the harness (`scripts/compare-yarn.sh`).
 
 use shepherd::sim::experiment::{peak_rss_kib, Experiment, Source};
 use shepherd::sim::SimOptions;
@@ -166,6 +164,28 @@ fn check_config(path: Option<&String>) -> Result<(), String> {
     Ok(())
 }
 
+fn yarn_report(raw: &[String]) -> Result<(), String> {
+    let Some((out, rest)) = raw.split_first().filter(|(o, _)| !o.starts_with("--")) else {
+        return Err("needs the harness output directory: shepherd yarn-report OUT [--baseline LABEL] [--require-success]".into());
+    };
+    let a = Args::parse(rest)?;
+    if let Some(k) = a.flags.keys().find(|k| !["baseline", "require-success"].contains(&k.as_str())) {
+        return Err(format!("unknown option --{k} (options: --baseline LABEL, --require-success)"));
+    }
+    let out = std::path::Path::new(out);
+    let report = shepherd::harness::analyze(out, a.get("baseline"))?;
+    print!("{}", report.text());
+    report.write(out)?;
+    println!(
+        "wrote {0}/summary.json, summary.csv, jct-cdf.svg, wait-cdf.svg, utilization.svg and metrics.json, jobs.csv, fairness.csv in every {0}/<label>/run-<k>/",
+        out.display()
+    );
+    match report.failure_message() {
+        Some(m) if a.get("require-success").is_some() => Err(m),
+        _ => Ok(()),
+    }
+}
+
 fn simulate(a: &Args) -> Result<(), String> {
     let exp = a.experiment(None)?;
     let policy = a.get("policy").map(str::to_string).unwrap_or_else(|| exp.config.scheduler.policy.clone());
@@ -260,26 +280,4 @@ fn bench_heartbeat(a: &Args) -> Result<(), String> {
         r.percentile(100.0)
     );
     Ok(())
-}
-
-fn yarn_report(raw: &[String]) -> Result<(), String> {
-    let Some((out, rest)) = raw.split_first().filter(|(o, _)| !o.starts_with("--")) else {
-        return Err("needs the harness output directory: shepherd yarn-report OUT [--baseline LABEL] [--require-success]".into());
-    };
-    let a = Args::parse(rest)?;
-    if let Some(k) = a.flags.keys().find(|k| !["baseline", "require-success"].contains(&k.as_str())) {
-        return Err(format!("unknown option --{k} (options: --baseline LABEL, --require-success)"));
-    }
-    let out = std::path::Path::new(out);
-    let report = shepherd::harness::analyze(out, a.get("baseline"))?;
-    print!("{}", report.text());
-    report.write(out)?;
-    println!(
-        "wrote {0}/summary.json, summary.csv, jct-cdf.svg, wait-cdf.svg, utilization.svg and metrics.json, jobs.csv, fairness.csv in every {0}/<label>/run-<k>/",
-        out.display()
-    );
-    match report.failure_message() {
-        Some(m) if a.get("require-success").is_some() => Err(m),
-        _ => Ok(()),
-    }
 }

@@ -135,10 +135,13 @@ pub struct RunInput {
     pub samples: Vec<Sample>,
 }
 
+/// A label and its runs: (k, `run-<k>` directory).
+pub type LabelDirs = (String, Vec<(u32, PathBuf)>);
+
 /// Label directories of `out` (sorted by name), each with its `run-<k>`
 /// directories (sorted by k). Directories without any `run-*` inside (and
 /// plain files) are not labels and are skipped.
-pub fn discover(out: &Path) -> Result<Vec<(String, Vec<(u32, PathBuf)>)>, String> {
+pub fn discover(out: &Path) -> Result<Vec<LabelDirs>, String> {
     let rd = std::fs::read_dir(out).map_err(|e| format!("cannot read directory {}: {e}", out.display()))?;
     let mut labels = Vec::new();
     for entry in rd {

@@ -10,11 +10,13 @@
 //! * [`workload`] — trace formats (Shepherd JSON, SLS, SWIM) and seeded generators.
 //! * [`metrics`] — JCT, waiting time, makespan, utilization, fairness, estimation error.
 //! * [`report`]  — JSON/CSV/SVG output, comparison tables, progress bar.
+//! * [`harness`] — metrics, tables and plots of repeated runs on a real YARN cluster (`shepherd yarn-report`).
 
 pub mod bench;
 pub mod bridge;
 pub mod config;
 pub mod engine;
+pub mod harness;
 pub mod metrics;
 pub mod model;
 pub mod policy;

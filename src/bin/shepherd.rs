@@ -27,6 +27,10 @@ const USAGE: &str = "usage:
   shepherd generate --generate KIND --out FILE [generator options]
   shepherd bench-sim [--jobs 7000] [--tasks 650000] [--nodes 3000] [--policy drf] [options]
   shepherd bench-heartbeat [--nodes 1000] [--pending 10000] [--apps 500] [--heartbeats 20000] [--policy drf]
+  shepherd yarn-report OUT [--baseline LABEL] [--require-success]
+             (OUT/<label>/run-<k>/{jobs.json,samples.jsonl} from the YARN harness -> per-run metrics.json,
+              jobs.csv; OUT/summary.json, summary.csv, jct-cdf.svg, wait-cdf.svg, utilization.svg;
+              --require-success: exit non-zero if any job did not finish SUCCEEDED)
 
 workload:   --trace FILE (Shepherd .json, SLS .sls.json, SWIM .swim/.tsv) | --generate KIND
 generator:  --seed N --jobs N --tasks N --nodes N --load F --small-share F --offline
@@ -130,6 +134,7 @@ fn main() -> ExitCode {
     };
     let result = match cmd {
         "check-config" => check_config(args.get(1)),
+        "yarn-report" => yarn_report(&args[1..]),
         "simulate" | "compare" | "generate" | "bench-sim" | "bench-heartbeat" => Args::parse(&args[1..]).and_then(|a| match cmd {
             "simulate" => simulate(&a),
             "compare" => compare(&a),
@@ -160,6 +165,28 @@ fn check_config(path: Option<&String>) -> Result<(), String> {
         println!("queue root.{}: weight {} capacity {} max {}", q.name, q.weight, q.capacity, q.max_capacity);
     }
     Ok(())
+}
+
+fn yarn_report(raw: &[String]) -> Result<(), String> {
+    let Some((out, rest)) = raw.split_first().filter(|(o, _)| !o.starts_with("--")) else {
+        return Err("needs the harness output directory: shepherd yarn-report OUT [--baseline LABEL] [--require-success]".into());
+    };
+    let a = Args::parse(rest)?;
+    if let Some(k) = a.flags.keys().find(|k| !["baseline", "require-success"].contains(&k.as_str())) {
+        return Err(format!("unknown option --{k} (options: --baseline LABEL, --require-success)"));
+    }
+    let out = std::path::Path::new(out);
+    let report = shepherd::harness::analyze(out, a.get("baseline"))?;
+    print!("{}", report.text());
+    report.write(out)?;
+    println!(
+        "wrote {0}/summary.json, summary.csv, jct-cdf.svg, wait-cdf.svg, utilization.svg and metrics.json, jobs.csv, fairness.csv in every {0}/<label>/run-<k>/",
+        out.display()
+    );
+    match report.failure_message() {
+        Some(m) if a.get("require-success").is_some() => Err(m),
+        _ => Ok(()),
+    }
 }
 
 fn simulate(a: &Args) -> Result<(), String> {

@@ -22,10 +22,11 @@ pub struct Factors {
     pub fairness: Option<f64>,
 }
 
-fn ratio(base: f64, cand: f64) -> f64 {
-    if cand > 0.0 {
-        base / cand
-    } else if base > 0.0 {
+/// `a ÷ b`, with 0 ÷ 0 = 1 and x ÷ 0 = ∞ (so a zero time never divides by zero).
+pub fn ratio(a: f64, b: f64) -> f64 {
+    if b > 0.0 {
+        a / b
+    } else if a > 0.0 {
         f64::INFINITY
     } else {
         1.0

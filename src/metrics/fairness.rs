@@ -40,6 +40,11 @@ impl ShareTrack {
         self.advance(t, window_ms);
         self.share = share;
     }
+
+    /// ∫ dominant share dt (share × ms) integrated so far in window `w`.
+    pub fn integral(&self, w: i64) -> f64 {
+        self.windows.iter().find(|(tw, _)| *tw as i64 == w).map_or(0.0, |(_, v)| *v)
+    }
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -111,14 +116,20 @@ pub fn jain_per_window(jobs: &[JobShares], window_ms: i64) -> Vec<(i64, f64)> {
         .iter()
         .enumerate()
         .filter(|(_, p)| !p.is_empty())
-        .filter_map(|(w, p)| {
-            let demands: Vec<f64> = p.iter().map(|(_, d)| *d).collect();
-            let fair = water_fill(&demands);
-            let xs: Vec<f64> = p.iter().zip(&fair).map(|((s, _), f)| if *f > 0.0 { s / f } else { 1.0 }).collect();
-            let (sum, sq) = xs.iter().fold((0.0, 0.0), |(a, b), x| (a + x, b + x * x));
-            (sq > 0.0).then(|| (w as i64 * window_ms, sum * sum / (xs.len() as f64 * sq)))
-        })
+        .filter_map(|(w, p)| jain_of_window(p).map(|j| (w as i64 * window_ms, j)))
         .collect()
+}
+
+/// Jain's index of one window from the (time-averaged dominant share,
+/// demand) of each entity present: x = share ÷ max-min fair share
+/// (progressive filling of the demands), J = (Σx)² / (n·Σx²). `None` when
+/// nothing is present or every present entity holds nothing (J undefined).
+pub fn jain_of_window(present: &[(f64, f64)]) -> Option<f64> {
+    let demands: Vec<f64> = present.iter().map(|(_, d)| *d).collect();
+    let fair = water_fill(&demands);
+    let xs: Vec<f64> = present.iter().zip(&fair).map(|((s, _), f)| if *f > 0.0 { s / f } else { 1.0 }).collect();
+    let (sum, sq) = xs.iter().fold((0.0, 0.0), |(a, b), x| (a + x, b + x * x));
+    (sq > 0.0).then(|| sum * sum / (xs.len() as f64 * sq))
 }
 
 pub fn summarize(per_window: &[(i64, f64)]) -> Fairness {

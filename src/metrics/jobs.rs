@@ -57,7 +57,8 @@ impl JobRecord {
     }
 }
 
-fn csv_field(s: &str) -> String {
+/// One CSV field, quoted when it holds a comma, quote or newline.
+pub fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

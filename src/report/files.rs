@@ -56,12 +56,16 @@ pub fn utilization_csv(points: &[UtilizationPoint]) -> String {
 
 /// CDF of job completion times (seconds), one line per policy.
 pub fn jct_cdf_svg(per_policy: &[(String, Vec<f64>)]) -> String {
+    cdf_svg("CDF of job completion time", "JCT (s, log scale)", true, per_policy)
+}
+
+/// Empirical CDF of a per-job quantity, one line per policy (or scheduler).
+pub fn cdf_svg(title: &str, x_label: &str, log_x: bool, per_policy: &[(String, Vec<f64>)]) -> String {
     let series: Vec<Series> = per_policy
         .iter()
         .map(|(name, v)| Series { name: name.clone(), points: cdf(v) })
         .collect();
-    Chart { title: "CDF of job completion time", x_label: "JCT (s, log scale)", y_label: "fraction of jobs", log_x: true }
-        .render(&series)
+    Chart { title, x_label, y_label: "fraction of jobs", log_x }.render(&series)
 }
 
 pub fn utilization_svg(policy: &str, points: &[UtilizationPoint]) -> String {

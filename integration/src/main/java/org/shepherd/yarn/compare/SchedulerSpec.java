@@ -27,7 +27,8 @@ import org.shepherd.yarn.cluster.ShepherdCluster;
  * <p>All three let ApplicationMasters use up to half of the cluster (the
  * FairScheduler's default {@code maxAMShare}; the CapacityScheduler's default
  * of 10 % would run one job at a time on a cluster this small) and place
- * several containers per node heartbeat (the FairScheduler's default is one).
+ * several containers per node heartbeat (the FairScheduler's default is one),
+ * and round container sizes to the minimum allocation.
  */
 public final class SchedulerSpec {
   public final String spec;
@@ -102,6 +103,11 @@ public final class SchedulerSpec {
       conf.setBoolean("yarn.scheduler.fair.user-as-default-queue", false);
       conf.setBoolean("yarn.scheduler.fair.assignmultiple", true);
       conf.setBoolean("yarn.scheduler.fair.preemption", false);
+      // The FairScheduler rounds asks up to its increment (default 1024 MiB),
+      // which would give every 512 MiB task a 1 GiB container; round to the
+      // minimum allocation as the other schedulers do.
+      conf.setInt("yarn.resource-types.memory-mb.increment-allocation",
+          conf.getInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 256));
     }
   }
 

@@ -1,10 +1,12 @@
 package org.shepherd.yarn.cluster;
 
 import java.io.File;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.security.PrivilegedExceptionAction;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.examples.QuasiMonteCarlo;
 import org.apache.hadoop.examples.WordCount;
 import org.apache.hadoop.fs.Path;
@@ -53,18 +55,25 @@ public final class Workloads {
     return as(user, () -> {
       JobConf conf = new JobConf(base);
       conf.set(MRJobConfig.QUEUE_NAME, queue);
-      Job job = Job.getInstance(conf, "wordcount-" + user);
-      job.setJarByClass(WordCount.class);
-      job.setMapperClass(WordCount.TokenizerMapper.class);
-      job.setCombinerClass(WordCount.IntSumReducer.class);
-      job.setReducerClass(WordCount.IntSumReducer.class);
-      job.setOutputKeyClass(Text.class);
-      job.setOutputValueClass(IntWritable.class);
-      job.setNumReduceTasks(2);
-      FileInputFormat.addInputPath(job, new Path(input.toURI()));
-      FileOutputFormat.setOutputPath(job, new Path(new File(dir, "out").toURI()));
-      return job.waitForCompletion(false);
+      return wordcountJob(conf, "wordcount-" + user, new Path(input.toURI()),
+          new Path(new File(dir, "out").toURI()), 2).waitForCompletion(false);
     });
+  }
+
+  /** The `wordcount` example as a Job: input text in, (word, count) pairs out. */
+  public static Job wordcountJob(Configuration conf, String name, Path input, Path output,
+      int reduces) throws IOException {
+    Job job = Job.getInstance(conf, name);
+    job.setJarByClass(WordCount.class);
+    job.setMapperClass(WordCount.TokenizerMapper.class);
+    job.setCombinerClass(WordCount.IntSumReducer.class);
+    job.setReducerClass(WordCount.IntSumReducer.class);
+    job.setOutputKeyClass(Text.class);
+    job.setOutputValueClass(IntWritable.class);
+    job.setNumReduceTasks(reduces);
+    FileInputFormat.addInputPath(job, input);
+    FileOutputFormat.setOutputPath(job, output);
+    return job;
   }
 
   /** Hadoop's SleepJob: maps and reduces that sleep, the trace-replay unit. */

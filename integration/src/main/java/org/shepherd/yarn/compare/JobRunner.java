@@ -2,17 +2,13 @@ package org.shepherd.yarn.compare;
 
 import java.io.File;
 import org.apache.hadoop.examples.Sort;
-import org.apache.hadoop.examples.WordCount;
 import org.apache.hadoop.examples.terasort.TeraSort;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.io.IntWritable;
-import org.apache.hadoop.io.Text;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.SleepJob;
 import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
-import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
 import org.apache.hadoop.util.ToolRunner;
 import org.shepherd.yarn.cluster.Workloads;
 
@@ -34,19 +30,9 @@ final class JobRunner {
       JobConf conf = confFor(job);
       Path out = new Path(new File(outputs, job.id).toURI());
       switch (job.kind) {
-        case WORDCOUNT: {
-          Job j = Job.getInstance(conf, job.name + "-" + job.id);
-          j.setJarByClass(WordCount.class);
-          j.setMapperClass(WordCount.TokenizerMapper.class);
-          j.setCombinerClass(WordCount.IntSumReducer.class);
-          j.setReducerClass(WordCount.IntSumReducer.class);
-          j.setOutputKeyClass(Text.class);
-          j.setOutputValueClass(IntWritable.class);
-          j.setNumReduceTasks(job.reduces);
-          FileInputFormat.addInputPath(j, inputs.inputOf(job.kind, job.maps));
-          FileOutputFormat.setOutputPath(j, out);
-          return j.waitForCompletion(false);
-        }
+        case WORDCOUNT:
+          return Workloads.wordcountJob(conf, job.name + "-" + job.id,
+              inputs.inputOf(job.kind, job.maps), out, job.reduces).waitForCompletion(false);
         case SORT:
           return ToolRunner.run(conf, new Sort<>(), new String[] {"-r",
               String.valueOf(job.reduces), inputs.inputOf(job.kind, job.maps).toString(),

@@ -11,6 +11,7 @@ import java.net.HttpURLConnection;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapreduce.MRJobConfig;
@@ -75,8 +76,15 @@ public final class ShepherdCluster implements AutoCloseable {
   }
 
   public static ShepherdCluster start(String name, String shepherdToml) throws Exception {
+    return start(name, shepherdToml, conf -> { });
+  }
+
+  /** As {@link #start(String, String)}, with {@code tweak} applied to the base configuration. */
+  public static ShepherdCluster start(String name, String shepherdToml,
+      Consumer<Configuration> tweak) throws Exception {
     File workDir = Files.createTempDirectory("shepherd-it-" + name).toFile();
     Configuration conf = baseConf(shepherdToml, workDir);
+    tweak.accept(conf);
     MiniMRYarnCluster c = new MiniMRYarnCluster(name, NODE_MANAGERS);
     c.init(conf);
     c.start();

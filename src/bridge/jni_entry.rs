@@ -119,6 +119,22 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_stateJson<'l>(
     })
 }
 
+/// The engine's and the policy's gauges, one line each (`gauge_text`).
+#[no_mangle]
+pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_gauges<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    ptr: jlong,
+) -> jstring {
+    guarded(&mut env, std::ptr::null_mut(), |env| {
+        let h = handle(ptr)?;
+        let session = h.session.lock().map_err(|_| "Shepherd engine is unusable after an earlier panic".to_string())?;
+        let text = super::gauge_text::encode(&session.engine.gauges());
+        let s = env.new_string(text).map_err(err)?;
+        Ok::<_, String>(s.into_raw())
+    })
+}
+
 /// `[events, passes, allocations, preemptions, rejected_allocations, unknown_references]`
 #[no_mangle]
 pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_counters<'l>(

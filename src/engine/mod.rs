@@ -19,7 +19,7 @@ pub use event::Event;
 
 use crate::config::{Config, ConfigError};
 use crate::model::{App, ClusterState, Container, ContainerId, Node, NodeId, Queue};
-use crate::policy::{self, Policy};
+use crate::policy::{self, Gauge, Policy};
 use serde::Serialize;
 use std::collections::HashMap;
 use tracing::warn;
@@ -366,6 +366,35 @@ impl Engine {
         Self::commit_container(s, c.clone());
         self.policy.on_allocated(&self.state, &c);
         Some(Decision::Allocate { container: id, app, node, key, resources, locality, execution })
+    }
+
+    /// Metrics: the engine's counters and cluster size, then the policy's
+    /// gauges (`Policy::gauges`). Names carry no `shepherd_` prefix; the
+    /// shim adds it when it publishes them (Hadoop metrics2, `/prom`).
+    pub fn gauges(&self) -> Vec<Gauge> {
+        let c = &self.counters;
+        let s = &self.state;
+        let mut out = vec![
+            Gauge::counter("engine_events_total", c.events as f64, "Events the engine applied"),
+            Gauge::counter("engine_passes_total", c.passes as f64, "Scheduling passes (one per NodeManager heartbeat)"),
+            Gauge::counter("engine_allocations_total", c.allocations as f64, "Containers the engine allocated"),
+            Gauge::counter("engine_preemptions_total", c.preemptions as f64, "Containers the engine preempted"),
+            Gauge::counter(
+                "engine_rejected_allocations_total",
+                c.rejected_allocations as f64,
+                "Engine allocations the driver could not carry out",
+            ),
+            Gauge::counter(
+                "engine_unknown_references_total",
+                c.unknown_references as f64,
+                "Events ignored because they named an unknown node, app or container",
+            ),
+            Gauge::new("engine_nodes", s.nodes.len() as f64, "NodeManagers the engine knows"),
+            Gauge::new("engine_apps", s.apps.len() as f64, "Applications the engine knows"),
+            Gauge::new("engine_containers", s.containers.len() as f64, "Running containers the engine knows"),
+        ];
+        out.extend(self.policy.gauges(s));
+        out
     }
 
     /// JSON view of the engine: cluster summary, queues, apps and the

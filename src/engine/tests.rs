@@ -174,3 +174,26 @@ fn unknown_references_are_counted_not_fatal() {
     let mut out = vec![];
     assert!(e.schedule_node(3, 0, &mut out).is_err());
 }
+
+#[test]
+fn gauges_carry_counters_and_policy_gauges() {
+    use crate::policy::GaugeKind;
+    let mut e = engine("fifo", &[]);
+    add_node(&mut e, 1, 4096, 4);
+    add_app(&mut e, 1, "default", "u", 0);
+    ask(&mut e, 1, 1, 1024, 1, 2);
+    let mut out = vec![];
+    e.schedule_node(1, 0, &mut out).unwrap();
+    let g = e.gauges();
+    let get = |n: &str| g.iter().find(|x| x.name == n).unwrap_or_else(|| panic!("{n}"));
+    assert_eq!(get("engine_allocations_total").value, 2.0);
+    assert_eq!(get("engine_allocations_total").kind, GaugeKind::Counter);
+    assert_eq!(get("engine_events_total").value, e.counters().events as f64);
+    assert_eq!(get("engine_passes_total").value, 1.0);
+    assert_eq!(get("engine_nodes").value, 1.0);
+    assert_eq!(get("engine_containers").value, 2.0);
+    // FIFO has no gauges of its own; DRESS adds its dress_* series.
+    assert!(g.iter().all(|x| x.name.starts_with("engine_")));
+    let d = Engine::with_config(Config::parse("[scheduler]\npolicy = \"dress\"\n").unwrap()).unwrap();
+    assert!(d.gauges().iter().any(|x| x.name == "dress_reserve_ratio"));
+}

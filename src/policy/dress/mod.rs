@@ -17,6 +17,7 @@
 pub mod classify;
 pub mod release;
 pub mod reserve;
+mod gauges;
 
 #[cfg(test)]
 mod tests;
@@ -291,6 +292,10 @@ fn pool_json(
 impl Policy for Dress {
     fn name(&self) -> &'static str {
         "dress"
+    }
+
+    fn gauges(&self, state: &ClusterState) -> Vec<super::Gauge> {
+        self.gauges_of(state)
     }
 
     /// Classification (§IV-C) and pool figures every pass; once per

@@ -30,6 +30,7 @@ final class EngineLink {
   private long retryAtMs;
   private long failures;
   private long rebuilds;
+  private long gaugeFailures;
   private String lastError = "";
 
   /** Creates the engine; a bad config fails here, at RM start. */
@@ -134,6 +135,27 @@ final class EngineLink {
       return NativeEngine.stateJson(handle);
     } catch (ShepherdEngineException | Error e) {
       return "{\"error\": \"engine unavailable\"}";
+    }
+  }
+
+  /**
+   * The engine's gauges ({@link NativeEngine#gauges}); empty while degraded,
+   * when the engine's figures would be stale. Serialized with every other
+   * engine call by this object's lock, so a metrics scrape never runs
+   * inside a scheduling pass.
+   */
+  synchronized String gauges() {
+    if (degraded || handle == 0) {
+      return "";
+    }
+    try {
+      return NativeEngine.gauges(handle);
+    } catch (ShepherdEngineException | Error e) {
+      gaugeFailures++;
+      if (gaugeFailures <= 3 || gaugeFailures % 100 == 0) {
+        LOG.warn("Shepherd engine could not report its gauges (failure #" + gaugeFailures + ")", e);
+      }
+      return "";
     }
   }
 

@@ -135,6 +135,8 @@ public class ShepherdScheduler extends FifoScheduler {
   private final ShepherdMetrics shimMetrics = ShepherdMetrics.create();
   private volatile ShepherdQueue rootQueue;
   private volatile EngineLink engine;
+  /** The engine's and policy's gauges in metrics2 (RM /jmx, /prom). */
+  private ShepherdPolicyMetrics policyMetrics;
   private String[] resourceNames;
   private boolean usePortForNodeName;
   private boolean warnedSchedulingRequests;
@@ -163,6 +165,7 @@ public class ShepherdScheduler extends FifoScheduler {
       throw new YarnRuntimeException("Shepherd scheduler cannot start: " + e.getMessage(), e);
     }
     buildQueues(conf, engine.stateJson());
+    policyMetrics = ShepherdPolicyMetrics.register(() -> engine);
     LOG.info("Shepherd scheduler started: native engine " + NativeEngine.version()
         + ", resource types " + String.join(",", resourceNames) + ", queues "
         + leafQueues.keySet());
@@ -171,6 +174,10 @@ public class ShepherdScheduler extends FifoScheduler {
   @Override
   public void serviceStop() throws Exception {
     super.serviceStop();
+    if (policyMetrics != null) {
+      policyMetrics.unregister();
+      policyMetrics = null;
+    }
     EngineLink e = engine;
     if (e != null) {
       e.close();
@@ -922,6 +929,14 @@ public class ShepherdScheduler extends FifoScheduler {
   /** The engine's own counters; see {@link NativeEngine#counters}. */
   public long[] getEngineCounters() {
     return engine.counters();
+  }
+
+  /**
+   * The engine's and the policy's gauges in the engine's line format (see
+   * {@link NativeEngine#gauges}); also published through metrics2.
+   */
+  public String getEngineGauges() {
+    return engine.gauges();
   }
 
   /** JSON view of the engine's state, including the policy's. */

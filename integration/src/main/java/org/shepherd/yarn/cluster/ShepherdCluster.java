@@ -11,6 +11,7 @@ import java.net.HttpURLConnection;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapreduce.MRJobConfig;
@@ -91,8 +92,16 @@ public final class ShepherdCluster implements AutoCloseable {
   }
 
   public static ShepherdCluster start(String name, String shepherdToml) throws Exception {
+    return start(name, shepherdToml, conf -> { });
+  }
+
+  /** As {@link #start(String, String)}, with {@code tweak} applied to the base configuration. */
+  public static ShepherdCluster start(String name, String shepherdToml,
+      Consumer<Configuration> tweak) throws Exception {
     File workDir = Files.createTempDirectory("shepherd-it-" + name).toFile();
-    return start(name, baseConf(shepherdToml, workDir), NODE_MANAGERS, workDir);
+    Configuration conf = baseConf(shepherdToml, workDir);
+    tweak.accept(conf);
+    return start(name, conf, NODE_MANAGERS, workDir);
   }
 
   /** Starts a cluster with any scheduler configured in {@code conf}. */

@@ -72,5 +72,13 @@ public final class NativeEngine {
    */
   public static native long[] counters(long handle);
 
+  /**
+   * The engine's and the policy's metrics, one line per sample:
+   * {@code kind \t name \t labels \t value \t help}, kind {@code g} (gauge) or
+   * {@code c} (counter), labels {@code k=v} pairs joined by {@code ,}
+   * ({@code src/bridge/gauge_text.rs}).
+   */
+  public static native String gauges(long handle);
+
   public static native String version();
 }

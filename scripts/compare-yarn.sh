@@ -45,10 +45,19 @@ check_prerequisites
 build_engine
 build_shim
 CP=$(integration_classpath)
+# Run from copies of the engine, the shim and the harness classes, so a
+# rebuild while a long comparison runs cannot change it halfway.
+BIN="$OUT/.bin"
+rm -rf "$BIN" && mkdir -p "$BIN"
+cp "$ROOT/target/release/libshepherd.so" "$BIN/"
+cp -r "$ROOT/integration/target/classes" "$BIN/classes"
+SHIM_JAR=$(echo "$CP" | tr ':' '\n' | grep 'shepherd-yarn-shim' | head -1)
+cp "$SHIM_JAR" "$BIN/shim.jar"
+CP=$(echo "$CP" | sed "s|$SHIM_JAR|$BIN/shim.jar|; s|$ROOT/integration/target/classes|$BIN/classes|")
 echo "==> comparing $SCHEDULERS on $(basename "$TRACE"), $REPEAT repetition(s), results in $OUT"
 # MiniYARNCluster keeps its NodeManager directories under ./target: run in OUT.
 # shellcheck disable=SC2086
-(cd "$OUT" && java -Xmx3g $JDK17_OPENS -Dshepherd.native.library="$ROOT/target/release/libshepherd.so" \
+(cd "$OUT" && java -Xmx3g $JDK17_OPENS -Dshepherd.native.library="$BIN/libshepherd.so" \
   -Dshepherd.jdk17.opens="$JDK17_OPENS" -Dlog4j.configuration=quickstart-log4j.properties \
   -Djava.util.logging.config.file="$ROOT/integration/src/main/resources/quiet-jul.properties" \
   -cp "$CP" org.shepherd.yarn.compare.CompareYarn --trace "$TRACE" --out "$OUT" \

@@ -661,15 +661,19 @@ public class ShepherdScheduler extends FifoScheduler {
     }
   }
 
+  private long rejections;
+
   private boolean placeDecision(Decisions d) {
     ApplicationId appId = appIds.keyOf(d.app);
     NodeId nodeId = nodeIds.keyOf(d.node);
     SchedulerApplication<FifoAppAttempt> app = appId == null ? null : applications.get(appId);
     FifoAppAttempt attempt = app == null ? null : app.getCurrentAppAttempt();
     FiCaSchedulerNode node = nodeId == null ? null : nodeTracker.getNode(nodeId);
-    if (attempt == null || node == null
-        || SchedulerAppUtils.isPlaceBlacklisted(attempt, node, LOG)) {
-      return false;
+    if (attempt == null || node == null) {
+      return rejected(d, appId, nodeId, "no such " + (attempt == null ? "application" : "node"));
+    }
+    if (SchedulerAppUtils.isPlaceBlacklisted(attempt, node, LOG)) {
+      return rejected(d, appId, nodeId, "node blacklisted by the application");
     }
     SchedulerRequestKey key = null;
     for (SchedulerRequestKey k : attempt.getSchedulerKeys()) {
@@ -680,11 +684,30 @@ public class ShepherdScheduler extends FifoScheduler {
       }
     }
     if (key == null) {
-      return false;
+      return rejected(d, appId, nodeId, "no ask at priority " + d.priority);
     }
     NodeType type = d.locality == Decisions.NODE_LOCAL ? NodeType.NODE_LOCAL
         : d.locality == Decisions.RACK_LOCAL ? NodeType.RACK_LOCAL : NodeType.OFF_SWITCH;
-    return place(attempt, node, key, type, d.container) != null;
+    if (place(attempt, node, key, type, d.container) == null) {
+      return rejected(d, appId, nodeId, "YARN refused the " + type + " allocation (ask "
+          + attempt.getPendingAsk(key, ResourceRequest.ANY) + ", node unallocated "
+          + node.getUnallocatedResource() + ")");
+    }
+    return true;
+  }
+
+  /**
+   * Logs why a decision could not be carried out: the first ten, then one in
+   * a thousand (a policy that keeps choosing an impossible placement shows up
+   * here and in the RejectedDecisions counter).
+   */
+  private boolean rejected(Decisions d, ApplicationId app, NodeId node, String why) {
+    long n = rejections++;
+    if (n < 10 || n % 1000 == 0) {
+      LOG.warn("Engine decision #" + n + " not carried out: container " + d.container
+          + " for " + app + " on " + node + " at priority " + d.priority + ": " + why);
+    }
+    return false;
   }
 
   /**

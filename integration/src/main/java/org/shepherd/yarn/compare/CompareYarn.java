@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.File;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -22,6 +23,7 @@ import org.apache.commons.io.FileUtils;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapreduce.MRJobConfig;
+import org.shepherd.yarn.ShepherdScheduler;
 import org.shepherd.yarn.cluster.ShepherdCluster;
 
 /**
@@ -36,7 +38,7 @@ import org.shepherd.yarn.cluster.ShepherdCluster;
  *
  * <pre>
  * CompareYarn --trace FILE --out DIR [--schedulers shepherd:dress,capacity,fair]
- *             [--repeat 1] [--split-mb 2] [--poll-ms 500] [--timeout-s 3600]
+ *             [--repeat 1] [--split-mb 2] [--poll-ms 500] [--timeout-s 1800]
  *             [--hadoop-conf DIR]
  * </pre>
  */
@@ -56,7 +58,7 @@ public final class CompareYarn {
     int repeat = Integer.parseInt(a.getOrDefault("repeat", "1"));
     int splitMb = Integer.parseInt(a.getOrDefault("split-mb", "2"));
     long pollMs = Long.parseLong(a.getOrDefault("poll-ms", "500"));
-    long timeoutS = Long.parseLong(a.getOrDefault("timeout-s", "3600"));
+    long timeoutS = Long.parseLong(a.getOrDefault("timeout-s", "1800"));
 
     TraceJob.Trace trace = TraceJob.read(traceFile);
     out.mkdirs();
@@ -145,6 +147,12 @@ public final class CompareYarn {
         pool.shutdownNow();
       }
       int failed = writeJobs(cluster, spec, run, trace, traceFile, dir, pollMs, t0, errors);
+      if (cluster.rm().getResourceScheduler() instanceof ShepherdScheduler) {
+        // The engine's own view at the end (policy state, counters): what an
+        // operator would look at if a run went wrong.
+        Files.write(new File(dir, "engine-state.json").toPath(),
+            cluster.scheduler().getEngineStateJson().getBytes(StandardCharsets.UTF_8));
+      }
       System.out.printf("    %s run %d: %d jobs, %d not succeeded, %.1f s%n", spec.label, run,
           trace.jobs.size(), failed, (System.currentTimeMillis() - t0) / 1000.0);
       return failed;

@@ -67,7 +67,14 @@ public final class SchedulerSpec {
       if (policy.isEmpty()) {
         throw new IllegalArgumentException("scheduler `" + spec + "`: name a policy, e.g. shepherd:dress");
       }
-      return new SchedulerSpec(s, "shepherd-" + policy, policy, toml);
+      // A named config file gets its own label (shepherd-dress-reserve.toml →
+      // shepherd-dress-reserve), so variants of one policy can run side by side.
+      String label = "shepherd-" + policy;
+      if (eq >= 0) {
+        String stem = toml.getName().replaceFirst("\\.toml$", "").replaceFirst("^shepherd-", "");
+        label = stem.startsWith(policy) ? "shepherd-" + stem : label + "-" + stem;
+      }
+      return new SchedulerSpec(s, label, policy, toml);
     }
     throw new IllegalArgumentException("unknown scheduler `" + spec
         + "`; expected shepherd:<policy>[=<file.toml>], capacity or fair");

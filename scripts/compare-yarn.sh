@@ -14,7 +14,9 @@
 #                 apart, 4 NMs), 3 repetitions; ~15 min per repetition here.
 #   --schedulers  comma list of shepherd:<policy>[=<file.toml>], capacity, fair
 #                 (default shepherd:dress,capacity,fair).
+CALLER_DIR="$PWD"   # relative paths in the options are relative to here
 source "$(dirname "$0")/lib.sh"
+abs() { case "$1" in /*) echo "$1" ;; *) echo "$CALLER_DIR/$1" ;; esac; }
 
 QUICK=0
 TRACE="$ROOT/examples/traces/yarn-hibench-20.json"
@@ -26,10 +28,10 @@ POLL_MS=500
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1; TRACE="$ROOT/examples/traces/yarn-quick.json"; REPEAT=1; shift ;;
-    --trace) TRACE="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
+    --trace) TRACE="$(abs "$2")"; shift 2 ;;
     --schedulers) SCHEDULERS="$2"; shift 2 ;;
     --repeat) REPEAT="$2"; shift 2 ;;
-    --out) OUT="$2"; shift 2 ;;
+    --out) OUT="$(abs "$2")"; shift 2 ;;
     --split-mb) SPLIT_MB="$2"; shift 2 ;;
     --poll-ms) POLL_MS="$2"; shift 2 ;;
     *) echo "compare-yarn: unknown option $1" >&2; exit 2 ;;
@@ -62,6 +64,6 @@ echo "==> comparing $SCHEDULERS on $(basename "$TRACE"), $REPEAT repetition(s), 
   -Djava.util.logging.config.file="$ROOT/integration/src/main/resources/quiet-jul.properties" \
   -cp "$CP" org.shepherd.yarn.compare.CompareYarn --trace "$TRACE" --out "$OUT" \
   --schedulers "$SCHEDULERS" --repeat "$REPEAT" --split-mb "$SPLIT_MB" --poll-ms "$POLL_MS" \
-  --hadoop-conf "$ROOT/hadoop-conf")
+  --hadoop-conf "$ROOT/hadoop-conf" --base-dir "$CALLER_DIR")
 echo "==> report"
 "$ROOT/target/release/shepherd" yarn-report "$OUT" --require-success

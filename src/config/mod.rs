@@ -65,6 +65,11 @@ pub struct SchedulerConfig {
     /// Most containers the engine hands out on one node heartbeat (0 = no
     /// limit), like the CapacityScheduler's multiple-assignments cap.
     pub max_assignments_per_heartbeat: u32,
+    /// After YARN refuses a placement (`AllocationRejected`: the app
+    /// blacklisted the node, withdrew the ask, ...), the app is not offered
+    /// that node again for this long, so one impossible placement cannot take
+    /// a node's every heartbeat from everyone else. ms; 0 = retry at once.
+    pub refused_placement_backoff_ms: i64,
 }
 
 impl Default for SchedulerConfig {
@@ -73,6 +78,7 @@ impl Default for SchedulerConfig {
             policy: "drf".into(),
             fault_injection: "none".into(),
             max_assignments_per_heartbeat: 0,
+            refused_placement_backoff_ms: 10_000,
         }
     }
 }
@@ -274,6 +280,9 @@ impl Config {
                 &s.fault_injection,
                 "expected one of none, panic-on-schedule, error-on-schedule",
             ));
+        }
+        if s.refused_placement_backoff_ms < 0 {
+            return Err(bad("scheduler.refused_placement_backoff_ms", s.refused_placement_backoff_ms, "must be at least 0"));
         }
         self.dress.validate()?;
         if self.history.max_samples == 0 {

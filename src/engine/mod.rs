@@ -204,6 +204,7 @@ impl Engine {
             }
             Event::AppRemoved { app } => {
                 let Some(a) = s.apps.remove(app) else { return false };
+                s.refused_placements.retain(|(a, _), _| a != app);
                 s.queues[a.queue].running_apps = s.queues[a.queue].running_apps.saturating_sub(1);
                 s.queues[a.queue].pending -= a.pending();
                 for c in a.containers {
@@ -262,6 +263,14 @@ impl Engine {
                 let Some(c) = s.containers.get(container).cloned() else { return false };
                 Self::release_container(s, *container);
                 self.counters.rejected_allocations += 1;
+                // Do not offer this app this node again for a while: a policy
+                // that ranks the app first would otherwise hand it the node on
+                // every heartbeat, YARN would refuse every time, and nobody
+                // else would get the node.
+                let backoff = self.config.scheduler.refused_placement_backoff_ms;
+                if backoff > 0 {
+                    s.refused_placements.insert((c.app, c.node), c.allocated_ms + backoff);
+                }
                 // Give the ask its container back: the AM still wants it.
                 if let Some(a) = s.apps.get_mut(&c.app) {
                     if let Some(ask) = a.asks.get_mut(&c.key) {

@@ -48,7 +48,7 @@ pub(super) fn run(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<
         let Some(Reverse((_, app_id))) = groups[g].pop() else { break };
         let key = {
             let s = &engine.state;
-            s.apps.get(&app_id).and_then(|app| placeable_ask(s, engine.policy.as_ref(), app, node))
+            s.apps.get(&app_id).and_then(|app| placeable_ask(s, engine.policy.as_ref(), app, node, now_ms))
         };
         let Some(key) = key else {
             if engine.policy.head_of_line_blocking() {
@@ -89,8 +89,12 @@ fn next_group(s: &ClusterState, policy: &dyn Policy, groups: &[Candidates], by_q
 
 /// The most urgent ask of `app` that can go on `node` now: it fits the
 /// node's free capacity, its locality and label allow the node, its queue
-/// stays under its maximum capacity, and the policy's filter agrees.
-fn placeable_ask(s: &ClusterState, policy: &dyn Policy, app: &App, node: NodeId) -> Option<SchedulerKey> {
+/// stays under its maximum capacity, and the policy's filter agrees — and
+/// YARN has not just refused this app a container on this node.
+fn placeable_ask(s: &ClusterState, policy: &dyn Policy, app: &App, node: NodeId, now_ms: i64) -> Option<SchedulerKey> {
+    if s.refused_placements.get(&(app.id, node)).is_some_and(|until| now_ms < *until) {
+        return None;
+    }
     let n = s.nodes.get(&node)?;
     let free = n.free();
     let queue = &s.queues[app.queue];

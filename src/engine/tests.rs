@@ -106,10 +106,52 @@ fn finished_container_frees_capacity_and_rejection_restores_ask() {
     let Decision::Allocate { container: second, .. } = out[1] else { panic!() };
     e.apply(Event::AllocationRejected { container: second });
     assert_eq!(e.state.apps[&1].pending_containers(), 2);
+    // Node 1 was refused to app 1 at t = 1: not offered again until the backoff ends.
     let mut out = vec![];
     e.schedule_node(1, 6, &mut out).unwrap();
+    assert!(out.is_empty());
+    e.schedule_node(1, 1 + 10_000, &mut out).unwrap();
     assert_eq!(out.len(), 2);
     assert_eq!(e.state.apps[&1].pending_containers(), 0);
+}
+
+/// YARN keeps refusing the first app's placements on a node (say the app
+/// blacklisted it): the node must go to the app behind it rather than to
+/// the same refused placement on every heartbeat.
+#[test]
+fn refused_placement_does_not_take_the_node_from_others() {
+    let mut e = engine("fifo", &[]);
+    add_node(&mut e, 1, 2048, 2);
+    add_app(&mut e, 1, "default", "alice", 0);
+    add_app(&mut e, 2, "default", "bob", 1);
+    ask(&mut e, 1, 1, 1024, 1, 4);
+    ask(&mut e, 2, 1, 1024, 1, 2);
+    let mut out = vec![];
+    e.schedule_node(1, 1_000, &mut out).unwrap();
+    assert_eq!(allocs(&out), vec![(1, 1), (1, 1)]);
+    for d in &out {
+        let Decision::Allocate { container, .. } = d else { panic!() };
+        e.apply(Event::AllocationRejected { container: *container });
+    }
+    let mut out = vec![];
+    e.schedule_node(1, 2_000, &mut out).unwrap();
+    assert_eq!(allocs(&out), vec![(2, 1), (2, 1)], "the next heartbeat serves bob");
+    assert_eq!(e.counters().rejected_allocations, 2);
+    // With the backoff off, the refused app is offered the node at once.
+    let mut e2 = Engine::with_config(
+        Config::parse("[scheduler]\npolicy = \"fifo\"\nrefused_placement_backoff_ms = 0\n").unwrap(),
+    )
+    .unwrap();
+    add_node(&mut e2, 1, 2048, 2);
+    add_app(&mut e2, 1, "default", "alice", 0);
+    ask(&mut e2, 1, 1, 1024, 1, 4);
+    let mut out = vec![];
+    e2.schedule_node(1, 1_000, &mut out).unwrap();
+    let Decision::Allocate { container, .. } = out[0] else { panic!() };
+    e2.apply(Event::AllocationRejected { container });
+    let mut out = vec![];
+    e2.schedule_node(1, 2_000, &mut out).unwrap();
+    assert_eq!(allocs(&out), vec![(1, 1)]);
 }
 
 #[test]

@@ -26,6 +26,11 @@ pub struct ClusterState {
     pub now_ms: i64,
     /// Names of the resource types, index-aligned with `Resources`.
     pub resource_names: Vec<String>,
+    /// Placements the driver could not carry out (YARN refused them, e.g. the
+    /// app blacklisted the node): (app, node) → time until which the pass
+    /// does not offer that app this node again.
+    #[serde(skip)]
+    pub refused_placements: HashMap<(AppId, NodeId), i64>,
 }
 
 impl ClusterState {

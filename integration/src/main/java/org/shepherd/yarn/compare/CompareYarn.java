@@ -53,7 +53,8 @@ public final class CompareYarn {
     File hadoopConf = a.containsKey("hadoop-conf") ? new File(a.get("hadoop-conf")) : null;
     List<SchedulerSpec> specs = new ArrayList<>();
     for (String s : a.getOrDefault("schedulers", "shepherd:dress,capacity,fair").split(",")) {
-      specs.add(SchedulerSpec.parse(s, hadoopConf));
+      specs.add(SchedulerSpec.parse(s, hadoopConf,
+          new File(a.getOrDefault("base-dir", System.getProperty("user.dir")))));
     }
     int repeat = Integer.parseInt(a.getOrDefault("repeat", "1"));
     int splitMb = Integer.parseInt(a.getOrDefault("split-mb", "2"));

@@ -44,7 +44,8 @@ public final class SchedulerSpec {
     this.toml = toml;
   }
 
-  public static SchedulerSpec parse(String spec, File hadoopConfDir) {
+  /** {@code baseDir}: what a relative config path is relative to. */
+  public static SchedulerSpec parse(String spec, File hadoopConfDir, File baseDir) {
     String s = spec.trim();
     if (s.equals("capacity") || s.equals("fair")) {
       return new SchedulerSpec(s, s, null, null);
@@ -57,6 +58,9 @@ public final class SchedulerSpec {
       if (eq >= 0) {
         policy = rest.substring(0, eq);
         toml = new File(rest.substring(eq + 1));
+        if (!toml.isAbsolute()) {
+          toml = new File(baseDir, toml.getPath());
+        }
         if (!toml.isFile()) {
           throw new IllegalArgumentException("scheduler `" + spec + "`: no config file " + toml);
         }

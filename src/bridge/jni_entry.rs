@@ -31,6 +31,22 @@ fn err<E: std::fmt::Display>(e: E) -> String {
     e.to_string()
 }
 
+/// The handle's session, unless a panic poisoned its lock.
+fn session(ptr: jlong) -> Result<std::sync::MutexGuard<'static, Session>, String> {
+    handle(ptr)?
+        .session
+        .lock()
+        .map_err(|_| "Shepherd engine is unusable after an earlier panic; recreate it".to_string())
+}
+
+/// A read-only entry that answers with a Java string made from the session.
+fn string_from_session(env: &mut JNIEnv, ptr: jlong, text: impl FnOnce(&Session) -> String) -> jstring {
+    guarded(env, std::ptr::null_mut(), |env| {
+        let s = env.new_string(text(&*session(ptr)?)).map_err(err)?;
+        Ok::<_, String>(s.into_raw())
+    })
+}
+
 #[no_mangle]
 pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_create<'l>(
     mut env: JNIEnv<'l>,
@@ -92,10 +108,7 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_step<'l>(
         }
         // SAFETY: i8 and u8 have the same size and alignment.
         let bytes: &[u8] = unsafe { std::slice::from_raw_parts(scratch.as_ptr() as *const u8, len) };
-        let mut session = h
-            .session
-            .lock()
-            .map_err(|_| "Shepherd engine is unusable after an earlier panic; recreate it".to_string())?;
+        let mut session = session(ptr)?;
         let node = if node >= 0 { Some(node as u32) } else { None };
         let out = session.step(bytes, now_ms, node).map_err(err)?;
         let arr = env.new_long_array(out.len() as i32).map_err(err)?;
@@ -110,13 +123,7 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_stateJson<'l>(
     _class: JClass<'l>,
     ptr: jlong,
 ) -> jstring {
-    guarded(&mut env, std::ptr::null_mut(), |env| {
-        let h = handle(ptr)?;
-        let session = h.session.lock().map_err(|_| "Shepherd engine is unusable after an earlier panic".to_string())?;
-        let text = session.engine.state_json().to_string();
-        let s = env.new_string(text).map_err(err)?;
-        Ok::<_, String>(s.into_raw())
-    })
+    string_from_session(&mut env, ptr, |s| s.engine.state_json().to_string())
 }
 
 /// The engine's and the policy's gauges, one line each (`gauge_text`).
@@ -126,13 +133,7 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_gauges<'l>(
     _class: JClass<'l>,
     ptr: jlong,
 ) -> jstring {
-    guarded(&mut env, std::ptr::null_mut(), |env| {
-        let h = handle(ptr)?;
-        let session = h.session.lock().map_err(|_| "Shepherd engine is unusable after an earlier panic".to_string())?;
-        let text = super::gauge_text::encode(&session.engine.gauges());
-        let s = env.new_string(text).map_err(err)?;
-        Ok::<_, String>(s.into_raw())
-    })
+    string_from_session(&mut env, ptr, |s| super::gauge_text::encode(&s.engine.gauges()))
 }
 
 /// `[events, passes, allocations, preemptions, rejected_allocations, unknown_references]`
@@ -143,9 +144,7 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_counters<'l>(
     ptr: jlong,
 ) -> jlongArray {
     guarded(&mut env, std::ptr::null_mut(), |env| {
-        let h = handle(ptr)?;
-        let session = h.session.lock().map_err(|_| "Shepherd engine is unusable after an earlier panic".to_string())?;
-        let c = session.engine.counters();
+        let c = session(ptr)?.engine.counters();
         let v = [
             c.events as i64,
             c.passes as i64,

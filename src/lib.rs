@@ -1,8 +1,9 @@
 //! Shepherd: a YARN-compatible scheduling engine.
 //!
 //! * [`model`]   — the cluster as the scheduler sees it (nodes, apps, asks, containers, queues).
+//! * [`event`]   — the vocabulary between drivers and the engine: events in, decisions out.
 //! * [`engine`]  — the one event-in / decisions-out core.
-//! * [`policy`]  — scheduling policies as hooks into the engine's pass.
+//! * [`policy`]  — scheduling policies as pipelines of plugins at the pass's extension points.
 //! * [`config`]  — Shepherd's config file, validated with errors that name key and value.
 //! * [`bridge`]  — the JNI entry points the Java shim calls, and their wire format.
 //! * [`bench`]   — benchmarks that print numbers.
@@ -16,6 +17,7 @@ pub mod bench;
 pub mod bridge;
 pub mod config;
 pub mod engine;
+pub mod event;
 pub mod harness;
 pub mod metrics;
 pub mod model;

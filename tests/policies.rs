@@ -21,6 +21,7 @@ fn engine(text: &str) -> Engine {
 fn app(e: &mut Engine, id: u32, queue: &str, name: &str, submit: i64, work: i64, mem: i64, count: i32) {
     e.apply(Event::AppAdded {
         app: id,
+        yarn_id: format!("application_0_{}", id),
         queue: queue.into(),
         user: "u".into(),
         name: name.into(),

@@ -97,7 +97,7 @@ fn same_seed_same_metrics() {
 
 #[test]
 fn every_policy_finishes_every_job() {
-    for p in shepherd::config::POLICIES {
+    for p in shepherd::config::pipeline::built_in_names() {
         run_generated("tpcds", 5, p);
     }
 }
@@ -121,7 +121,17 @@ fn skipping_idle_heartbeats_equals_naive_ticking() {
     use shepherd::sim::experiment::{Experiment, Source};
     use shepherd::workload::gen::GenParams;
     let strict = Config::parse("[fifo]\nstrict_order = true\n").unwrap();
+    let dress_conf = Config::parse(include_str!("../hadoop-conf/shepherd-dress.toml")).unwrap();
+    // DRESS's δ moves every interval (a periodic step the simulator runs as
+    // its own timer); the composed default has it too, and a slower
+    // interval than the heartbeat checks the timer's own grid.
+    let slow_interval = Config::parse("[dress]\ninterval_ms = 5000\n").unwrap();
     for (kind, policy, gang, config) in [
+        ("hibench", "dress", false, dress_conf.clone()),
+        ("tpcds", "dress", false, dress_conf),
+        ("hibench", "composed", false, Config::default()),
+        ("google", "composed", false, slow_interval.clone()),
+        ("hibench", "dress", true, slow_interval),
         ("tpcds", "drf", false, Config::default()),
         ("google", "3sigma", false, Config::default()),
         ("hibench", "fifo", true, strict.clone()),

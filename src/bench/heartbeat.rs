@@ -59,6 +59,7 @@ impl HeartbeatBench {
             w.event(
                 &Event::AppAdded {
                     app: a,
+                    yarn_id: format!("application_0_{}", a),
                     queue: "default".into(),
                     user: format!("user{}", a % 50),
                     name: format!("job{a}"),

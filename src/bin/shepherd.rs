@@ -160,10 +160,9 @@ fn check_config(path: Option<&String>) -> Result<(), String> {
     let path = path.ok_or_else(|| USAGE.to_string())?;
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     let c = shepherd::Config::parse(&text).map_err(|e| e.to_string())?;
-    println!("policy: {}", c.scheduler.policy);
-    for q in &c.queues {
-        println!("queue root.{}: weight {} capacity {} max {}", q.name, q.weight, q.capacity, q.max_capacity);
-    }
+    // Building the engine builds every plugin the config names.
+    shepherd::Engine::with_config(c.clone()).map_err(|e| e.to_string())?;
+    print!("{}", c.describe());
     Ok(())
 }
 

@@ -117,6 +117,21 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_step<'l>(
     })
 }
 
+/// Apply new config text in place (`yarn rmadmin -refreshQueues`); a bad
+/// config or a dropped queue that still has apps throws, changing nothing.
+#[no_mangle]
+pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_reconfigure<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    ptr: jlong,
+    config: JString<'l>,
+) {
+    guarded(&mut env, (), |env| {
+        let text: String = env.get_string(&config).map_err(err)?.into();
+        session(ptr)?.reconfigure(&text).map_err(err)
+    })
+}
+
 #[no_mangle]
 pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_stateJson<'l>(
     mut env: JNIEnv<'l>,

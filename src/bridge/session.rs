@@ -35,6 +35,12 @@ impl Session {
         })
     }
 
+    /// `-refreshQueues`: apply new config text to the live engine in place
+    /// (see `Engine::reconfigure`). On error nothing changes.
+    pub fn reconfigure(&mut self, config_text: &str) -> Result<(), ConfigError> {
+        self.engine.reconfigure(Config::parse(config_text)?)
+    }
+
     /// One crossing: apply `batch`, then (if `node` is `Some`) run a
     /// scheduling pass for that node. Returns the encoded decisions.
     ///
@@ -80,6 +86,7 @@ mod tests {
         w.event(
             &Event::AppAdded {
                 app: 0,
+                yarn_id: "application_0_0".into(),
                 queue: "default".into(),
                 user: "u".into(),
                 name: "n".into(),

@@ -9,7 +9,7 @@
 //! | 2   | NodeRemoved         | u32 node |
 //! | 3   | NodeResourceUpdated | u32 node, res capability |
 //! | 4   | NodeUtilization     | u32 node, res used |
-//! | 5   | AppAdded            | u32 app, str queue, str user, str name, str type, str tags (comma-separated), i64 submit_ms, i32 priority |
+//! | 5   | AppAdded            | u32 app, str queue, str user, str name, str type, str tags (comma-separated), i64 submit_ms, i32 priority, str yarn_id |
 //! | 6   | AppRemoved          | u32 app |
 //! | 7   | AttemptAdded        | u32 app, u32 attempt |
 //! | 8   | AttemptRemoved      | u32 app, u32 attempt |
@@ -142,16 +142,11 @@ pub fn decode_events(buf: &[u8], out: &mut Vec<Event>) -> Result<(), WireError> 
             tag::NODE_REMOVED => Event::NodeRemoved { node: r.u32()? },
             tag::NODE_RESOURCE_UPDATED => Event::NodeResourceUpdated { node: r.u32()?, capacity: r.res()? },
             tag::NODE_UTILIZATION => Event::NodeUtilization { node: r.u32()?, used: r.res()? },
-            tag::APP_ADDED => Event::AppAdded {
-                app: r.u32()?,
-                queue: r.str()?,
-                user: r.str()?,
-                name: r.str()?,
-                app_type: r.str()?,
-                tags: r.list()?,
-                submit_ms: r.i64()?,
-                priority: r.i32()?,
-            },
+            tag::APP_ADDED => {
+                let (app, queue, user, name, app_type, tags) = (r.u32()?, r.str()?, r.str()?, r.str()?, r.str()?, r.list()?);
+                let (submit_ms, priority, yarn_id) = (r.i64()?, r.i32()?, r.str()?);
+                Event::AppAdded { app, yarn_id, queue, user, name, app_type, tags, submit_ms, priority }
+            }
             tag::APP_REMOVED => Event::AppRemoved { app: r.u32()? },
             tag::ATTEMPT_ADDED => Event::AttemptAdded { app: r.u32()?, attempt: r.u32()? },
             tag::ATTEMPT_REMOVED => Event::AttemptRemoved { app: r.u32()?, attempt: r.u32()? },
@@ -276,7 +271,7 @@ impl EventWriter {
                 self.u8(tag::NODE_RESOURCE_UPDATED).u32(*node).res(capacity, k)
             }
             Event::NodeUtilization { node, used } => self.u8(tag::NODE_UTILIZATION).u32(*node).res(used, k),
-            Event::AppAdded { app, queue, user, name, app_type, tags, submit_ms, priority } => self
+            Event::AppAdded { app, yarn_id, queue, user, name, app_type, tags, submit_ms, priority } => self
                 .u8(tag::APP_ADDED)
                 .u32(*app)
                 .str(queue)
@@ -285,7 +280,8 @@ impl EventWriter {
                 .str(app_type)
                 .str(&tags.join(","))
                 .i64(*submit_ms)
-                .i32(*priority),
+                .i32(*priority)
+                .str(yarn_id),
             Event::AppRemoved { app } => self.u8(tag::APP_REMOVED).u32(*app),
             Event::AttemptAdded { app, attempt } => self.u8(tag::ATTEMPT_ADDED).u32(*app).u32(*attempt),
             Event::AttemptRemoved { app, attempt } => self.u8(tag::ATTEMPT_REMOVED).u32(*app).u32(*attempt),
@@ -344,6 +340,7 @@ mod tests {
             },
             Event::AppAdded {
                 app: 1,
+                yarn_id: "application_1_0001".into(),
                 queue: "root.default".into(),
                 user: "alice".into(),
                 name: "word count".into(),

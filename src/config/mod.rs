@@ -4,7 +4,11 @@
 //!
 //! The documented default file is `hadoop-conf/shepherd.toml`.
 
+pub mod pipeline;
+
+pub use pipeline::PipelineSpec;
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::fmt;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -30,7 +34,7 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-fn bad(key: &str, value: impl fmt::Display, reason: impl Into<String>) -> ConfigError {
+pub(crate) fn bad(key: &str, value: impl fmt::Display, reason: impl Into<String>) -> ConfigError {
     ConfigError {
         key: key.to_string(),
         value: value.to_string(),
@@ -38,27 +42,30 @@ fn bad(key: &str, value: impl fmt::Display, reason: impl Into<String>) -> Config
     }
 }
 
-/// Names of the policies the engine can run (`scheduler.policy`).
-pub const POLICIES: &[&str] = &[
-    "fifo", "drf", "dress", "capacity", "sjf", "tetris", "las", "3sigma", "3sigma-point", "oracle",
-];
-
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     pub scheduler: SchedulerConfig,
     pub fifo: FifoConfig,
     pub dress: DressConfig,
     pub history: HistoryConfig,
+    /// The operator's own pipelines, `[pipeline.NAME]`.
+    #[serde(rename = "pipeline")]
+    pub pipelines: BTreeMap<String, PipelineSpec>,
     #[serde(rename = "queue")]
     pub queues: Vec<QueueConfig>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SchedulerConfig {
-    /// Which policy decides allocations: one of [`POLICIES`].
+    /// The pipeline of every queue that names none: a built-in policy
+    /// (`pipeline::BUILT_INS`) or a `[pipeline.NAME]`.
     pub policy: String,
+    /// How queues share the cluster: `flat` (no queue level, one order for
+    /// all apps), `drf` (lowest weighted dominant share first), `capacity`
+    /// (lowest used ÷ guaranteed first), or `auto`: what `policy` implies.
+    pub queue_order: String,
     /// Deliberate failure for testing the shim's safe fallback:
     /// `none`, `panic-on-schedule` or `error-on-schedule`.
     pub fault_injection: String,
@@ -75,7 +82,8 @@ pub struct SchedulerConfig {
 impl Default for SchedulerConfig {
     fn default() -> Self {
         SchedulerConfig {
-            policy: "drf".into(),
+            policy: "composed".into(),
+            queue_order: "auto".into(),
             fault_injection: "none".into(),
             max_assignments_per_heartbeat: 0,
             refused_placement_backoff_ms: 10_000,
@@ -83,7 +91,7 @@ impl Default for SchedulerConfig {
     }
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FifoConfig {
     /// Serve applications strictly in arrival order: when the oldest app with
@@ -97,7 +105,7 @@ pub struct FifoConfig {
 /// DRESS (Mao et al., "DRESS: Dynamic RESource-reservation Scheme for
 /// Congested Data-intensive Computing Platforms"). Defaults are the paper's
 /// (§V-A1) where it gives one; see `docs/dress.md` for every knob.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DressConfig {
     /// θ, the job indicator (§IV-C): an app is small-demand when its request
@@ -195,7 +203,7 @@ impl DressConfig {
 
 /// History-based size estimators in the style of 3Sigma (policies `3sigma`
 /// and `3sigma-point`), the baselines of SLearn §5.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct HistoryConfig {
     /// Past runs kept per job key (user + name); oldest dropped first.
@@ -211,11 +219,15 @@ impl Default for HistoryConfig {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct QueueConfig {
     /// Leaf queue name under `root` (e.g. `default`, `analytics`).
     pub name: String,
+    /// The queue's pipeline (a built-in policy or a `[pipeline.NAME]`);
+    /// empty = `scheduler.policy`. `yarn rmadmin -refreshQueues` switches it
+    /// at runtime.
+    pub policy: String,
     /// Fair-share weight across queues (DRF).
     pub weight: f64,
     /// Guaranteed share of the cluster, 0..=1.
@@ -232,6 +244,7 @@ impl Default for QueueConfig {
     fn default() -> Self {
         QueueConfig {
             name: "default".into(),
+            policy: String::new(),
             weight: 1.0,
             capacity: 1.0,
             max_capacity: 1.0,
@@ -248,6 +261,7 @@ impl Default for Config {
             fifo: FifoConfig::default(),
             dress: DressConfig::default(),
             history: HistoryConfig::default(),
+            pipelines: BTreeMap::new(),
             queues: vec![QueueConfig::default()],
         }
     }
@@ -267,13 +281,6 @@ impl Config {
 
     pub fn validate(&self) -> Result<(), ConfigError> {
         let s = &self.scheduler;
-        if !POLICIES.contains(&s.policy.as_str()) {
-            return Err(bad(
-                "scheduler.policy",
-                &s.policy,
-                format!("expected one of {}", POLICIES.join(", ")),
-            ));
-        }
         if !["none", "panic-on-schedule", "error-on-schedule"].contains(&s.fault_injection.as_str()) {
             return Err(bad(
                 "scheduler.fault_injection",
@@ -321,7 +328,7 @@ impl Config {
         if total > 1.0 + 1e-9 {
             return Err(bad("queue[*].capacity", format!("{:.3}", total), "capacities must sum to at most 1"));
         }
-        Ok(())
+        self.validate_pipelines()
     }
 }
 
@@ -332,7 +339,8 @@ mod tests {
     #[test]
     fn empty_text_gives_defaults() {
         let c = Config::parse("").unwrap();
-        assert_eq!(c.scheduler.policy, "drf");
+        assert_eq!(c.scheduler.policy, "composed");
+        assert_eq!(c.queue_order(), "drf");
         assert_eq!(c.queues.len(), 1);
     }
 

@@ -3,23 +3,20 @@
 //!
 //! ```text
 //!   apply(Event)*  ──►  ClusterState  ──►  schedule_node(node, now) ──► Vec<Decision>
-//!                         ▲   policy hooks (crate::policy::Policy)
+//!                         ▲   plugin pipelines (crate::policy::PolicySet)
 //! ```
 //!
 //! The engine never asks its driver for state: whatever changed arrives as an
 //! event. Decisions are committed to the engine's own state when they are
 //! returned; a driver that cannot carry one out sends `AllocationRejected`.
 
-mod decision;
-mod event;
 mod pass;
 
-pub use decision::Decision;
-pub use event::Event;
+pub use crate::event::{Decision, Event};
 
 use crate::config::{Config, ConfigError};
-use crate::model::{App, ClusterState, Container, ContainerId, Node, NodeId, Queue};
-use crate::policy::{self, Gauge, Policy};
+use crate::model::{App, ClusterState, Container, ContainerId, Node, NodeId, Queue, QueueId};
+use crate::policy::{Gauge, PolicySet};
 use serde::Serialize;
 use std::collections::HashMap;
 use tracing::warn;
@@ -43,11 +40,22 @@ pub struct Counters {
     pub preemptions: u64,
     pub rejected_allocations: u64,
     pub unknown_references: u64,
+    /// Configs applied in place (`-refreshQueues`).
+    pub reconfigurations: u64,
+}
+
+/// What applying an event did to the state.
+enum Applied {
+    /// It named a node, app or container the engine does not know.
+    Unknown,
+    Done,
+    /// `AppRemoved`: the app's final record.
+    AppRemoved(Box<App>),
 }
 
 pub struct Engine {
     pub state: ClusterState,
-    policy: Box<dyn Policy>,
+    policies: PolicySet,
     config: Config,
     next_container: ContainerId,
     counters: Counters,
@@ -68,27 +76,15 @@ impl Engine {
                 ),
             });
         }
-        let policy = policy::build(&config)?;
         let mut state = ClusterState {
             resource_names,
             ..Default::default()
         };
-        for (i, q) in config.queues.iter().enumerate() {
-            state.queue_by_name.insert(q.name.clone(), i);
-            state.queues.push(Queue {
-                id: i,
-                name: q.name.clone(),
-                weight: q.weight,
-                capacity: q.capacity,
-                max_capacity: q.max_capacity,
-                allocated: Default::default(),
-                pending: Default::default(),
-                running_apps: 0,
-            });
-        }
+        set_queues(&mut state, &config);
+        let policies = PolicySet::build(&config, &state, None)?;
         Ok(Engine {
             state,
-            policy,
+            policies,
             config,
             next_container: 1,
             counters: Counters::default(),
@@ -108,42 +104,66 @@ impl Engine {
         self.counters
     }
 
-    pub fn policy_name(&self) -> &'static str {
-        self.policy.name()
+    /// The default policy's name (`scheduler.policy`).
+    pub fn policy_name(&self) -> &str {
+        &self.config.scheduler.policy
     }
 
-    /// Whether the policy needs every heartbeat (see `Policy::time_driven`).
-    pub fn policy_time_driven(&self) -> bool {
-        self.policy.time_driven()
+    pub fn policies(&self) -> &PolicySet {
+        &self.policies
     }
 
-    /// The policy's size estimate for `app`, if the policy makes one.
+    /// The size `app`'s pipeline predicts for it (container-ms), if its
+    /// estimator makes a prediction.
     pub fn estimate_ms(&self, app: crate::model::AppId) -> Option<f64> {
-        self.policy.estimate_ms(&self.state, app)
+        let a = self.state.apps.get(&app)?;
+        self.policies.estimate(&self.state, a).map(|e| e.size_ms)
     }
 
-    /// Apply one event to the cluster state, then let the policy observe it.
+    /// Apply one event to the cluster state, then let the plugins observe it
+    /// (estimators all events; pipelines those of their scope).
     pub fn apply(&mut self, event: Event) {
         self.counters.events += 1;
-        if let Event::ContainerFinished { container, at_ms, .. } = &event {
+        let before = self.queue_of(&event);
+        if let (Event::ContainerFinished { container, at_ms, .. }, Some(q)) = (&event, before) {
             if let Some(c) = self.state.containers.get(container) {
-                let c = c.clone();
-                self.policy.on_container_finished(&self.state, &c, *at_ms);
+                self.policies.on_container_finished(&self.state, c, *at_ms, q);
             }
         }
-        let known = self.apply_to_state(&event);
-        if !known {
-            self.counters.unknown_references += 1;
-            warn!(?event, "event refers to an unknown node, app or container; ignored");
-            return;
+        match self.apply_to_state(&event) {
+            Applied::Unknown => {
+                self.counters.unknown_references += 1;
+                warn!(?event, "event refers to an unknown node, app or container; ignored");
+                return;
+            }
+            Applied::AppRemoved(app) => self.policies.on_app_removed(&self.state, &app),
+            Applied::Done => {}
         }
-        self.policy.on_event(&self.state, &event);
+        let queue = self.queue_of(&event).or(before);
+        self.policies.on_event(&self.state, &event, queue);
     }
 
-    /// Returns false when the event referred to something the engine does
-    /// not know (it is then ignored: the engine's state stays consistent).
-    fn apply_to_state(&mut self, event: &Event) -> bool {
+    /// The queue of the app an event concerns (its own, or its container's).
+    fn queue_of(&self, event: &Event) -> Option<QueueId> {
+        let s = &self.state;
+        let app = match event {
+            Event::AppAdded { app, .. }
+            | Event::AppRemoved { app }
+            | Event::AttemptAdded { app, .. }
+            | Event::AttemptRemoved { app, .. }
+            | Event::AskUpdated { app, .. }
+            | Event::ContainerRecovered { app, .. } => *app,
+            Event::ContainerLaunched { container, .. }
+            | Event::ContainerFinished { container, .. }
+            | Event::AllocationRejected { container } => s.containers.get(container)?.app,
+            _ => return None,
+        };
+        s.apps.get(&app).map(|a| a.queue)
+    }
+
+    fn apply_to_state(&mut self, event: &Event) -> Applied {
         let s = &mut self.state;
+        let now = s.now_ms;
         match event {
             Event::NodeAdded { node, host, rack, capacity, labels, attributes } => {
                 if let Some(old) = s.nodes.remove(node) {
@@ -156,24 +176,24 @@ impl Engine {
                 s.nodes.insert(*node, n);
             }
             Event::NodeRemoved { node } => {
-                let Some(n) = s.nodes.remove(node) else { return false };
+                let Some(n) = s.nodes.remove(node) else { return Applied::Unknown };
                 s.capacity -= n.capacity;
                 for c in n.containers {
-                    Self::release_container(s, c);
+                    Self::release_container(s, c, Some(now));
                 }
             }
             Event::NodeResourceUpdated { node, capacity } => {
-                let Some(n) = s.nodes.get_mut(node) else { return false };
+                let Some(n) = s.nodes.get_mut(node) else { return Applied::Unknown };
                 s.capacity -= n.capacity;
                 n.capacity = *capacity;
                 s.capacity += *capacity;
             }
             Event::NodeUtilization { node, used } => {
-                let Some(n) = s.nodes.get_mut(node) else { return false };
+                let Some(n) = s.nodes.get_mut(node) else { return Applied::Unknown };
                 n.utilization = Some(*used);
                 n.last_heartbeat_ms = s.now_ms;
             }
-            Event::AppAdded { app, queue, user, name, app_type, tags, submit_ms, priority } => {
+            Event::AppAdded { app, yarn_id, queue, user, name, app_type, tags, submit_ms, priority } => {
                 let q = match s.queue_id(queue) {
                     Some(q) => q,
                     None => {
@@ -186,6 +206,7 @@ impl Engine {
                     *app,
                     App {
                         id: *app,
+                        yarn_id: yarn_id.clone(),
                         queue: q,
                         user: user.clone(),
                         name: name.clone(),
@@ -199,30 +220,36 @@ impl Engine {
                         containers: Default::default(),
                         first_allocation_ms: None,
                         allocations_total: 0,
+                        service_done_ms: 0,
+                        live_start_sum_ms: 0,
+                        blocked: None,
                     },
                 );
             }
             Event::AppRemoved { app } => {
-                let Some(a) = s.apps.remove(app) else { return false };
+                let Some(live) = s.apps.get(app).map(|a| a.containers.clone()) else { return Applied::Unknown };
+                // Release first so the app's final record carries their service.
+                for c in live {
+                    Self::release_container(s, c, Some(now));
+                }
+                let a = s.apps.remove(app).expect("checked");
                 s.refused_placements.retain(|(a, _), _| a != app);
                 s.queues[a.queue].running_apps = s.queues[a.queue].running_apps.saturating_sub(1);
                 s.queues[a.queue].pending -= a.pending();
-                for c in a.containers {
-                    Self::release_container(s, c);
-                }
+                return Applied::AppRemoved(Box::new(a));
             }
             Event::AttemptAdded { app, attempt } => {
-                let Some(a) = s.apps.get_mut(app) else { return false };
+                let Some(a) = s.apps.get_mut(app) else { return Applied::Unknown };
                 a.attempt = *attempt;
             }
             Event::AttemptRemoved { app, .. } => {
-                let Some(a) = s.apps.get_mut(app) else { return false };
+                let Some(a) = s.apps.get_mut(app) else { return Applied::Unknown };
                 let pending = a.pending();
                 a.asks.clear();
                 s.queues[a.queue].pending -= pending;
             }
             Event::AskUpdated { app, ask } => {
-                let Some(a) = s.apps.get_mut(app) else { return false };
+                let Some(a) = s.apps.get_mut(app) else { return Applied::Unknown };
                 let before = a.pending();
                 if ask.count <= 0 && ask.locations.iter().all(|(_, c)| *c <= 0) {
                     a.asks.remove(&ask.key);
@@ -235,17 +262,17 @@ impl Engine {
                 q.pending += after;
             }
             Event::ContainerLaunched { container, at_ms } => {
-                let Some(c) = s.containers.get_mut(container) else { return false };
+                let Some(c) = s.containers.get_mut(container) else { return Applied::Unknown };
                 c.launched_ms = Some(*at_ms);
             }
-            Event::ContainerFinished { container, .. } => {
-                if !Self::release_container(s, *container) {
-                    return false;
+            Event::ContainerFinished { container, at_ms, .. } => {
+                if !Self::release_container(s, *container, Some(*at_ms)) {
+                    return Applied::Unknown;
                 }
             }
             Event::ContainerRecovered { container, app, node, key, resources, execution, start_ms } => {
                 if !s.nodes.contains_key(node) || !s.apps.contains_key(app) {
-                    return false;
+                    return Applied::Unknown;
                 }
                 let c = Container {
                     id: *container,
@@ -260,8 +287,9 @@ impl Engine {
                 Self::commit_container(s, c);
             }
             Event::AllocationRejected { container } => {
-                let Some(c) = s.containers.get(container).cloned() else { return false };
-                Self::release_container(s, *container);
+                let Some(c) = s.containers.get(container).cloned() else { return Applied::Unknown };
+                // It never ran: no service to count.
+                Self::release_container(s, *container, None);
                 self.counters.rejected_allocations += 1;
                 // Do not offer this app this node again for a while: a policy
                 // that ranks the app first would otherwise hand it the node on
@@ -280,7 +308,7 @@ impl Engine {
                 }
             }
         }
-        true
+        Applied::Done
     }
 
     /// Book a container against node, app, queue and cluster.
@@ -292,16 +320,20 @@ impl Engine {
         if let Some(a) = s.apps.get_mut(&c.app) {
             a.allocated += c.resources;
             a.containers.insert(c.id);
+            a.live_start_sum_ms += c.allocated_ms;
             a.allocations_total += 1;
             a.first_allocation_ms.get_or_insert(c.allocated_ms);
+            a.blocked = None;
             s.queues[a.queue].allocated += c.resources;
         }
         s.allocated += c.resources;
         s.containers.insert(c.id, c);
     }
 
-    /// Undo `commit_container`. Returns false if the container is unknown.
-    fn release_container(s: &mut ClusterState, id: ContainerId) -> bool {
+    /// Undo `commit_container`; the container's service up to `ended_ms`
+    /// counts towards its app's attained service (`None`: it never ran).
+    /// Returns false if the container is unknown.
+    fn release_container(s: &mut ClusterState, id: ContainerId, ended_ms: Option<i64>) -> bool {
         let Some(c) = s.containers.remove(&id) else { return false };
         if let Some(n) = s.nodes.get_mut(&c.node) {
             n.allocated -= c.resources;
@@ -310,6 +342,10 @@ impl Engine {
         if let Some(a) = s.apps.get_mut(&c.app) {
             a.allocated -= c.resources;
             a.containers.remove(&id);
+            a.live_start_sum_ms -= c.allocated_ms;
+            if let Some(end) = ended_ms {
+                a.service_done_ms += (end - c.allocated_ms).max(0);
+            }
             s.queues[a.queue].allocated -= c.resources;
         }
         s.allocated -= c.resources;
@@ -332,11 +368,67 @@ impl Engine {
             n.last_heartbeat_ms = now_ms;
         }
         self.counters.passes += 1;
-        let _span = tracing::debug_span!("schedule_node", node, policy = self.policy.name()).entered();
-        self.policy.before_pass(&self.state, now_ms);
-        self.policy.before_node(&self.state, node);
+        let _span = tracing::debug_span!("schedule_node", node).entered();
+        self.tick(now_ms);
+        self.policies.prepare(&self.state, node);
         let made = pass::run(self, node, now_ms, out);
         self.counters.allocations += made as u64;
+        Ok(())
+    }
+
+    /// When a plugin's periodic step is next due (see `Plugin::next_tick_ms`);
+    /// a driver that skips idle heartbeats calls [`Engine::tick`] then.
+    pub fn next_tick_ms(&self) -> Option<i64> {
+        self.policies.next_tick_ms()
+    }
+
+    /// Run the periodic steps due at `now_ms` (every pass does this first).
+    /// True when one of them may change what a pass decides.
+    pub fn tick(&mut self, now_ms: i64) -> bool {
+        self.state.now_ms = self.state.now_ms.max(now_ms);
+        if self.policies.next_tick_ms().is_none_or(|t| t > now_ms) {
+            return false;
+        }
+        let _span = tracing::debug_span!("tick", now_ms).entered();
+        self.policies.tick(&self.state, now_ms)
+    }
+
+    /// Apply a new config in place (`yarn rmadmin -refreshQueues`): queues
+    /// are added, re-weighted or re-capped, and each queue's pipeline is
+    /// rebuilt, keeping every plugin whose name and configuration did not
+    /// change — with what it learned (estimator history, DRESS's δ and
+    /// phases). Running containers and outstanding asks are untouched. A
+    /// queue that still has applications cannot be dropped. On error
+    /// nothing changes.
+    pub fn reconfigure(&mut self, config: Config) -> Result<(), ConfigError> {
+        config.validate()?;
+        for a in self.state.apps.values() {
+            let name = &self.state.queues[a.queue].name;
+            if !config.queues.iter().any(|q| &q.name == name) {
+                return Err(ConfigError {
+                    key: "queue".into(),
+                    value: name.clone(),
+                    reason: format!("queue root.{name} still has applications; it cannot be dropped"),
+                });
+            }
+        }
+        let mut next = ClusterState::default();
+        set_queues(&mut next, &config);
+        // A dry run: every plugin the config names builds, so the real build
+        // below (which consumes the old plugins) cannot fail.
+        PolicySet::build(&config, &next, None)?;
+        let remap: Vec<QueueId> = self.state.queues.iter().map(|q| next.queue_id(&q.name).unwrap_or(0)).collect();
+        self.state.queues = next.queues;
+        self.state.queue_by_name = next.queue_by_name;
+        for a in self.state.apps.values_mut() {
+            a.queue = remap[a.queue];
+        }
+        recount_queues(&mut self.state);
+        let old = std::mem::replace(&mut self.policies, PolicySet::empty());
+        self.policies = PolicySet::build(&config, &self.state, Some(old)).expect("the dry run built the same plugins");
+        self.config = config;
+        self.counters.reconfigurations += 1;
+        tracing::info!(queues = ?self.state.queues.iter().map(|q| &q.name).collect::<Vec<_>>(), "config applied in place");
         Ok(())
     }
 
@@ -372,8 +464,9 @@ impl Engine {
             allocated_ms: now_ms,
             launched_ms: None,
         };
+        let queue = a.queue;
         Self::commit_container(s, c.clone());
-        self.policy.on_allocated(&self.state, &c);
+        self.policies.on_allocated(&self.state, &c, queue);
         Some(Decision::Allocate { container: id, app, node, key, resources, locality, execution })
     }
 
@@ -402,27 +495,38 @@ impl Engine {
             Gauge::new("engine_apps", s.apps.len() as f64, "Applications the engine knows"),
             Gauge::new("engine_containers", s.containers.len() as f64, "Running containers the engine knows"),
         ];
-        out.extend(self.policy.gauges(s));
+        out.push(Gauge::counter("engine_reconfigurations_total", c.reconfigurations as f64, "Configs applied in place (-refreshQueues)"));
+        out.extend(self.policies.gauges(s));
         out
     }
 
-    /// JSON view of the engine: cluster summary, queues, apps and the
-    /// policy's own state.
+    /// JSON view of the engine: cluster summary, queues, apps (with what
+    /// their pipeline knows of them and why they wait), the queue order and
+    /// every pipeline with each plugin's state.
     pub fn state_json(&self) -> serde_json::Value {
         let s = &self.state;
         let apps: Vec<_> = s
             .apps
             .values()
             .map(|a| {
+                let blocked = a.blocked.map(|(at, node, why)| {
+                    serde_json::json!({"at_ms": at, "node": s.nodes.get(&node).map(|n| n.host.as_str()), "reason": why.to_string()})
+                });
                 serde_json::json!({
                     "app": a.id,
+                    "yarn_id": a.yarn_id,
                     "queue": s.queues[a.queue].name,
                     "user": a.user,
+                    "name": a.name,
                     "attempt": a.attempt,
                     "allocated": a.allocated.0,
                     "pending": a.pending().0,
                     "pending_containers": a.pending_containers(),
                     "running_containers": a.containers.len(),
+                    "dominant_share": a.allocated.dominant_share(&s.capacity),
+                    "attained_ms": a.attained_ms(s.now_ms),
+                    "blocked": blocked,
+                    "pipeline": self.policies.app_json(s, a),
                 })
             })
             .collect();
@@ -433,6 +537,7 @@ impl Engine {
                 serde_json::json!({
                     "name": q.name,
                     "path": format!("root.{}", q.name),
+                    "policy": self.policies.pipeline_of(q.id).policy,
                     "weight": q.weight,
                     "capacity": q.capacity,
                     "max_capacity": q.max_capacity,
@@ -448,8 +553,9 @@ impl Engine {
             .iter()
             .map(|q| (q.name.clone(), serde_json::json!({"submit": q.submit_acl, "admin": q.admin_acl})))
             .collect();
+        let policies = self.policies.state_json(s);
         serde_json::json!({
-            "policy": self.policy.name(),
+            "policy": self.config.scheduler.policy,
             "now_ms": s.now_ms,
             "resource_types": s.resource_names,
             "cluster": {
@@ -462,8 +568,44 @@ impl Engine {
             "queues": queues,
             "queue_acls": acls,
             "apps": apps,
-            "policy_state": self.policy.state_json(s),
+            "queue_order": policies["queue_order"],
+            "pipelines": policies["pipelines"],
         })
+    }
+}
+
+/// The queues `config` lists, empty, in its order.
+fn set_queues(state: &mut ClusterState, config: &Config) {
+    state.queues.clear();
+    state.queue_by_name.clear();
+    for (i, q) in config.queues.iter().enumerate() {
+        state.queue_by_name.insert(q.name.clone(), i);
+        state.queues.push(Queue {
+            id: i,
+            name: q.name.clone(),
+            weight: q.weight,
+            capacity: q.capacity,
+            max_capacity: q.max_capacity,
+            allocated: Default::default(),
+            pending: Default::default(),
+            running_apps: 0,
+        });
+    }
+}
+
+/// Each queue's allocated, pending and app count from its apps (after the
+/// queue list changed).
+fn recount_queues(state: &mut ClusterState) {
+    for q in state.queues.iter_mut() {
+        q.allocated = Default::default();
+        q.pending = Default::default();
+        q.running_apps = 0;
+    }
+    for a in state.apps.values() {
+        let q = &mut state.queues[a.queue];
+        q.allocated += a.allocated;
+        q.pending += a.pending();
+        q.running_apps += 1;
     }
 }
 

@@ -1,15 +1,22 @@
-//! One scheduling pass over one node: the loop every policy shares.
+//! One scheduling pass over one node: the loop every pipeline shares, calling
+//! the extension points in the fixed order `crate::policy` documents.
 //!
-//! Candidates are the applications with outstanding asks, grouped by queue when
-//! the policy orders queues. Each step serves the best queue's best
-//! application one container (its most urgent ask that passes the checks),
-//! then re-keys that application, so fair-share policies re-balance after
-//! every container. An application none of whose asks can be placed here
-//! drops out of this pass (or, for strict-order policies, ends it).
+//! **Main phase.** Candidates are the applications with outstanding asks,
+//! grouped by queue unless the queue order is flat. Each step serves the best
+//! queue's best application one container — its most urgent ask that passes
+//! the engine's checks (fit, locality, node label, queue maximum, no recent
+//! refusal) and its pipeline's (classify, reserve, filters) — then re-keys
+//! that application, so fair-share orders re-balance after every container.
+//! An application none of whose asks can be placed drops out of this pass
+//! (with a strict order, it ends the main phase), and records why.
+//!
+//! **Leftover phase** (pipelines with a leftover plugin): the asks the
+//! classify point held back get what is left of the node, in the leftover
+//! plugin's order, one container at a time.
 
 use super::{Decision, Engine};
-use crate::model::{App, AppId, ClusterState, NodeId, Resources, SchedulerKey};
-use crate::policy::{Policy, SortKey};
+use crate::model::{App, AppId, Blocked, ClusterState, Node, NodeId, Resources, SchedulerKey};
+use crate::policy::{PolicySet, SortKey};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -17,10 +24,7 @@ type Candidates = BinaryHeap<Reverse<(SortKey, AppId)>>;
 
 pub(super) fn run(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<Decision>) -> usize {
     let limit = engine.config.scheduler.max_assignments_per_heartbeat as usize;
-    let by_queue = {
-        let s = &engine.state;
-        s.queues.first().is_some_and(|q| engine.policy.queue_order(s, q).is_some())
-    };
+    let by_queue = !engine.policies.is_flat();
     // Component-wise minimum over every outstanding ask: once the node's free
     // capacity cannot hold it, no ask fits and the rest of the pass could
     // only pop candidates that fail, so it ends early with the same result.
@@ -34,7 +38,7 @@ pub(super) fn run(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<
             }
         }
         let g = if by_queue { app.queue } else { 0 };
-        lists[g].push(Reverse((engine.policy.app_order(&engine.state, app), app.id)));
+        lists[g].push(Reverse((engine.policies.app_key(&engine.state, app), app.id)));
     }
     let room_left = |s: &ClusterState| smallest.is_some_and(|m| s.nodes.get(&node).is_some_and(|n| m.fits_in(&n.free())));
     if !room_left(&engine.state) {
@@ -44,89 +48,176 @@ pub(super) fn run(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<
 
     let mut made = 0;
     while limit == 0 || made < limit {
-        let Some(g) = next_group(&engine.state, engine.policy.as_ref(), &groups, by_queue) else { break };
+        let Some(g) = next_group(&engine.state, &engine.policies, &groups) else { break };
         let Some(Reverse((_, app_id))) = groups[g].pop() else { break };
-        let key = {
+        let found = {
             let s = &engine.state;
-            s.apps.get(&app_id).and_then(|app| placeable_ask(s, engine.policy.as_ref(), app, node, now_ms))
+            s.apps.get(&app_id).map(|app| placeable_ask(s, &engine.policies, app, node, now_ms, false))
         };
-        let Some(key) = key else {
-            if engine.policy.head_of_line_blocking() {
-                break;
+        let key = match found {
+            Some(Ok(key)) => key,
+            Some(Err(why)) => {
+                let strict = engine.state.apps.get(&app_id).is_some_and(|a| engine.policies.strict_order(a));
+                if let Some(a) = engine.state.apps.get_mut(&app_id) {
+                    a.blocked = Some((now_ms, node, why));
+                }
+                if strict {
+                    break;
+                }
+                continue;
             }
-            continue;
+            None => continue,
         };
         if let Some(d) = engine.allocate(app_id, key, node, now_ms) {
             out.push(d);
             made += 1;
         }
         if !room_left(&engine.state) {
-            break;
+            outranked(engine, &groups, node, now_ms);
+            return made;
         }
         if let Some(app) = engine.state.apps.get(&app_id) {
             if app.has_pending() {
-                groups[g].push(Reverse((engine.policy.app_order(&engine.state, app), app_id)));
+                groups[g].push(Reverse((engine.policies.app_key(&engine.state, app), app_id)));
             }
         }
+    }
+    if engine.policies.has_leftover() && (limit == 0 || made < limit) {
+        made += leftover(engine, node, now_ms, out, limit.saturating_sub(made));
     }
     made
 }
 
-/// The group (queue) to serve next: the policy's lowest queue key among
-/// queues that still have candidates.
-fn next_group(s: &ClusterState, policy: &dyn Policy, groups: &[Candidates], by_queue: bool) -> Option<usize> {
-    if !by_queue {
+/// The node filled up before these candidates' turn: record why they wait.
+fn outranked(engine: &mut Engine, groups: &[Candidates], node: NodeId, now_ms: i64) {
+    for Reverse((_, id)) in groups.iter().flat_map(|g| g.iter()) {
+        if let Some(a) = engine.state.apps.get_mut(id) {
+            a.blocked = Some((now_ms, node, Blocked::Outranked));
+        }
+    }
+}
+
+/// The group (queue) to serve next: the queue order's lowest key among
+/// queues that still have candidates; the only group when flat.
+fn next_group(s: &ClusterState, policies: &PolicySet, groups: &[Candidates]) -> Option<usize> {
+    if policies.is_flat() {
         return (!groups[0].is_empty()).then_some(0);
     }
     groups
         .iter()
         .enumerate()
         .filter(|(_, h)| !h.is_empty())
-        .filter_map(|(i, _)| policy.queue_order(s, &s.queues[i]).map(|k| (k, i)))
+        .filter_map(|(i, _)| policies.queue_key(s, &s.queues[i]).map(|k| (k, i)))
         .min()
         .map(|(_, i)| i)
 }
 
-/// The most urgent ask of `app` that can go on `node` now: it fits the
-/// node's free capacity, its locality and label allow the node, its queue
-/// stays under its maximum capacity, and the policy's filter agrees — and
-/// YARN has not just refused this app a container on this node.
-fn placeable_ask(s: &ClusterState, policy: &dyn Policy, app: &App, node: NodeId, now_ms: i64) -> Option<SchedulerKey> {
+/// The most urgent ask of `app` that can go on `node` now, or why its most
+/// urgent ask cannot. Engine checks first (the ask fits the node's free
+/// capacity, its locality and label allow the node, its queue stays under
+/// its maximum capacity, YARN has not just refused this app this node),
+/// then the pipeline's points (classify — main phase only —, reserve,
+/// filters).
+fn placeable_ask(
+    s: &ClusterState,
+    policies: &PolicySet,
+    app: &App,
+    node: NodeId,
+    now_ms: i64,
+    leftover_phase: bool,
+) -> Result<SchedulerKey, Blocked> {
     if s.refused_placements.get(&(app.id, node)).is_some_and(|until| now_ms < *until) {
-        return None;
+        return Err(Blocked::RefusedHere);
     }
-    let n = s.nodes.get(&node)?;
-    let free = n.free();
+    let n = s.nodes.get(&node).ok_or(Blocked::NodeFull)?;
+    let mut first: Option<Blocked> = None;
+    for ask in app.asks.values().filter(|ask| ask.count > 0) {
+        match check_ask(s, policies, app, ask, n, leftover_phase) {
+            Ok(()) => return Ok(ask.key),
+            Err(why) => {
+                first.get_or_insert(why);
+            }
+        }
+    }
+    Err(first.unwrap_or(Blocked::NodeFull))
+}
+
+fn check_ask(
+    s: &ClusterState,
+    policies: &PolicySet,
+    app: &App,
+    ask: &crate::model::Ask,
+    n: &Node,
+    leftover_phase: bool,
+) -> Result<(), Blocked> {
+    if !ask.capability.fits_in(&n.free()) {
+        return Err(Blocked::NodeFull);
+    }
+    if ask.locality_on(&n.host, &n.rack).is_none() {
+        return Err(Blocked::Locality);
+    }
+    if !label_matches(&ask.label, n) {
+        return Err(Blocked::Label);
+    }
     let queue = &s.queues[app.queue];
-    let queue_cap = scaled(&s.capacity, queue.max_capacity);
-    app.asks
-        .values()
-        .filter(|ask| ask.count > 0)
-        .find(|ask| {
-            ask.capability.fits_in(&free)
-                && ask.locality_on(&n.host, &n.rack).is_some()
-                && label_matches(&ask.label, n)
-                && (queue.allocated + ask.capability).fits_in(&queue_cap)
-                && policy.filter(s, app, ask, n)
-        })
-        .map(|ask| ask.key)
+    if !(queue.allocated + ask.capability).fits_in(&queue.max_capacity_of(&s.capacity)) {
+        return Err(Blocked::QueueMax);
+    }
+    policies.check(s, app, ask, n, leftover_phase)
+}
+
+/// The leftover phase: asks held back by the classify point, in their
+/// pipeline's leftover order, each re-keyed after it gets a container.
+fn leftover(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, limit: usize) -> usize {
+    let mut heap: BinaryHeap<Reverse<(SortKey, AppId, SchedulerKey)>> = BinaryHeap::new();
+    {
+        let s = &engine.state;
+        let Some(n) = s.nodes.get(&node) else { return 0 };
+        for app in s.pending_apps() {
+            for ask in app.asks.values().filter(|a| a.count > 0) {
+                if let Some(k) = engine.policies.leftover_key(s, app, ask, n) {
+                    heap.push(Reverse((k, app.id, ask.key)));
+                }
+            }
+        }
+    }
+    let mut made = 0;
+    while let Some(Reverse((_, app_id, key))) = heap.pop() {
+        if limit != 0 && made >= limit {
+            break;
+        }
+        let ok = {
+            let s = &engine.state;
+            let (Some(app), Some(n)) = (s.apps.get(&app_id), s.nodes.get(&node)) else { continue };
+            let Some(ask) = app.asks.get(&key).filter(|a| a.count > 0) else { continue };
+            s.refused_placements.get(&(app_id, node)).is_none_or(|until| now_ms >= *until)
+                && check_ask(s, &engine.policies, app, ask, n, true).is_ok()
+        };
+        if !ok {
+            continue;
+        }
+        if let Some(d) = engine.allocate(app_id, key, node, now_ms) {
+            out.push(d);
+            made += 1;
+        }
+        let s = &engine.state;
+        if let (Some(app), Some(n)) = (s.apps.get(&app_id), s.nodes.get(&node)) {
+            if let Some(ask) = app.asks.get(&key).filter(|a| a.count > 0) {
+                if let Some(k) = engine.policies.leftover_key(s, app, ask, n) {
+                    heap.push(Reverse((k, app_id, key)));
+                }
+            }
+        }
+    }
+    made
 }
 
 /// YARN partitions: an ask without a label expression goes to unlabelled
 /// nodes only; a labelled ask goes to nodes carrying that label.
-fn label_matches(label: &str, n: &crate::model::Node) -> bool {
+fn label_matches(label: &str, n: &Node) -> bool {
     if label.is_empty() {
         n.labels.is_empty()
     } else {
         n.labels.contains(label)
     }
-}
-
-fn scaled(r: &crate::model::Resources, f: f64) -> crate::model::Resources {
-    if f >= 1.0 {
-        return *r;
-    }
-    let mut out = *r;
-    out.0.iter_mut().for_each(|v| *v = (*v as f64 * f).floor() as i64);
-    out
 }

@@ -25,6 +25,7 @@ pub(crate) fn add_node(e: &mut Engine, id: u32, mem: i64, cores: i64) {
 pub(crate) fn add_app(e: &mut Engine, id: u32, queue: &str, user: &str, submit_ms: i64) {
     e.apply(Event::AppAdded {
         app: id,
+        yarn_id: format!("application_0_{}", id),
         queue: queue.into(),
         user: user.into(),
         name: format!("app{id}"),
@@ -234,8 +235,140 @@ fn gauges_carry_counters_and_policy_gauges() {
     assert_eq!(get("engine_passes_total").value, 1.0);
     assert_eq!(get("engine_nodes").value, 1.0);
     assert_eq!(get("engine_containers").value, 2.0);
-    // FIFO has no gauges of its own; DRESS adds its dress_* series.
-    assert!(g.iter().all(|x| x.name.starts_with("engine_")));
+    // FIFO's pipeline has no gauges beyond its pipeline_info series; DRESS
+    // adds its dress_* series, labelled with the queue it serves.
+    assert!(g.iter().all(|x| x.name.starts_with("engine_") || x.name == "pipeline_info"), "{g:#?}");
+    let info = get("pipeline_info");
+    assert_eq!((info.label_value("queue"), info.label_value("app_order")), (Some("root"), Some("fifo")));
     let d = Engine::with_config(Config::parse("[scheduler]\npolicy = \"dress\"\n").unwrap()).unwrap();
     assert!(d.gauges().iter().any(|x| x.name == "dress_reserve_ratio"));
+}
+
+/// Two queues, each with its own pipeline, sharing the cluster by DRF: the
+/// order inside each queue is that queue's plugin's.
+#[test]
+fn each_queue_orders_its_apps_with_its_own_pipeline() {
+    let text = "[scheduler]\npolicy = \"drf\"\n\
+                [[queue]]\nname = \"a\"\ncapacity = 0.5\npolicy = \"fifo\"\n\
+                [[queue]]\nname = \"b\"\ncapacity = 0.5\npolicy = \"las\"\n";
+    let mut e = Engine::with_config(Config::parse(text).unwrap()).unwrap();
+    add_node(&mut e, 1, 4096, 4);
+    // Queue a, FIFO: app 1 (earlier) before app 2. Queue b, LAS: app 4 has
+    // attained service already, so app 3 (none) goes first.
+    add_app(&mut e, 1, "a", "u", 0);
+    add_app(&mut e, 2, "a", "u", 5);
+    add_app(&mut e, 4, "b", "u", 0);
+    ask(&mut e, 4, 1, 1024, 1, 1);
+    let mut out = vec![];
+    e.schedule_node(1, 0, &mut out).unwrap();
+    e.apply(Event::ContainerFinished { container: 1, exit_status: 0, at_ms: 5_000 });
+    add_app(&mut e, 3, "b", "u", 6_000);
+    ask(&mut e, 1, 1, 1024, 1, 2);
+    ask(&mut e, 2, 1, 1024, 1, 2);
+    ask(&mut e, 3, 1, 1024, 1, 2);
+    ask(&mut e, 4, 1, 1024, 1, 2);
+    let mut out = vec![];
+    e.schedule_node(1, 6_000, &mut out).unwrap();
+    let got = allocs(&out);
+    // DRF between queues alternates a, b; inside a, FIFO keeps serving app 1
+    // until its asks are done; inside b, LAS serves app 3 first.
+    assert_eq!(got, vec![(1, 1), (3, 1), (1, 1), (3, 1)], "{got:?}");
+    assert_eq!(e.state.apps[&4].attained_ms(6_000), 5_000);
+    let st = e.state_json();
+    assert_eq!(st["queue_order"]["name"], "drf");
+    let pipelines: Vec<(&str, &str)> =
+        st["pipelines"].as_array().unwrap().iter().map(|p| (p["queue"].as_str().unwrap(), p["policy"].as_str().unwrap())).collect();
+    assert_eq!(pipelines, vec![("a", "fifo"), ("b", "las")]);
+    // Apps 2 and 4 got nothing on the full node, and say why.
+    for app in [2, 4] {
+        let blocked = st["apps"].as_array().unwrap().iter().find(|a| a["app"] == app).unwrap()["blocked"].clone();
+        assert!(blocked["reason"].as_str().unwrap().contains("ahead of it"), "{blocked}");
+        assert_eq!(blocked["node"], "host1");
+    }
+}
+
+/// `-refreshQueues` switches a queue's pipeline in place: containers, asks
+/// and the history estimator's samples survive; a queue with apps cannot be
+/// dropped; a bad config changes nothing.
+#[test]
+fn reconfigure_switches_a_queue_and_keeps_what_plugins_learned() {
+    let two = |a: &str, b: &str| {
+        format!(
+            "[scheduler]\npolicy = \"drf\"\n[[queue]]\nname = \"a\"\ncapacity = 0.5\npolicy = \"{a}\"\n\
+             [[queue]]\nname = \"b\"\ncapacity = 0.5\npolicy = \"{b}\"\n"
+        )
+    };
+    let mut e = Engine::with_config(Config::parse(&two("3sigma", "drf")).unwrap()).unwrap();
+    add_node(&mut e, 1, 8192, 8);
+    // One finished run of "app1" teaches the history estimator.
+    add_app(&mut e, 1, "a", "u", 0);
+    ask(&mut e, 1, 1, 1024, 1, 1);
+    let mut out = vec![];
+    e.schedule_node(1, 0, &mut out).unwrap();
+    e.apply(Event::ContainerFinished { container: 1, exit_status: 0, at_ms: 4_000 });
+    e.apply(Event::AppRemoved { app: 1 });
+    // Two apps keep running across the switch.
+    add_app(&mut e, 2, "a", "u", 5_000);
+    add_app(&mut e, 3, "b", "u", 5_000);
+    ask(&mut e, 2, 1, 1024, 1, 3);
+    ask(&mut e, 3, 1, 1024, 1, 3);
+    let mut out = vec![];
+    e.schedule_node(1, 5_000, &mut out).unwrap();
+    let running = e.state.containers.len();
+    let samples = |e: &Engine| e.state_json()["pipelines"][0]["plugins"]["estimate"]["state"]["samples"].clone();
+    assert_eq!(samples(&e), 1);
+
+    // Queue a moves from 3sigma to the composed default (which also
+    // estimates with `history`): same estimator, same samples.
+    e.reconfigure(Config::parse(&two("composed", "drf")).unwrap()).unwrap();
+    assert_eq!(e.state_json()["pipelines"][0]["policy"], "composed");
+    assert_eq!(samples(&e), 1, "the history estimator was kept");
+    assert_eq!(e.state.containers.len(), running);
+    assert_eq!(e.state.queues[0].allocated, e.state.apps[&2].allocated);
+    assert_eq!(e.counters().reconfigurations, 1);
+
+    // A new queue c appears; a and b keep their apps. Dropping b is refused
+    // while app 3 runs, and the refusal changes nothing.
+    let three = format!("{}[[queue]]\nname = \"c\"\ncapacity = 0.0\n", two("composed", "drf"));
+    e.reconfigure(Config::parse(&three).unwrap()).unwrap();
+    assert_eq!(e.state.queues.len(), 3);
+    let without_b = "[scheduler]\npolicy = \"drf\"\n[[queue]]\nname = \"a\"\ncapacity = 0.5\n";
+    let err = e.reconfigure(Config::parse(without_b).unwrap()).unwrap_err().to_string();
+    assert!(err.contains("root.b") && err.contains("still has applications"), "{err}");
+    assert_eq!(e.state.queues.len(), 3);
+    assert_eq!(e.state_json()["pipelines"][1]["policy"], "drf");
+
+    // Queues renumbered (c first): apps follow their queue by name.
+    let reordered = "[scheduler]\npolicy = \"drf\"\n[[queue]]\nname = \"c\"\ncapacity = 0.0\n\
+                     [[queue]]\nname = \"a\"\ncapacity = 0.5\npolicy = \"composed\"\n[[queue]]\nname = \"b\"\ncapacity = 0.5\n";
+    e.reconfigure(Config::parse(reordered).unwrap()).unwrap();
+    assert_eq!(e.state.queues[e.state.apps[&2].queue].name, "a");
+    assert_eq!(e.state.queues[e.state.apps[&3].queue].name, "b");
+    assert_eq!(e.state.queues[1].running_apps, 1);
+    assert_eq!(samples(&e), serde_json::Value::Null, "c runs drf: no estimator there");
+    assert_eq!(e.state_json()["pipelines"][1]["plugins"]["estimate"]["state"]["samples"], 1);
+    // Scheduling goes on: the remaining asks are served.
+    let mut out = vec![];
+    e.schedule_node(1, 6_000, &mut out).unwrap();
+    assert_eq!(e.state.apps[&2].pending_containers() + e.state.apps[&3].pending_containers(), 0);
+}
+
+/// DRESS's δ and phases live in its plugin: a refresh that leaves the
+/// `[dress]` section alone keeps them.
+#[test]
+fn reconfigure_keeps_dress_state_when_its_config_is_unchanged() {
+    let mut e = engine("dress", &[]);
+    add_node(&mut e, 1, 10 * 1024, 10);
+    add_app(&mut e, 1, "default", "u", 0);
+    ask(&mut e, 1, 1, 1024, 1, 8);
+    let mut out = vec![];
+    e.schedule_node(1, 0, &mut out).unwrap();
+    let adjustments = |e: &Engine| e.state_json()["pipelines"][0]["plugins"]["reserve"]["state"]["adjustments"].clone();
+    assert_eq!(adjustments(&e), 1);
+    let text = "[scheduler]\npolicy = \"dress\"\nmax_assignments_per_heartbeat = 4\n";
+    e.reconfigure(Config::parse(text).unwrap()).unwrap();
+    assert_eq!(adjustments(&e), 1, "same [dress]: the plugin is kept");
+    e.reconfigure(Config::parse(&format!("{text}[dress]\ntheta = 0.2\n")).unwrap()).unwrap();
+    assert_eq!(adjustments(&e), 0, "new [dress]: a fresh plugin");
+    assert_eq!(e.state.containers.len(), 8);
 }

@@ -13,6 +13,8 @@ pub type AppId = u32;
 #[derive(Debug, Clone, Serialize)]
 pub struct App {
     pub id: AppId,
+    /// YARN's application id string (the simulator's job id).
+    pub yarn_id: String,
     pub queue: QueueId,
     pub user: String,
     pub name: String,
@@ -30,6 +32,58 @@ pub struct App {
     pub first_allocation_ms: Option<i64>,
     /// Containers allocated over the app's life.
     pub allocations_total: u64,
+    /// Container-milliseconds of containers that have ended (finished, lost
+    /// with their node, or released with the app): attained service so far,
+    /// without the running containers'.
+    pub service_done_ms: i64,
+    /// Sum of the live containers' allocation times, so the running
+    /// containers' service at `now` is `containers.len() · now − this`.
+    pub live_start_sum_ms: i64,
+    /// Why the app's most urgent ask was not placed the last time a pass
+    /// considered it and could not serve it: (time, node, reason). Cleared
+    /// when it gets a container. The state view's "why is this pending".
+    #[serde(skip)]
+    pub blocked: Option<(i64, u32, Blocked)>,
+}
+
+/// Why a pass could not give an app a container on a node (the check of
+/// the pass that refused its most urgent ask).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Blocked {
+    /// The node's free resources cannot hold the ask.
+    NodeFull,
+    /// Apps (or queues) ahead of it in the order filled the node first.
+    Outranked,
+    /// The ask names other hosts/racks and does not relax locality.
+    Locality,
+    /// The ask's node-label expression does not match the node.
+    Label,
+    /// The queue would exceed its maximum capacity.
+    QueueMax,
+    /// YARN refused this app a container on this node a moment ago.
+    RefusedHere,
+    /// The classify point holds the ask back for the leftover phase.
+    Altruistic,
+    /// The reserve plugin keeps the app inside its partition (e.g. DRESS pool).
+    Reserve(&'static str),
+    /// A filter plugin rejected the node.
+    Filter(&'static str),
+}
+
+impl std::fmt::Display for Blocked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Blocked::NodeFull => write!(f, "node has too little free capacity for the ask"),
+            Blocked::Outranked => write!(f, "apps or queues ahead of it in the order filled the node"),
+            Blocked::Locality => write!(f, "ask is pinned to other hosts or racks"),
+            Blocked::Label => write!(f, "ask's node label does not match the node"),
+            Blocked::QueueMax => write!(f, "queue is at its maximum capacity"),
+            Blocked::RefusedHere => write!(f, "YARN refused this node to the app recently"),
+            Blocked::Altruistic => write!(f, "ask held back (ALTRUISTIC) for leftover capacity"),
+            Blocked::Reserve(p) => write!(f, "reserve `{p}` keeps the app inside its pool"),
+            Blocked::Filter(p) => write!(f, "filter `{p}` rejected the node"),
+        }
+    }
 }
 
 impl App {
@@ -46,6 +100,12 @@ impl App {
 
     pub fn has_pending(&self) -> bool {
         self.attempt > 0 && self.asks.values().any(|a| a.count > 0)
+    }
+
+    /// Attained service at `now_ms` (container-ms): what LAS orders by and
+    /// size estimators subtract from a job's estimated size.
+    pub fn attained_ms(&self, now_ms: i64) -> i64 {
+        self.service_done_ms + self.containers.len() as i64 * now_ms - self.live_start_sum_ms
     }
 
     pub fn pending_containers(&self) -> i64 {

@@ -20,3 +20,16 @@ pub struct Queue {
     pub pending: Resources,
     pub running_apps: u32,
 }
+
+impl Queue {
+    /// The queue's maximum share of `cluster`, rounded down per resource
+    /// type (the cap the pass enforces and a queue-scoped pipeline's total).
+    pub fn max_capacity_of(&self, cluster: &Resources) -> Resources {
+        if self.max_capacity >= 1.0 {
+            return *cluster;
+        }
+        let mut out = *cluster;
+        out.0.iter_mut().for_each(|v| *v = (*v as f64 * self.max_capacity).floor() as i64);
+        out
+    }
+}

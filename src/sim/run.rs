@@ -4,8 +4,10 @@
 //! heartbeat grid (multiples of `heartbeat_ms`) and only when something
 //! changed since the last round that allocated nothing — a naive tick would
 //! make identical empty passes then, so skipping them changes no result.
-//! A policy whose `before_pass` keeps time-driven state says so
-//! (`Policy::time_driven`) and gets every node heartbeating every interval.
+//! Plugins with a periodic step (DRESS's Algorithm 3 every interval) get it
+//! as a timer of its own (`Engine::next_tick_ms`, `Engine::tick`), on the
+//! same grid; a step that may change decisions makes the nodes with room
+//! heartbeat at once, so decisions equal those of naive heartbeating.
 
 use super::am::{AmActions, JobRun};
 use super::clock::{grid_ceil, Clock, SimEvent};
@@ -82,8 +84,6 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         min_demand = Resources::ZERO;
     }
     let mut engine = engine;
-    let naive = opts.naive_heartbeats || engine.policy_time_driven();
-    let opts = &SimOptions { naive_heartbeats: naive, ..opts.clone() };
     let sim_cluster = SimCluster::start(&mut engine, cluster, min_demand);
     let start = trace.jobs.first().map(|j| j.submit_ms).unwrap_or(0);
     let mut sim = Sim {
@@ -115,11 +115,18 @@ impl<'a> Sim<'a> {
     fn run(&mut self) {
         let progress = crate::report::progress::bar(self.trace.task_count() as u64, self.opts.progress);
         let hb = self.opts.heartbeat_ms.max(1);
-        let mut tick_due: Option<i64> = None;
+        // Next heartbeat round, and next periodic step of the engine's
+        // plugins, both on the heartbeat grid.
+        let mut round_due: Option<i64> = None;
+        let mut timer_due: Option<i64> = None;
         let mut last_round: i64 = i64::MIN;
         let mut decisions = Vec::new();
         loop {
-            let take_event = match (self.clock.peek_time(), tick_due) {
+            let wake = match (round_due, timer_due) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let take_event = match (self.clock.peek_time(), wake) {
                 (Some(e), Some(t)) => e <= t,
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
@@ -132,22 +139,40 @@ impl<'a> Sim<'a> {
                     SimEvent::Arrival(j) => self.arrive(j, t),
                     SimEvent::TaskEnd(c) => self.task_end(c, t),
                 }
+                let not_before = t.max(last_round.saturating_add(1));
                 if self.pending > 0 || self.opts.naive_heartbeats {
-                    let next = grid_ceil(t.max(last_round.saturating_add(1)), hb);
-                    tick_due = Some(tick_due.map_or(next, |d| d.min(next)));
+                    let next = grid_ceil(not_before, hb);
+                    round_due = Some(round_due.map_or(next, |d| d.min(next)));
+                }
+                if timer_due.is_none() {
+                    timer_due = self.engine.next_tick_ms().map(|nt| grid_ceil(nt.max(not_before), hb));
                 }
                 if self.finished_tasks & 0xfff == 0 {
                     progress.set_position(self.finished_tasks);
                 }
             } else {
-                let t = tick_due.take().expect("tick due");
-                last_round = t;
-                let made = self.round(t, &mut decisions);
-                if made > 0 && self.pending > 0 {
-                    tick_due = Some(t + hb);
+                let t = wake.expect("wake-up due");
+                let changed = timer_due == Some(t) && {
+                    timer_due = None;
+                    self.engine.tick(t)
+                };
+                let mut made = 0;
+                if round_due == Some(t) || (changed && self.pending > 0) {
+                    round_due = None;
+                    last_round = t;
+                    made = self.round(t, &mut decisions);
+                    if made > 0 && self.pending > 0 {
+                        round_due = Some(t + hb);
+                    }
+                    if self.opts.naive_heartbeats && (!self.clock.is_empty() || (self.pending > 0 && made > 0)) {
+                        round_due = Some(t + hb);
+                    }
                 }
-                if self.opts.naive_heartbeats && (!self.clock.is_empty() || (self.pending > 0 && made > 0)) {
-                    tick_due = Some(t + hb);
+                // The periodic steps go on while a naive simulator would
+                // still heartbeat: while events are coming, or while rounds
+                // still place containers.
+                if !self.clock.is_empty() || (self.pending > 0 && made > 0) {
+                    timer_due = self.engine.next_tick_ms().map(|nt| grid_ceil(nt.max(t + 1), hb));
                 }
             }
         }
@@ -203,6 +228,7 @@ impl<'a> Sim<'a> {
         };
         self.engine.apply(Event::AppAdded {
             app: j,
+            yarn_id: job.id.clone(),
             queue,
             user: job.user.clone(),
             name: job.name.clone(),

@@ -41,7 +41,8 @@
 //! their request, and a finishing large job must not jump into the small
 //! pool.
 
-use crate::model::{App, ClusterState, Resources};
+use crate::model::{App, Resources};
+use crate::policy::Ctx;
 use serde::Serialize;
 
 use super::reserve::EPS;
@@ -81,12 +82,13 @@ pub fn demand_units(app: &App, capacity: &Resources) -> f64 {
     units(&(app.allocated + app.pending()), capacity)
 }
 
-/// A_c in units: the largest share of the cluster still free in every
-/// resource type (the binding type decides, as for fitting a container).
-pub fn free_units(state: &ClusterState) -> f64 {
-    let free = state.free();
-    state
-        .capacity
+/// A_c in units: the largest share of the scope (cluster or queue) still
+/// free in every resource type (the binding type decides, as for fitting a
+/// container).
+pub fn free_units(ctx: &Ctx) -> f64 {
+    let free = ctx.scope.free(ctx.state);
+    ctx.scope
+        .capacity(ctx.state)
         .0
         .iter()
         .zip(free.0.iter())

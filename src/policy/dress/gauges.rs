@@ -1,7 +1,7 @@
 //! DRESS's figures as metrics (issue 4 item 7): δ and its bounds, each
 //! pool's capacity, usage and pending demand, F_k(t+1) per pool and F(t+1)
 //! of Equation 1, so an operator can watch δ move on a dashboard. The same
-//! numbers as `state_json`'s `policy_state`, computed the same way.
+//! numbers as the reserve plugin's state in `state_json`, computed the same way.
 //!
 //! Names end in their unit: `_ratio` for shares of the cluster (0–1, the
 //! unit Algorithm 3 works in, see `classify.rs`), `_memory_mb` / `_vcores`
@@ -13,7 +13,7 @@ use super::classify::{free_units, units};
 use super::Dress;
 use crate::model::resource::MAX_RESOURCE_TYPES;
 use crate::model::{ClusterState, Resources};
-use crate::policy::{metric_part, Gauge};
+use crate::policy::{metric_part, Ctx, Gauge};
 
 const POOLS: [&str; 2] = ["small", "large"];
 
@@ -39,9 +39,9 @@ fn vector(out: &mut Vec<Gauge>, prefix: &str, pool: &str, r: &Resources, parts: 
 
 impl Dress {
     /// Pool `k`'s series (0 = small, 1 = large).
-    fn pool_gauges(&self, k: usize, state: &ClusterState, cap: &Resources, parts: &[String], out: &mut Vec<Gauge>) {
+    fn pool_gauges(&self, k: usize, total: &Resources, cap: &Resources, parts: &[String], out: &mut Vec<Gauge>) {
         let pool = POOLS[k];
-        let p = &self.pools[k];
+        let p = self.pools.figures(k);
         let share = if k == 0 { self.delta } else { 1.0 - self.delta };
         out.push(
             Gauge::new("dress_pool_share_ratio", share, "Share of the cluster the pool owns: delta (small) or 1 - delta (large)")
@@ -50,7 +50,7 @@ impl Dress {
         vector(out, "dress_pool_capacity", pool, cap, parts, "Pool capacity: its share of the cluster's capacity");
         vector(out, "dress_pool_used", pool, &p.used, parts, "Resources allocated to the pool's apps");
         out.push(
-            Gauge::new("dress_pool_used_ratio", units(&p.used, &state.capacity), "Pool usage as a dominant share of the cluster")
+            Gauge::new("dress_pool_used_ratio", units(&p.used, total), "Pool usage as a dominant share of the scope (cluster or queue)")
                 .label("pool", pool),
         );
         out.push(
@@ -65,7 +65,7 @@ impl Dress {
         out.push(
             Gauge::new(
                 "dress_pool_pending_ratio",
-                p.pending_units,
+                self.pools.pending_units(k, total),
                 "Pending demand P_k of the category: sum of its apps' outstanding asks as dominant shares",
             )
             .label("pool", pool),
@@ -83,10 +83,11 @@ impl Dress {
     }
 
     /// The metrics view; see the module comment.
-    pub(super) fn gauges_of(&self, state: &ClusterState) -> Vec<Gauge> {
-        let parts = resource_parts(state);
-        let caps = self.pool_capacity(state);
-        let free = free_units(state);
+    pub(super) fn gauges_of(&self, ctx: &Ctx) -> Vec<Gauge> {
+        let parts = resource_parts(ctx.state);
+        let total = ctx.scope.capacity(ctx.state);
+        let caps = self.pool_capacity(ctx);
+        let free = free_units(ctx);
         let mut out = vec![
             Gauge::new("dress_reserve_ratio", self.delta, "delta: share of the cluster reserved for small-demand apps"),
             Gauge::new("dress_reserve_min_ratio", self.cfg.delta_min, "Lower bound on delta (dress.delta_min)"),
@@ -105,7 +106,7 @@ impl Dress {
             ),
         ];
         for (k, cap) in caps.iter().enumerate() {
-            self.pool_gauges(k, state, cap, &parts, &mut out);
+            self.pool_gauges(k, &total, cap, &parts, &mut out);
         }
         out
     }
@@ -134,11 +135,11 @@ mod tests {
         find(gauges, name, pool).value
     }
 
-    /// Every gauge agrees with the state view (`policy_state`), which the
+    /// Every gauge agrees with the state view (the reserve's state), which the
     /// DRESS tests check against the paper.
     fn assert_matches_state_view(e: &Engine) {
         let g = e.gauges();
-        let st = &e.state_json()["policy_state"];
+        let st = &e.state_json()["pipelines"][0]["plugins"]["reserve"]["state"];
         let f = |v: &serde_json::Value| v.as_f64().unwrap();
         assert_eq!(value(&g, "dress_reserve_ratio", None), f(&st["delta"]));
         assert_eq!(value(&g, "dress_reserve_min_ratio", None), f(&st["delta_min"]));
@@ -254,7 +255,7 @@ mod tests {
             assert!((total - parts).abs() < 1e-12, "Eq. 1 at {t}: {total} vs {parts}");
             seen = seen.max(large);
         }
-        assert!(seen > 0.0, "F_2(t+1) never above 0: {}", e.state_json()["policy_state"]);
+        assert!(seen > 0.0, "F_2(t+1) never above 0: {}", e.state_json()["pipelines"][0]["plugins"]["reserve"]["state"]);
     }
 
     #[test]

@@ -7,14 +7,18 @@
 //! * `release`  — Algorithms 1–2 (phases, Δps, γ) and Equations 5 and 9;
 //!   Equation 1 (F(t) per category) is summed here.
 //!
-//! In the engine's pass: `before_pass` refreshes pool usage and pending
-//! demand and, once per interval, ticks the phase detectors and runs
-//! Algorithm 3; `filter` keeps each app inside its pool (or lets it borrow
-//! the other pool's share while that pool has no pending demand);
-//! `app_order` is arrival order, the paper's first-come-first-serve inside
-//! each pool. See `docs/dress.md`.
+//! DRESS is the *reserve* point of a pipeline (`reserve = "dress"`). Its
+//! scope is the cluster (flat queue order, the paper's setting) or one queue
+//! (then Tot_R is the queue's maximum share). `tick` — once per scheduling
+//! interval — ticks the phase detectors and runs Algorithm 3; `prepare`
+//! refreshes pool usage and pending demand every pass; `admits` keeps each
+//! app inside its pool (or lets it borrow the other pool's share while that
+//! pool has no pending demand). The order inside a pool is the pipeline's
+//! app order (`fifo` in the `dress` policy: the paper's
+//! first-come-first-serve). See `docs/dress.md`.
 
 pub mod classify;
+pub mod pools;
 pub mod release;
 pub mod reserve;
 mod gauges;
@@ -22,14 +26,16 @@ mod gauges;
 #[cfg(test)]
 mod tests;
 
-use super::{Policy, SortKey};
+use super::points::{Ctx, Plugin, Reserve};
+use super::Scope;
 use crate::config::DressConfig;
-use crate::engine::Event;
-use crate::model::{App, AppId, Ask, ClusterState, Container, ContainerId, Node, Resources};
+use crate::event::Event;
+use crate::model::{App, AppId, Ask, Container, ContainerId, NodeId, Resources};
 use classify::{classify, free_units, units, Category};
+use pools::{PoolFigures, Pools, Share};
 use release::{JobRelease, PhaseParams};
 use reserve::{adjust_delta, may_borrow, pool_available, Alg3Input, Alg3Output};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// What DRESS keeps per application.
 #[derive(Debug, Clone)]
@@ -49,20 +55,6 @@ struct AppInfo {
     release: JobRelease,
 }
 
-/// Per-pool figures refreshed every pass.
-#[derive(Debug, Clone, Copy, Default)]
-struct PoolFigures {
-    used: Resources,
-    pending: Resources,
-    /// P_k: Σ r_i over the pool's apps with outstanding asks, in units
-    /// (as Algorithm 3 lines 3–6 sum it).
-    pending_units: f64,
-    /// Apps of the pool with outstanding asks; 0 = "no pending demand", the
-    /// condition for the other pool to borrow.
-    pending_apps: usize,
-    apps: usize,
-}
-
 pub struct Dress {
     cfg: DressConfig,
     params: PhaseParams,
@@ -70,7 +62,15 @@ pub struct Dress {
     delta: f64,
     last_adjust_ms: Option<i64>,
     apps: BTreeMap<AppId, AppInfo>,
-    pools: [PoolFigures; 2],
+    pools: Pools,
+    /// Apps whose pool share must be recounted before the next pass.
+    stale: BTreeSet<AppId>,
+    /// Recount every app (capacity changed, a container vanished without
+    /// naming its app) before the next pass.
+    dirty: bool,
+    /// The scope and its capacity at the last full recount: a change (a
+    /// queue re-capped or renumbered by `-refreshQueues`) recounts all.
+    synced: Option<(Scope, Resources)>,
     /// F_1(t+1), F_2(t+1) at the last adjustment, in units.
     release_next: [f64; 2],
     /// A_c1, A_c2 at the last adjustment, in units.
@@ -88,7 +88,10 @@ impl Dress {
             cfg: cfg.clone(),
             last_adjust_ms: None,
             apps: BTreeMap::new(),
-            pools: Default::default(),
+            pools: Pools::default(),
+            stale: BTreeSet::new(),
+            dirty: true,
+            synced: None,
             release_next: [0.0; 2],
             available: [0.0; 2],
             last_alg3: None,
@@ -106,9 +109,9 @@ impl Dress {
     }
 
     /// A_c of the rule "request ≤ θ·A_c" (§IV-C), in units (see `classify`).
-    fn classification_base(&self, state: &ClusterState) -> f64 {
+    fn classification_base(&self, ctx: &Ctx) -> f64 {
         if self.cfg.classify_against == "available" {
-            free_units(state)
+            free_units(ctx)
         } else {
             1.0
         }
@@ -119,8 +122,9 @@ impl Dress {
     /// cluster's capacity changed since the last decision (nodes joining
     /// after an RM restart must not leave early apps classified against a
     /// half-registered cluster).
-    fn reclassify(&mut self, state: &ClusterState, app: &App) {
-        let base = self.classification_base(state);
+    fn reclassify(&mut self, ctx: &Ctx, app: &App) {
+        let base = self.classification_base(ctx);
+        let capacity = ctx.scope.capacity(ctx.state);
         let against_total = self.cfg.classify_against == "total";
         let theta = self.cfg.theta;
         let info = self.apps.entry(app.id).or_insert_with(AppInfo::new);
@@ -130,18 +134,18 @@ impl Dress {
             *p = (*p).max(*r);
         }
         let grew = peak != info.peak_request;
-        let capacity_moved = against_total && info.decided_capacity != state.capacity;
-        if state.capacity.is_zero() || peak.is_zero() || (info.category.is_some() && !grew && !capacity_moved) {
+        let capacity_moved = against_total && info.decided_capacity != capacity;
+        if capacity.is_zero() || peak.is_zero() || (info.category.is_some() && !grew && !capacity_moved) {
             return;
         }
         info.peak_request = peak;
-        info.decided_capacity = state.capacity;
-        let demand = units(&peak, &state.capacity);
+        info.decided_capacity = capacity;
+        let demand = units(&peak, &capacity);
         info.peak_demand = demand;
         let cat = classify(demand, theta, base);
         match info.category {
             None => {
-                info.decided_ms = Some(state.now_ms);
+                info.decided_ms = Some(ctx.state.now_ms);
                 tracing::debug!(app = app.id, ?cat, demand, "dress: app classified");
             }
             Some(old) if old != cat => {
@@ -153,32 +157,45 @@ impl Dress {
         info.category = Some(cat);
     }
 
-    /// Pool usage and pending demand, from the engine's state (§IV-C: "each
-    /// category maintains its own pool of jobs that consists of pending and
-    /// running jobs"; P_1/P_2 of Algorithm 3 lines 3–6).
-    fn refresh_pools(&mut self, state: &ClusterState) {
-        let mut pools = [PoolFigures::default(); 2];
-        for app in state.apps.values() {
-            let Some(cat) = self.category(app.id) else { continue };
-            let p = &mut pools[cat.index()];
-            p.apps += 1;
-            p.used += app.allocated;
-            if app.has_pending() {
-                let pending = app.pending();
-                p.pending += pending;
-                p.pending_units += units(&pending, &state.capacity);
-                p.pending_apps += 1;
-            }
+    /// Classification (re-decided if its request grew) and pool share of
+    /// one app (§IV-C).
+    fn recount(&mut self, ctx: &Ctx, app: &App) {
+        if app.has_pending() || !app.allocated.is_zero() {
+            self.reclassify(ctx, app);
         }
-        self.pools = pools;
+        let share = self.category(app.id).map(|cat| Share::of(app, cat.index()));
+        self.pools.set(app.id, share);
     }
-
     /// The vector capacity of each pool (§IV-C): Tot_R·δ for SD and
     /// Tot_R·(1 − δ) for LD, per resource type, rounded to whole units.
-    fn pool_capacity(&self, state: &ClusterState) -> [Resources; 2] {
-        let mut small = state.capacity;
+    fn pool_capacity(&self, ctx: &Ctx) -> [Resources; 2] {
+        let total = ctx.scope.capacity(ctx.state);
+        let mut small = total;
         small.0.iter_mut().for_each(|v| *v = (*v as f64 * self.delta).round() as i64);
-        [small, state.capacity - small]
+        [small, total - small]
+    }
+
+    /// Bring classification and pool figures up to date with the state
+    /// (what every pass and every interval starts from): the apps that
+    /// changed since, or all of them when the scope's capacity changed.
+    fn sync(&mut self, ctx: &Ctx) {
+        let synced = Some((ctx.scope, ctx.scope.capacity(ctx.state)));
+        if self.dirty || self.synced != synced {
+            self.pools.clear();
+            for app in ctx.scope.apps(ctx.state) {
+                self.recount(ctx, app);
+            }
+            self.dirty = false;
+            self.synced = synced;
+            self.stale.clear();
+            return;
+        }
+        for id in std::mem::take(&mut self.stale) {
+            match ctx.state.apps.get(&id).filter(|a| ctx.scope.contains(a)) {
+                Some(app) => self.recount(ctx, app),
+                None => self.pools.set(id, None),
+            }
+        }
     }
 
     /// Equation 1 per category: F_k(t) = Σ_{i ∈ k} f_i(t) (the A_c term is
@@ -195,18 +212,19 @@ impl Dress {
 
     /// Once per scheduling interval: Algorithms 1–2 tick, Eq. 1 at t+1,
     /// Algorithm 3.
-    fn adjust(&mut self, state: &ClusterState, now_ms: i64) {
+    fn adjust(&mut self, ctx: &Ctx, now_ms: i64) {
         for info in self.apps.values_mut() {
             info.release.tick(now_ms, &self.params);
         }
         let next = now_ms + self.cfg.interval_ms;
         self.release_next = self.release_estimate(next);
-        let used = [units(&self.pools[0].used, &state.capacity), units(&self.pools[1].used, &state.capacity)];
-        self.available = pool_available(self.delta, 1.0, used, free_units(state));
+        let capacity = ctx.scope.capacity(ctx.state);
+        let used = [units(&self.pools.figures(0).used, &capacity), units(&self.pools.figures(1).used, &capacity)];
+        self.available = pool_available(self.delta, 1.0, used, free_units(ctx));
         let mut demands: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
-        for app in state.pending_apps() {
+        for app in ctx.scope.apps(ctx.state).filter(|a| a.has_pending()) {
             if let Some(cat) = self.category(app.id) {
-                demands[cat.index()].push(units(&app.pending(), &state.capacity));
+                demands[cat.index()].push(units(&app.pending(), &capacity));
             }
         }
         let [small_demands, large_demands] = demands;
@@ -241,12 +259,13 @@ impl Dress {
     }
 
     /// A task entered RUNNING: Algorithm 1 lines 5–8 for its job.
-    fn start_task(&mut self, state: &ClusterState, c: &Container, at_ms: i64) {
+    fn start_task(&mut self, ctx: &Ctx, c: &Container, at_ms: i64) {
+        let capacity = ctx.scope.capacity(ctx.state);
         let Some(info) = self.apps.get_mut(&c.app) else { return };
         if self.cfg.skip_am_container && info.am_container == Some(c.id) {
             return;
         }
-        info.release.on_start(c.id, at_ms, units(&c.resources, &state.capacity), &self.params);
+        info.release.on_start(c.id, at_ms, units(&c.resources, &capacity), &self.params);
     }
 }
 
@@ -265,152 +284,173 @@ impl AppInfo {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn pool_json(
     name: &str,
     share: f64,
     cap: &Resources,
     p: &PoolFigures,
+    pending_units: f64,
     avail: f64,
     release: f64,
-    state: &ClusterState,
+    capacity: &Resources,
 ) -> serde_json::Value {
     serde_json::json!({
         "pool": name,
         "share": share,
         "capacity": cap.0,
         "used": p.used.0,
-        "used_share": units(&p.used, &state.capacity),
+        "used_share": units(&p.used, capacity),
         "available_share": avail,
         "pending": p.pending.0,
-        "pending_share": p.pending_units,
+        "pending_share": pending_units,
         "pending_apps": p.pending_apps,
         "apps": p.apps,
         "release_next_share": release,
     })
 }
 
-impl Policy for Dress {
-    fn name(&self) -> &'static str {
-        "dress"
+impl Reserve for Dress {
+    fn pools(&self) -> &'static [&'static str] {
+        &["small", "large"]
     }
 
-    fn gauges(&self, state: &ClusterState) -> Vec<super::Gauge> {
-        self.gauges_of(state)
-    }
-
-    /// Classification (§IV-C) and pool figures every pass; once per
-    /// scheduling interval the phase detectors tick (Algorithms 1–2), F(t+1)
-    /// is estimated (Eqs. 1, 5, 9) and Algorithm 3 sets δ.
-    /// δ moves every scheduling interval (Algorithm 3), whether or not a
-    /// heartbeat allocates anything, so drivers must not skip idle passes.
-    fn time_driven(&self) -> bool {
-        true
-    }
-
-    fn before_pass(&mut self, state: &ClusterState, now_ms: i64) {
-        let ids: Vec<AppId> = state.apps.keys().copied().collect();
-        for id in ids {
-            let app = &state.apps[&id];
-            if app.has_pending() || !app.allocated.is_zero() {
-                self.reclassify(state, app);
-            }
-        }
-        self.refresh_pools(state);
-        let due = self.last_adjust_ms.is_none_or(|t| now_ms - t >= self.cfg.interval_ms);
-        if due {
-            let _span = tracing::debug_span!("dress_interval", now_ms).entered();
-            self.adjust(state, now_ms);
-            self.last_adjust_ms = Some(now_ms);
-        }
-    }
-
-    /// First-come-first-serve inside each pool (the pools are kept apart by
-    /// `filter`); higher YARN priority first, as in the FIFO policy.
-    fn app_order(&self, _state: &ClusterState, app: &App) -> SortKey {
-        SortKey::new(-(app.priority as f64), app.submit_ms as f64, app.id as i64)
+    fn pool_of(&self, app: &App) -> Option<usize> {
+        self.category(app.id).map(Category::index)
     }
 
     /// The two pools: an SD app allocates within δ·Tot_R, an LD app within
     /// (1 − δ)·Tot_R, each counting its pool's current usage. Beyond its
     /// pool, an app may use the other pool's unused share only while the
     /// other pool has no pending demand (`reserve::may_borrow`).
-    fn filter(&self, state: &ClusterState, app: &App, ask: &Ask, _node: &Node) -> bool {
+    fn admits(&self, ctx: &Ctx, app: &App, ask: &Ask) -> bool {
         let Some(cat) = self.category(app.id) else { return true };
         let k = cat.index();
-        let cap = self.pool_capacity(state)[k];
-        if (self.pools[k].used + ask.capability).fits_in(&cap) {
+        let cap = self.pool_capacity(ctx)[k];
+        if (self.pools.figures(k).used + ask.capability).fits_in(&cap) {
             return true;
         }
-        may_borrow(self.cfg.borrow_idle_pool, self.pools[cat.other().index()].pending_apps > 0)
+        may_borrow(self.cfg.borrow_idle_pool, self.pools.figures(cat.other().index()).pending_apps > 0)
+    }
+}
+
+impl Plugin for Dress {
+    fn name(&self) -> &'static str {
+        "dress"
+    }
+
+    fn gauges(&self, ctx: &Ctx) -> Vec<super::Gauge> {
+        self.gauges_of(ctx)
+    }
+
+    /// δ moves once per scheduling interval (Algorithm 3), whether or not a
+    /// heartbeat allocates anything; due at the first opportunity.
+    fn next_tick_ms(&self) -> Option<i64> {
+        Some(self.last_adjust_ms.map_or(i64::MIN, |t| t + self.cfg.interval_ms))
+    }
+
+    /// Once per scheduling interval: classification and pool figures
+    /// (§IV-C), then the phase detectors tick (Algorithms 1–2), F(t+1) is
+    /// estimated (Eqs. 1, 5, 9) and Algorithm 3 sets δ. True when δ moved.
+    fn tick(&mut self, ctx: &Ctx, now_ms: i64) -> bool {
+        self.sync(ctx);
+        let _span = tracing::debug_span!("dress_interval", now_ms).entered();
+        let before = self.delta;
+        self.adjust(ctx, now_ms);
+        self.last_adjust_ms = Some(now_ms);
+        self.delta != before
+    }
+
+    /// Classification (§IV-C) and pool figures every pass.
+    fn prepare(&mut self, ctx: &Ctx, _node: NodeId) {
+        self.sync(ctx);
     }
 
     /// Book the container against its pool (usage up, pending down) so the
     /// rest of the pass sees it; with `start_on = "allocated"` it starts a
     /// task for Algorithm 1.
-    fn on_allocated(&mut self, state: &ClusterState, c: &Container) {
+    fn on_allocated(&mut self, ctx: &Ctx, c: &Container) {
         let Some(info) = self.apps.get_mut(&c.app) else { return };
         if info.am_container.is_none() {
             info.am_container = Some(c.id);
         }
-        if let Some(cat) = info.category {
-            let p = &mut self.pools[cat.index()];
-            p.used += c.resources;
-            p.pending = p.pending.saturating_sub(&c.resources);
-            p.pending_units = (p.pending_units - units(&c.resources, &state.capacity)).max(0.0);
-            if !state.apps.get(&c.app).is_some_and(|a| a.has_pending()) {
-                p.pending_apps = p.pending_apps.saturating_sub(1);
+        if let Some(app) = ctx.state.apps.get(&c.app) {
+            if info.category.is_some() {
+                self.pools.set(app.id, self.category(app.id).map(|cat| Share::of(app, cat.index())));
             }
         }
         if self.cfg.start_on == "allocated" {
-            self.start_task(state, c, c.allocated_ms);
+            self.start_task(ctx, c, c.allocated_ms);
         }
     }
 
     /// Classification on asks (§IV-C); task starts for Algorithm 1 (line 5:
     /// the container reached RUNNING) from launches and recovered containers.
-    fn on_event(&mut self, state: &ClusterState, event: &Event) {
+    fn on_event(&mut self, ctx: &Ctx, event: &Event) {
+        let state = ctx.state;
         match event {
             Event::AppAdded { app, .. } => {
                 self.apps.entry(*app).or_insert_with(AppInfo::new);
+                self.stale.insert(*app);
             }
             Event::AppRemoved { app } => {
                 self.apps.remove(app);
+                self.stale.remove(app);
+                self.pools.set(*app, None);
             }
             Event::AskUpdated { app, .. } => {
                 if let Some(a) = state.apps.get(app) {
-                    self.reclassify(state, a);
+                    self.reclassify(ctx, a);
                 }
+                self.stale.insert(*app);
+            }
+            Event::AttemptAdded { app, .. } | Event::AttemptRemoved { app, .. } => {
+                self.stale.insert(*app);
+            }
+            Event::NodeAdded { .. } | Event::NodeRemoved { .. } | Event::NodeResourceUpdated { .. } | Event::AllocationRejected { .. } => {
+                self.dirty = true;
             }
             Event::ContainerLaunched { container, at_ms } if self.cfg.start_on == "launched" => {
                 if let Some(c) = state.containers.get(container) {
-                    let c = c.clone();
-                    self.start_task(state, &c, *at_ms);
+                    self.start_task(ctx, c, *at_ms);
                 }
             }
             Event::ContainerRecovered { container, app, start_ms, .. } => {
                 if let (Some(c), Some(a)) = (state.containers.get(container), state.apps.get(app)) {
-                    let c = c.clone();
-                    self.reclassify(state, a);
-                    self.start_task(state, &c, *start_ms);
+                    self.reclassify(ctx, a);
+                    self.start_task(ctx, c, *start_ms);
                 }
+                self.stale.insert(*app);
             }
             _ => {}
         }
     }
 
     /// Algorithm 2 line 5: the task's container reached COMPLETED.
-    fn on_container_finished(&mut self, _state: &ClusterState, c: &Container, at_ms: i64) {
+    fn on_container_finished(&mut self, _ctx: &Ctx, c: &Container, at_ms: i64) {
         if let Some(info) = self.apps.get_mut(&c.app) {
             info.release.on_finish(c.id, at_ms, &self.params);
         }
+        self.stale.insert(c.app);
+    }
+
+    fn app_json(&self, ctx: &Ctx, app: &App) -> Option<serde_json::Value> {
+        let info = self.apps.get(&app.id)?;
+        Some(serde_json::json!({
+            "category": info.category,
+            "demand_share": info.peak_demand,
+            "release_next_share": info.release.f(ctx.state.now_ms + self.cfg.interval_ms),
+        }))
     }
 
     /// The operator's view (issue 4 item 7): δ and its bounds, each pool's
     /// capacity, usage, pending demand and F_k(t+1), F(t+1) of Eq. 1, the
     /// last Algorithm 3 step, and every app's category and phases.
-    fn state_json(&self, state: &ClusterState) -> serde_json::Value {
-        let caps = self.pool_capacity(state);
-        let free = free_units(state);
+    fn state_json(&self, ctx: &Ctx) -> serde_json::Value {
+        let state = ctx.state;
+        let capacity = ctx.scope.capacity(state);
+        let caps = self.pool_capacity(ctx);
+        let free = free_units(ctx);
         let apps: Vec<_> = self
             .apps
             .iter()
@@ -453,8 +493,8 @@ impl Policy for Dress {
             // Eq. 1: F(t+1) = A_c + F_1(t+1) + F_2(t+1), in shares of the cluster.
             "f_next_share": free + self.release_next[0] + self.release_next[1],
             "pools": [
-                pool_json("small", self.delta, &caps[0], &self.pools[0], self.available[0], self.release_next[0], state),
-                pool_json("large", 1.0 - self.delta, &caps[1], &self.pools[1], self.available[1], self.release_next[1], state),
+                pool_json("small", self.delta, &caps[0], self.pools.figures(0), self.pools.pending_units(0, &capacity), self.available[0], self.release_next[0], &capacity),
+                pool_json("large", 1.0 - self.delta, &caps[1], self.pools.figures(1), self.pools.pending_units(1, &capacity), self.available[1], self.release_next[1], &capacity),
             ],
             "last_adjustment": last,
             "apps": apps,

@@ -147,8 +147,15 @@ pub struct JobRelease {
     /// when a task starts again.
     pub beta_ms: Option<i64>,
     tasks: BTreeMap<u64, Task>,
+    /// |R_Ji|: tasks started and not finished.
+    running: usize,
+    /// Finished tasks still in `tasks`: the only ones `tick` may drop.
+    finished: Vec<u64>,
     /// Start times of all tasks, for the window count of Algorithm 1.
     starts: Vec<i64>,
+    /// `starts` is in time order (as events arrive in a run), so the
+    /// window count is two binary searches instead of a scan.
+    starts_unsorted: bool,
     /// The phase Algorithm 1 has opened and not closed (S_pj = true).
     open: Option<usize>,
     pub phases: Vec<Phase>,
@@ -159,7 +166,7 @@ pub struct JobRelease {
 impl JobRelease {
     /// |R_Ji|: the job's running tasks (Algorithms 1–2).
     pub fn running_tasks(&self) -> usize {
-        self.tasks.values().filter(|t| t.finished.is_none()).count()
+        self.running
     }
 
     /// Algorithm 1 lines 4–10: task `id` entered RUNNING at `at_ms`.
@@ -169,7 +176,9 @@ impl JobRelease {
         }
         self.alpha_ms.get_or_insert(at_ms);
         self.beta_ms = None;
+        self.starts_unsorted |= self.starts.last().is_some_and(|l| *l > at_ms);
         self.starts.push(at_ms);
+        self.running += 1;
         self.tasks.insert(id, Task { start_ms: at_ms, units, phase: None, finished: None });
         if let Some(j) = self.open {
             self.join(id, j);
@@ -186,6 +195,8 @@ impl JobRelease {
             return;
         }
         task.finished = Some(at_ms);
+        self.running -= 1;
+        self.finished.push(id);
         if let Some(j) = task.phase {
             let ph = &mut self.phases[j];
             ph.running.remove(&id);
@@ -212,7 +223,14 @@ impl JobRelease {
         }
         // Drop finished tasks nobody will look at again: counted in a phase
         // already, or too old to be part of a phase Algorithm 1 opens.
-        self.tasks.retain(|_, t| t.finished.is_none() || (t.phase.is_none() && t.start_ms > horizon));
+        let tasks = &mut self.tasks;
+        self.finished.retain(|id| {
+            let keep = tasks.get(id).is_some_and(|t| t.phase.is_none() && t.start_ms > horizon);
+            if !keep {
+                tasks.remove(id);
+            }
+            keep
+        });
     }
 
     /// Task `id` becomes part of phase `j`: c_pj += 1 (Algorithm 1 line 8,
@@ -240,7 +258,11 @@ impl JobRelease {
     /// Algorithm 1 (Starting Variation of the j-th phase), lines 11–17.
     fn algorithm1(&mut self, now_ms: i64, p: &PhaseParams) {
         let lo = now_ms - p.window_ms;
-        let in_window = self.starts.iter().filter(|s| **s > lo && **s <= now_ms).count() as u32;
+        let in_window = if self.starts_unsorted {
+            self.starts.iter().filter(|s| **s > lo && **s <= now_ms).count() as u32
+        } else {
+            (self.starts.partition_point(|s| *s <= now_ms) - self.starts.partition_point(|s| *s <= lo)) as u32
+        };
         match self.open {
             None if in_window > p.t_s => {
                 // Lines 11–13: S_pj = true, ps_jf = min start of R_Ji.
@@ -302,15 +324,20 @@ impl JobRelease {
             if ph.settled() {
                 continue;
             }
-            let ct_window: Vec<i64> = ph.finishes.iter().copied().filter(|f| *f > lo && *f <= now_ms).collect();
-            if ph.gamma_ms.is_none() && ct_window.len() as u32 > p.t_e {
+            // |CT_pj| within the window and its earliest finish.
+            let (in_window, earliest) = ph
+                .finishes
+                .iter()
+                .filter(|f| **f > lo && **f <= now_ms)
+                .fold((0u32, None::<i64>), |(n, m), f| (n + 1, Some(m.map_or(*f, |m| m.min(*f)))));
+            if ph.gamma_ms.is_none() && in_window > p.t_e {
                 // Lines 8–10: E_pj = true, γ_j = min finish (within the window,
                 // which leaves heading tasks out).
                 let ph = &mut self.phases[j];
                 ph.ended = true;
-                ph.gamma_ms = ct_window.iter().copied().min();
+                ph.gamma_ms = earliest;
                 tracing::debug!(phase = j, gamma = ?ph.gamma_ms, "dress: phase releasing (Algorithm 2 line 8)");
-            } else if ph.gamma_ms.is_some() && ct_window.is_empty() && !ph.running.is_empty() {
+            } else if ph.gamma_ms.is_some() && in_window == 0 && !ph.running.is_empty() {
                 // Lines 11–12: trailing tasks count into the next phase.
                 let trailing: Vec<u64> = std::mem::take(&mut self.phases[j].running).into_iter().collect();
                 self.phases[j].trailing_out += trailing.len() as u32;
@@ -345,8 +372,12 @@ impl JobRelease {
         let ph = &self.phases[j];
         let Some(gamma) = ph.gamma_ms else { return 0.0 };
         let cumulative = eq9_release(t_ms, gamma, ph.delta_ps_ms(), ph.units);
+        let newly = cumulative - ph.released_units;
+        if newly <= 0.0 {
+            return 0.0;
+        }
         let running: f64 = ph.running.iter().filter_map(|id| self.tasks.get(id)).map(|t| t.units).sum();
-        (cumulative - ph.released_units).clamp(0.0, running)
+        newly.clamp(0.0, running)
     }
 
     /// Equation 5: f_i(t) = Σ_j p_j(t) while t ∈ [α_i, β_i], 0 outside.

@@ -57,7 +57,7 @@ fn count(out: &[Decision], app: u32) -> usize {
 }
 
 fn pstate(e: &Engine) -> serde_json::Value {
-    e.state_json()["policy_state"].clone()
+    e.state_json()["pipelines"][0]["plugins"]["reserve"]["state"].clone()
 }
 
 #[test]
@@ -321,7 +321,7 @@ fn fig1_time_stepped_run(mut e: Engine) -> Fig1Outcome {
                 }
             }
         }
-        deltas.push(e.state_json()["policy_state"]["delta"].as_f64().unwrap_or(f64::NAN));
+        deltas.push(e.state_json()["pipelines"][0]["plugins"]["reserve"]["state"]["delta"].as_f64().unwrap_or(f64::NAN));
         if done.iter().all(|d| *d) {
             break;
         }

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
 final class EngineLink {
   private static final Logger LOG = LoggerFactory.getLogger(EngineLink.class);
 
-  private final String configText;
+  private String configText;
   private final String[] resourceNames;
   private final long retryMs;
   private final EventBatch batch = new EventBatch();
@@ -80,6 +80,44 @@ final class EngineLink {
       LOG.error("Shepherd engine failed (failure #" + failures + "); scheduling with the safe"
           + " built-in FIFO until the engine is rebuilt in " + retryMs + " ms", e);
     }
+  }
+
+  /**
+   * Build a throwaway engine from {@code text} and return its state JSON
+   * (queues, ACLs, pipelines): checks a config without touching this one.
+   * Throws {@link ShepherdEngineException} naming the bad key.
+   */
+  String probe(String text) {
+    long h = NativeEngine.create(text, resourceNames);
+    try {
+      return NativeEngine.stateJson(h);
+    } finally {
+      NativeEngine.destroy(h);
+    }
+  }
+
+  /**
+   * {@code -refreshQueues}: apply new config text. A healthy engine applies
+   * it in place, after the events batched so far (so it knows every app the
+   * RM has), and keeps every running container and what its plugins
+   * learned. A degraded engine is rebuilt with it later. Throws
+   * {@link ShepherdEngineException} (naming the key) and keeps the old
+   * config when the engine refuses it.
+   */
+  synchronized void reconfigure(String text, long nowMs) {
+    if (!degraded) {
+      try {
+        NativeEngine.step(handle, batch.array(), batch.length(), nowMs, -1);
+      } catch (ShepherdEngineException | Error e) {
+        fail(nowMs, e);
+        configText = text;
+        return;
+      } finally {
+        batch.clear();
+      }
+      NativeEngine.reconfigure(handle, text);
+    }
+    configText = text;
   }
 
   synchronized boolean isDegraded() {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
@@ -33,14 +34,15 @@ final class ShepherdQueue implements Queue {
   private final String name;
   private final String path;
   private final ShepherdQueue parent;
-  private final List<ShepherdQueue> children = new ArrayList<>();
+  /** Copy-on-write: the web UI reads it while -refreshQueues may change it. */
+  private final List<ShepherdQueue> children = new CopyOnWriteArrayList<>();
   private final QueueMetrics metrics;
   private final ActiveUsersManager usersManager;
-  private final float capacity;
-  private final float maxCapacity;
-  private final float weight;
-  private final AccessControlList submitAcl;
-  private final AccessControlList adminAcl;
+  private volatile float capacity;
+  private volatile float maxCapacity;
+  private volatile float weight;
+  private volatile AccessControlList submitAcl;
+  private volatile AccessControlList adminAcl;
   private final Supplier<Resource> clusterResource;
   private final Resource used = Resource.newInstance(0, 0);
 
@@ -60,6 +62,16 @@ final class ShepherdQueue implements Queue {
     if (parent != null) {
       parent.children.add(this);
     }
+  }
+
+  /** New settings from a refreshed config ({@code -refreshQueues}). */
+  void update(float capacity, float maxCapacity, float weight, String submitAcl,
+      String adminAcl) {
+    this.capacity = capacity;
+    this.maxCapacity = maxCapacity;
+    this.weight = weight;
+    this.submitAcl = new AccessControlList(submitAcl);
+    this.adminAcl = new AccessControlList(adminAcl);
   }
 
   String getQueuePath() {

@@ -138,6 +138,8 @@ public class ShepherdScheduler extends FifoScheduler {
   /** The engine's and policy's gauges in metrics2 (RM /jmx, /prom). */
   private ShepherdPolicyMetrics policyMetrics;
   private String[] resourceNames;
+  /** Path of Shepherd's config file ({@link #CONFIG_FILE}); empty = defaults. */
+  private String configPath = "";
   private boolean usePortForNodeName;
   private boolean warnedSchedulingRequests;
 
@@ -159,9 +161,10 @@ public class ShepherdScheduler extends FifoScheduler {
     }
     try {
       NativeEngine.load(NATIVE_LIBRARY, conf.getTrimmed(NATIVE_LIBRARY));
-      engine = new EngineLink(readShepherdConfig(conf), resourceNames,
+      configPath = conf.getTrimmed(CONFIG_FILE, "");
+      engine = new EngineLink(readShepherdConfig(configPath), resourceNames,
           conf.getLong(ENGINE_RETRY_MS, DEFAULT_ENGINE_RETRY_MS));
-    } catch (ShepherdEngineException e) {
+    } catch (ShepherdEngineException | YarnRuntimeException e) {
       throw new YarnRuntimeException("Shepherd scheduler cannot start: " + e.getMessage(), e);
     }
     buildQueues(conf, engine.stateJson());
@@ -185,51 +188,66 @@ public class ShepherdScheduler extends FifoScheduler {
   }
 
   /**
-   * {@code yarn rmadmin -refreshQueues}: re-read Shepherd's config, build a
-   * fresh engine from it and replay the cluster into it. New queues appear;
-   * a queue can be dropped only when no application uses it.
+   * {@code yarn rmadmin -refreshQueues}: re-read Shepherd's config and apply
+   * it to the live engine in place. New queues appear, existing ones take
+   * their new capacities, weights, ACLs and policy (pipeline); running
+   * containers, outstanding asks and what the plugins learned (estimator
+   * history, DRESS's reserve) stay. A queue can be dropped only when no
+   * application uses it. A bad or unreadable config is refused with the
+   * key at fault, and the old one stays in force.
    */
   @Override
   public synchronized void reinitialize(Configuration conf, RMContext rmContext)
       throws IOException {
     super.reinitialize(conf, rmContext);
-    EngineLink fresh;
+    String text;
+    String next;
     try {
-      fresh = new EngineLink(readShepherdConfig(conf), resourceNames,
-          conf.getLong(ENGINE_RETRY_MS, DEFAULT_ENGINE_RETRY_MS));
+      // -refreshQueues hands over a freshly loaded yarn-site.xml; the file
+      // it names is re-read (the one named at start if it names none).
+      configPath = conf.getTrimmed(CONFIG_FILE, configPath);
+      text = readShepherdConfig(configPath);
+      next = engine.probe(text);
     } catch (ShepherdEngineException | YarnRuntimeException e) {
       throw new IOException("Shepherd: refused new config: " + e.getMessage(), e);
     }
-    Set<String> inUse = new HashSet<>();
+    Set<String> nextQueues = queueNames(next);
     for (SchedulerApplication<FifoAppAttempt> app : applications.values()) {
-      inUse.add(app.getQueue().getQueueName());
-    }
-    Set<String> next = queueNames(fresh.stateJson());
-    for (String q : inUse) {
-      if (!next.contains(q)) {
-        fresh.close();
+      String q = app.getQueue().getQueueName();
+      if (!nextQueues.contains(q)) {
         throw new IOException("Shepherd: refused new config: queue root." + q
             + " still has applications");
       }
     }
-    buildQueues(conf, fresh.stateJson());
-    fresh.rebuild(System.currentTimeMillis(), this::replayState);
-    EngineLink old = engine;
-    engine = fresh;
-    old.close();
-    LOG.info("Shepherd config reloaded; queues " + leafQueues.keySet());
+    try {
+      engine.reconfigure(text, System.currentTimeMillis());
+    } catch (ShepherdEngineException e) {
+      throw new IOException("Shepherd: refused new config: " + e.getMessage(), e);
+    }
+    buildQueues(conf, next);
+    LOG.info("Shepherd config applied in place; queues " + leafQueues.keySet() + ", pipelines "
+        + pipelines(engine.stateJson()));
   }
 
-  private static String readShepherdConfig(Configuration conf) {
-    String path = conf.getTrimmed(CONFIG_FILE);
+  /** "queue=policy" for each pipeline in an engine state JSON, for logs. */
+  private static String pipelines(String stateJson) throws IOException {
+    List<String> out = new ArrayList<>();
+    for (JsonNode p : new ObjectMapper().readTree(stateJson).path("pipelines")) {
+      out.add(p.path("queue").asText() + "=" + p.path("policy").asText());
+    }
+    return out.toString();
+  }
+
+  /** Shepherd's TOML text at {@code path}; empty (all defaults) when no path is set. */
+  private static String readShepherdConfig(String path) {
     if (path == null || path.isEmpty()) {
       return "";
     }
     try {
       return new String(Files.readAllBytes(Paths.get(path)), StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new YarnRuntimeException("Shepherd scheduler cannot start: " + CONFIG_FILE + " = "
-          + path + " cannot be read: " + e);
+      throw new YarnRuntimeException("Shepherd config " + CONFIG_FILE + " = " + path
+          + " cannot be read: " + e);
     }
   }
 
@@ -241,24 +259,42 @@ public class ShepherdScheduler extends FifoScheduler {
     return names;
   }
 
-  /** Queues come from the engine's view of Shepherd's config. */
+  /**
+   * Queues come from the engine's view of Shepherd's config: new ones are
+   * created, existing ones updated, ones the config dropped removed (the
+   * caller checked they have no applications).
+   */
   private synchronized void buildQueues(Configuration conf, String stateJson) throws IOException {
     JsonNode state = new ObjectMapper().readTree(stateJson);
     if (rootQueue == null) {
       rootQueue = new ShepherdQueue("root", null, 1f, 1f, 1f, " ", " ", this::getClusterResource,
           conf);
     }
+    Set<String> listed = new HashSet<>();
     for (JsonNode q : state.path("queues")) {
       String name = q.path("name").asText();
-      if (leafQueues.containsKey(name)) {
-        continue;
-      }
+      listed.add(name);
       JsonNode acl = state.path("queue_acls").path(name);
-      leafQueues.put(name, new ShepherdQueue(name, rootQueue, (float) q.path("capacity").asDouble(),
-          (float) q.path("max_capacity").asDouble(), (float) q.path("weight").asDouble(),
-          acl.path("submit").asText("*"), acl.path("admin").asText("*"), this::getClusterResource,
-          conf));
+      float capacity = (float) q.path("capacity").asDouble();
+      float max = (float) q.path("max_capacity").asDouble();
+      float weight = (float) q.path("weight").asDouble();
+      String submit = acl.path("submit").asText("*");
+      String admin = acl.path("admin").asText("*");
+      ShepherdQueue existing = leafQueues.get(name);
+      if (existing != null) {
+        existing.update(capacity, max, weight, submit, admin);
+      } else {
+        leafQueues.put(name, new ShepherdQueue(name, rootQueue, capacity, max, weight, submit,
+            admin, this::getClusterResource, conf));
+      }
     }
+    leafQueues.keySet().removeIf(name -> {
+      if (listed.contains(name)) {
+        return false;
+      }
+      rootQueue.getChildren().removeIf(c -> c.getQueueName().equals(name));
+      return true;
+    });
   }
 
   // ---------------------------------------------------------------- events
@@ -425,7 +461,7 @@ public class ShepherdScheduler extends FifoScheduler {
     long submit = rmApp == null ? System.currentTimeMillis() : rmApp.getSubmitTime();
     int prio = rmApp == null || rmApp.getApplicationPriority() == null ? 0
         : rmApp.getApplicationPriority().getPriority();
-    b.appAdded(idx, queue.getQueueName(), user, name, type, tags, submit, prio);
+    b.appAdded(idx, queue.getQueueName(), user, name, type, tags, submit, prio, appId.toString());
   }
 
   @Override

@@ -32,7 +32,8 @@ public final class CrossingBench {
           Collections.emptySet(), Collections.emptyMap());
     }
     for (int a = 0; a < apps; a++) {
-      b.appAdded(a, "default", "user" + (a % 50), "job" + a, "MAPREDUCE", null, a, 0);
+      b.appAdded(a, "default", "user" + (a % 50), "job" + a, "MAPREDUCE", null, a, 0,
+          "application_0_" + a);
       b.attemptAdded(a, 1);
       b.askUpdated(a, 20, 0, new long[] {4096, 1}, pendingPerApp + nodes * 16 / apps + 1, true,
           0, "", new LinkedHashMap<>());

@@ -165,9 +165,10 @@ public class DressMetricsTest {
     return v;
   }
 
+  /** The DRESS reserve plugin's state in the engine's state view. */
   static JsonNode policyState() throws Exception {
     return new ObjectMapper().readTree(cluster.scheduler().getEngineStateJson())
-        .path("policy_state");
+        .path("pipelines").path(0).path("plugins").path("reserve").path("state");
   }
 
   /** Every series is there and within its bounds; returns the scrape. */

@@ -129,10 +129,11 @@ public final class EventBatch {
     u8(NODE_UTILIZATION).i32(node).res(used);
   }
 
+  /** {@code yarnId}: the YARN application id, e.g. {@code application_1700000000000_0001}. */
   public void appAdded(int app, String queue, String user, String name, String type,
-      Collection<String> tags, long submitMs, int priority) {
+      Collection<String> tags, long submitMs, int priority, String yarnId) {
     u8(APP_ADDED).i32(app).str(queue).str(user).str(name).str(type).str(join(tags))
-        .i64(submitMs).i32(priority);
+        .i64(submitMs).i32(priority).str(yarnId);
   }
 
   public void appRemoved(int app) {

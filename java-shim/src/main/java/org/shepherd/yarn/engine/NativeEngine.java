@@ -63,7 +63,16 @@ public final class NativeEngine {
    */
   public static native long[] step(long handle, byte[] events, int len, long nowMs, int node);
 
-  /** JSON view of the engine state (cluster, queues, apps, policy state). */
+  /**
+   * Apply new Shepherd TOML config text to the live engine in place (queues
+   * and their pipelines; plugins whose configuration is unchanged keep what
+   * they learned). Throws {@link ShepherdEngineException} naming the key on
+   * a bad config or a dropped queue that still has applications, changing
+   * nothing.
+   */
+  public static native void reconfigure(long handle, String configToml);
+
+  /** JSON view of the engine state (cluster, queues, apps, pipelines and their plugins' state). */
   public static native String stateJson(long handle);
 
   /**

@@ -1,22 +1,22 @@
 //! History-based size estimation in the style of 3Sigma (Park et al.,
 //! EuroSys'18), the baseline SLearn §4–5 compares against: jobs are keyed by
 //! user + name; each key keeps the sizes (container-ms) of its past runs,
-//! learned from container-finished and app-removed events.
+//! learned when an application leaves (its attained service is its size).
 //!
-//! * `Mode::Distribution` (`3sigma`) uses the whole empirical distribution:
-//!   an app is ordered by its expected remaining size given the service it
-//!   has attained, E[X − a | X > a] (shortest expected remaining first).
-//! * `Mode::Point` (`3sigma-point`) orders by one point estimate, the
-//!   configured quantile (median by default) of the history.
+//! * `Mode::Distribution` (`history`, behind the `3sigma` policy) uses the
+//!   whole empirical distribution: the remaining work of an app that has
+//!   attained `a` is E[X − a | X > a], its size the mean.
+//! * `Mode::Point` (`history-point`, behind `3sigma-point`) uses one point
+//!   estimate, the configured quantile (median by default).
 //!
 //! A key without history falls back to all jobs seen so far; with no
-//! history at all the app is ordered as size 0 (optimistic, like LAS).
+//! history at all the estimate is a zero-size prior (confidence 0: orders
+//! treat the app optimistically, like LAS, and it is not reported as a
+//! prediction).
 
-use super::attained::Attained;
-use super::{Policy, SortKey};
 use crate::config::HistoryConfig;
-use crate::engine::Event;
-use crate::model::{App, AppId, ClusterState, Container};
+use crate::model::{App, ClusterState};
+use crate::policy::points::{Ctx, Estimate, Estimator, Plugin};
 use std::collections::{HashMap, VecDeque};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,8 +49,8 @@ impl Samples {
         }
     }
 
-    fn is_empty(&self) -> bool {
-        self.sorted.is_empty()
+    fn len(&self) -> usize {
+        self.sorted.len()
     }
 
     fn mean(&self) -> f64 {
@@ -80,8 +80,6 @@ pub struct History {
     point_quantile: f64,
     by_key: HashMap<String, Samples>,
     all: Samples,
-    key_of: HashMap<AppId, String>,
-    attained: Attained,
 }
 
 impl History {
@@ -92,74 +90,69 @@ impl History {
             point_quantile: c.point_quantile,
             by_key: HashMap::new(),
             all: Samples::default(),
-            key_of: HashMap::new(),
-            attained: Attained::default(),
         }
-    }
-
-    fn samples(&self, app: AppId) -> Option<&Samples> {
-        let own = self.key_of.get(&app).and_then(|k| self.by_key.get(k)).filter(|s| !s.is_empty());
-        own.or((!self.all.is_empty()).then_some(&self.all))
     }
 
     fn key(app: &App) -> String {
         format!("{}\u{1f}{}", app.user, app.name)
     }
+
+    /// The app's own key's history, else everyone's; and how much to trust
+    /// it: n/(n+1) for n runs of the same job, half that for the fallback.
+    fn samples(&self, app: &App) -> Option<(&Samples, f64)> {
+        let trust = |n: usize| n as f64 / (n as f64 + 1.0);
+        match self.by_key.get(&Self::key(app)).filter(|s| s.len() > 0) {
+            Some(s) => Some((s, trust(s.len()))),
+            None => (self.all.len() > 0).then(|| (&self.all, 0.5 * trust(self.all.len()))),
+        }
+    }
+
+    /// Record one finished job's size (also how the sidecar feeds history).
+    pub fn learn(&mut self, user: &str, name: &str, size_ms: f64) {
+        let key = format!("{user}\u{1f}{name}");
+        self.by_key.entry(key).or_default().push(size_ms, self.max_samples);
+        self.all.push(size_ms, self.max_samples);
+    }
 }
 
-impl Policy for History {
+impl Plugin for History {
     fn name(&self) -> &'static str {
         match self.mode {
-            Mode::Distribution => "3sigma",
-            Mode::Point => "3sigma-point",
+            Mode::Distribution => "history",
+            Mode::Point => "history-point",
         }
     }
 
-    fn app_order(&self, state: &ClusterState, app: &App) -> SortKey {
-        let est = match (self.samples(app.id), self.mode) {
-            (None, _) => 0.0,
-            (Some(s), Mode::Distribution) => s.expected_remaining(self.attained.of(app.id, state.now_ms) as f64),
-            (Some(s), Mode::Point) => s.quantile(self.point_quantile),
-        };
-        SortKey::new(est, app.submit_ms as f64, app.id as i64)
+    fn on_app_removed(&mut self, ctx: &Ctx, app: &App) {
+        let size = app.attained_ms(ctx.state.now_ms) as f64;
+        self.learn(&app.user, &app.name, size);
     }
 
-    fn on_allocated(&mut self, _state: &ClusterState, c: &Container) {
-        self.attained.on_allocated(c);
-    }
-
-    fn on_container_finished(&mut self, _state: &ClusterState, c: &Container, at_ms: i64) {
-        self.attained.on_finished(c, at_ms);
-    }
-
-    fn on_event(&mut self, state: &ClusterState, event: &Event) {
-        match event {
-            Event::AppAdded { app, .. } => {
-                if let Some(a) = state.apps.get(app) {
-                    self.key_of.insert(*app, Self::key(a));
-                }
-            }
-            Event::AppRemoved { app } => {
-                let size = self.attained.remove(*app) as f64;
-                if let Some(k) = self.key_of.remove(app) {
-                    self.by_key.entry(k).or_default().push(size, self.max_samples);
-                    self.all.push(size, self.max_samples);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn estimate_ms(&self, _state: &ClusterState, app: AppId) -> Option<f64> {
-        let s = self.samples(app)?;
-        Some(match self.mode {
-            Mode::Distribution => s.mean(),
-            Mode::Point => s.quantile(self.point_quantile),
+    fn state_json(&self, _ctx: &Ctx) -> serde_json::Value {
+        serde_json::json!({
+            "mode": format!("{:?}", self.mode).to_lowercase(),
+            "keys": self.by_key.len(),
+            "samples": self.all.len(),
+            "max_samples": self.max_samples,
         })
     }
+}
 
-    fn state_json(&self, _state: &ClusterState) -> serde_json::Value {
-        serde_json::json!({ "keys": self.by_key.len(), "samples": self.all.sorted.len() })
+impl Estimator for History {
+    fn estimate(&self, state: &ClusterState, app: &App) -> Option<Estimate> {
+        let Some((s, confidence)) = self.samples(app) else {
+            return Some(Estimate { size_ms: 0.0, remaining_ms: 0.0, confidence: 0.0 });
+        };
+        let attained = app.attained_ms(state.now_ms) as f64;
+        let (size_ms, remaining_ms) = match self.mode {
+            Mode::Distribution => (s.mean(), s.expected_remaining(attained)),
+            Mode::Point => {
+                let q = s.quantile(self.point_quantile);
+                // Past the estimate: assume it doubles, as the distribution does.
+                (q, if q > attained { q - attained } else { attained.max(1.0) })
+            }
+        };
+        Some(Estimate { size_ms, remaining_ms, confidence })
     }
 }
 

@@ -27,6 +27,10 @@ pub enum Event {
     },
     AppAdded {
         app: AppId,
+        /// YARN's application id (`application_<cluster>_<n>`); the trace's
+        /// job id in the simulator. Lets the state view and the sidecar join
+        /// the engine's apps with the RM's.
+        yarn_id: String,
         queue: String,
         user: String,
         name: String,

@@ -1,0 +1,404 @@
+//! Pipelines as an operator writes them: which plugin runs at each extension
+//! point of the engine's scheduling pass (see `crate::policy` for the points
+//! and their order), the built-in pipelines every existing policy name
+//! stands for, and the checks that turn a bad combination into an error
+//! naming the key.
+//!
+//! This module only knows names; `crate::policy` maps each name to its
+//! implementation (a test there builds every name listed here).
+
+use super::{bad, Config, ConfigError};
+use serde::{Deserialize, Serialize};
+
+/// Plugins of the *estimate* point: an app's size and remaining work.
+pub const ESTIMATORS: &[&str] = &["none", "history", "history-point", "oracle"];
+/// Plugins of the *reserve* point: partitions of a queue's share (pools).
+pub const RESERVES: &[&str] = &["none", "dress"];
+/// How queues share the cluster (the root's choice, `scheduler.queue_order`).
+pub const QUEUE_ORDERS: &[&str] = &["flat", "drf", "capacity"];
+/// Plugins of the *app order* point.
+pub const APP_ORDERS: &[&str] = &["fifo", "drf", "sjf", "srtf", "las", "tetris"];
+/// Plugins of the *classify asks* point (DEFAULT vs ALTRUISTIC).
+pub const CLASSIFIERS: &[&str] = &["none"];
+/// Plugins of the *filter* point (node-level constraints), any number.
+pub const FILTERS: &[&str] = &[];
+/// Plugins of the *leftover* point: who gets what the main phase left.
+pub const LEFTOVERS: &[&str] = &["none"];
+
+/// One pipeline: a plugin name per extension point.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PipelineSpec {
+    /// Size estimates (container-ms) the order points read: `none`,
+    /// `history` (3Sigma-style distribution of past runs of the same user +
+    /// job name), `history-point` (one quantile of it), `oracle` (the
+    /// `shepherd.oracle.work_ms` application tag).
+    pub estimate: String,
+    /// Partition of the queue's share: `none`, `dress` (DRESS's two pools
+    /// with the dynamic reserve δ for small-demand apps).
+    pub reserve: String,
+    /// Order of applications: `fifo` (YARN priority, then arrival), `drf`
+    /// (lowest dominant share), `sjf` (smallest estimated size), `srtf`
+    /// (smallest estimated remaining work), `las` (least attained service),
+    /// `tetris` (best alignment of its ask with the node's free resources).
+    pub app_order: String,
+    /// Orders that replace `app_order` for the apps of one pool of the
+    /// reserve plugin, e.g. `{ small = "srtf" }`. Pools are then served in
+    /// the reserve's order (DRESS: small before large) and each pool's apps
+    /// in its own order.
+    pub pool_order: std::collections::BTreeMap<String, String>,
+    /// Which outstanding asks are DEFAULT (served in the main phase) and
+    /// which ALTRUISTIC (wait for the leftover phase): `none` = all DEFAULT.
+    pub classify: String,
+    /// Node-level constraints every placement must pass, in order.
+    pub filter: Vec<String>,
+    /// Order of the leftover phase: `none` = no leftover phase.
+    pub leftover: String,
+    /// Serve strictly in app order: the first app that cannot be placed
+    /// ends the pass (head-of-line blocking, the DRESS paper's FIFO).
+    pub strict_order: bool,
+}
+
+impl Default for PipelineSpec {
+    fn default() -> Self {
+        PipelineSpec {
+            estimate: "none".into(),
+            reserve: "none".into(),
+            app_order: "drf".into(),
+            pool_order: Default::default(),
+            classify: "none".into(),
+            filter: Vec::new(),
+            leftover: "none".into(),
+            strict_order: false,
+        }
+    }
+}
+
+/// A built-in pipeline: the policy name it stands for, the queue order
+/// that name has always implied, and its spec.
+pub struct BuiltIn {
+    pub name: &'static str,
+    pub queue_order: &'static str,
+    pub summary: &'static str,
+    build: fn(&Config) -> PipelineSpec,
+}
+
+fn spec(estimate: &str, reserve: &str, app_order: &str) -> PipelineSpec {
+    PipelineSpec { estimate: estimate.into(), reserve: reserve.into(), app_order: app_order.into(), ..Default::default() }
+}
+
+/// Every policy name `scheduler.policy` and `[[queue]] policy` accept
+/// without a `[pipeline.NAME]` table.
+pub const BUILT_INS: &[BuiltIn] = &[
+    BuiltIn {
+        name: "composed",
+        queue_order: "drf",
+        summary: "DRESS reserve for small-demand apps; inside the small pool shortest estimated remaining work first, \
+                  the large pool by DRF; sizes from history (the default)",
+        build: |_| PipelineSpec {
+            pool_order: [("small".to_string(), "srtf".to_string())].into_iter().collect(),
+            ..spec("history", "dress", "drf")
+        },
+    },
+    BuiltIn {
+        name: "fifo",
+        queue_order: "flat",
+        summary: "arrival order (YARN priority first); [fifo] strict_order = head-of-line blocking",
+        build: |c| PipelineSpec { strict_order: c.fifo.strict_order, ..spec("none", "none", "fifo") },
+    },
+    BuiltIn { name: "drf", queue_order: "drf", summary: "hierarchical DRF: queues, then apps", build: |_| spec("none", "none", "drf") },
+    BuiltIn { name: "dress", queue_order: "flat", summary: "DRESS pools, FIFO inside", build: |_| spec("none", "dress", "fifo") },
+    BuiltIn {
+        name: "capacity",
+        queue_order: "capacity",
+        summary: "queues by used ÷ guaranteed, FIFO inside",
+        build: |_| spec("none", "none", "fifo"),
+    },
+    BuiltIn { name: "sjf", queue_order: "flat", summary: "smallest oracle size first", build: |_| spec("oracle", "none", "sjf") },
+    BuiltIn { name: "tetris", queue_order: "flat", summary: "packing by alignment", build: |_| spec("none", "none", "tetris") },
+    BuiltIn { name: "las", queue_order: "flat", summary: "least attained service first", build: |_| spec("none", "none", "las") },
+    BuiltIn {
+        name: "3sigma",
+        queue_order: "flat",
+        summary: "expected remaining size from history, smallest first",
+        build: |_| spec("history", "none", "srtf"),
+    },
+    BuiltIn {
+        name: "3sigma-point",
+        queue_order: "flat",
+        summary: "one history quantile as the size, smallest first",
+        build: |_| spec("history-point", "none", "sjf"),
+    },
+    BuiltIn {
+        name: "oracle",
+        queue_order: "flat",
+        summary: "true remaining size, smallest first",
+        build: |_| spec("oracle", "none", "srtf"),
+    },
+];
+
+pub fn built_in(name: &str) -> Option<&'static BuiltIn> {
+    BUILT_INS.iter().find(|b| b.name == name)
+}
+
+/// Names of the built-in pipelines, for messages.
+pub fn built_in_names() -> Vec<&'static str> {
+    BUILT_INS.iter().map(|b| b.name).collect()
+}
+
+impl Config {
+    /// The spec a policy name stands for: a built-in, or `[pipeline.NAME]`.
+    pub fn pipeline(&self, name: &str) -> Option<PipelineSpec> {
+        built_in(name).map(|b| (b.build)(self)).or_else(|| self.pipelines.get(name).cloned())
+    }
+
+    /// The policy name queue `i` runs: its own `policy`, else `scheduler.policy`.
+    pub fn queue_policy(&self, i: usize) -> &str {
+        let own = &self.queues[i].policy;
+        if own.is_empty() {
+            &self.scheduler.policy
+        } else {
+            own
+        }
+    }
+
+    /// `scheduler.queue_order` with `auto` resolved: the order the default
+    /// policy has always implied (`drf` for `drf` and `composed`, `capacity`
+    /// for `capacity`, `flat` for single-order policies), `drf` for a
+    /// `[pipeline.NAME]` of the operator's.
+    pub fn queue_order(&self) -> &str {
+        match self.scheduler.queue_order.as_str() {
+            "auto" => built_in(&self.scheduler.policy).map_or("drf", |b| b.queue_order),
+            other => other,
+        }
+    }
+
+    /// What `shepherd check-config` prints: the queue order and, per queue,
+    /// its weights and capacities, its policy and the plugin at each point.
+    pub fn describe(&self) -> String {
+        let mut out = format!(
+            "default policy: {}\nqueue order: {}{}\n",
+            self.scheduler.policy,
+            self.queue_order(),
+            if self.scheduler.queue_order == "auto" { " (auto)" } else { "" }
+        );
+        for (i, q) in self.queues.iter().enumerate() {
+            let policy = self.queue_policy(i);
+            let spec = self.pipeline(policy).map(|p| p.describe()).unwrap_or_default();
+            out.push_str(&format!(
+                "queue root.{}: weight {} capacity {} max {}\n  policy {}{}: {}\n",
+                q.name,
+                q.weight,
+                q.capacity,
+                q.max_capacity,
+                policy,
+                if q.policy.is_empty() { " (default)" } else { "" },
+                spec
+            ));
+        }
+        if self.queue_order() == "flat" && self.queues.len() > 1 {
+            out.push_str("(flat queue order: one pipeline serves all queues' apps in one order)\n");
+        }
+        out
+    }
+
+    /// Names, combinations and the queue-order rule, each error naming its key.
+    pub(super) fn validate_pipelines(&self) -> Result<(), ConfigError> {
+        let known = || {
+            let mut v: Vec<String> = built_in_names().into_iter().map(String::from).collect();
+            v.extend(self.pipelines.keys().cloned());
+            v.join(", ")
+        };
+        for (name, p) in &self.pipelines {
+            if built_in(name).is_some() {
+                return Err(bad(&format!("pipeline.{name}"), name, "a built-in policy has this name; choose another"));
+            }
+            p.validate(&format!("pipeline.{name}"))?;
+        }
+        if self.pipeline(&self.scheduler.policy).is_none() {
+            return Err(bad("scheduler.policy", &self.scheduler.policy, format!("expected one of {}", known())));
+        }
+        for (i, q) in self.queues.iter().enumerate() {
+            if !q.policy.is_empty() && self.pipeline(&q.policy).is_none() {
+                return Err(bad(&format!("queue[{i}].policy"), &q.policy, format!("expected one of {}", known())));
+            }
+        }
+        let order = self.scheduler.queue_order.as_str();
+        if order != "auto" && !QUEUE_ORDERS.contains(&order) {
+            return Err(bad("scheduler.queue_order", order, format!("expected one of auto, {}", QUEUE_ORDERS.join(", "))));
+        }
+        // A flat queue order puts every app in one order: only meaningful
+        // when every queue runs the same pipeline (one for the cluster).
+        if self.queue_order() == "flat" {
+            let first = self.pipeline(self.queue_policy(0));
+            for i in 1..self.queues.len() {
+                if self.pipeline(self.queue_policy(i)) != first {
+                    return Err(bad(
+                        &format!("queue[{i}].policy"),
+                        self.queue_policy(i),
+                        format!(
+                            "differs from queue `{}`'s `{}`, but scheduler.queue_order is flat (`{}` implies it): \
+                             with one order for all apps every queue must run the same pipeline; \
+                             set scheduler.queue_order = \"drf\" or \"capacity\"",
+                            self.queues[0].name,
+                            self.queue_policy(0),
+                            self.scheduler.policy
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl PipelineSpec {
+    /// Plugin names and combinations; `key` is the spec's table (e.g. `pipeline.mine`).
+    pub fn validate(&self, key: &str) -> Result<(), ConfigError> {
+        let one = |point: &str, value: &str, allowed: &[&str]| {
+            if allowed.contains(&value) {
+                Ok(())
+            } else {
+                Err(bad(&format!("{key}.{point}"), value, format!("unknown plugin; expected one of {}", allowed.join(", "))))
+            }
+        };
+        one("estimate", &self.estimate, ESTIMATORS)?;
+        one("reserve", &self.reserve, RESERVES)?;
+        one("app_order", &self.app_order, APP_ORDERS)?;
+        one("classify", &self.classify, CLASSIFIERS)?;
+        one("leftover", &self.leftover, LEFTOVERS)?;
+        for f in &self.filter {
+            if !FILTERS.contains(&f.as_str()) {
+                let allowed = if FILTERS.is_empty() { "none yet".to_string() } else { FILTERS.join(", ") };
+                return Err(bad(&format!("{key}.filter"), f, format!("unknown plugin; available: {allowed}")));
+            }
+        }
+        let by_size = |order: &str| matches!(order, "sjf" | "srtf");
+        if by_size(&self.app_order) && self.estimate == "none" {
+            return Err(bad(
+                &format!("{key}.app_order"),
+                &self.app_order,
+                format!("orders by estimated size, but {key}.estimate is `none`; choose history, history-point or oracle"),
+            ));
+        }
+        let pools: &[&str] = match self.reserve.as_str() {
+            "dress" => &["small", "large"],
+            _ => &[],
+        };
+        for (pool, order) in &self.pool_order {
+            let k = format!("{key}.pool_order.{pool}");
+            if !pools.contains(&pool.as_str()) {
+                let why = if pools.is_empty() {
+                    format!("{key}.reserve = `{}` makes no pools", self.reserve)
+                } else {
+                    format!("the `{}` reserve's pools are {}", self.reserve, pools.join(", "))
+                };
+                return Err(bad(&k, pool, why));
+            }
+            one(&format!("pool_order.{pool}"), order, APP_ORDERS)?;
+            if by_size(order) && self.estimate == "none" {
+                return Err(bad(&k, order, format!("orders by estimated size, but {key}.estimate is `none`")));
+            }
+        }
+        if self.classify != "none" && self.leftover == "none" {
+            return Err(bad(
+                &format!("{key}.leftover"),
+                &self.leftover,
+                format!("{key}.classify = `{}` holds ALTRUISTIC asks back for the leftover phase; without one they never run", self.classify),
+            ));
+        }
+        if self.strict_order && self.app_order == "tetris" {
+            return Err(bad(
+                &format!("{key}.strict_order"),
+                "true",
+                "tetris orders apps by the node at hand; head-of-line blocking on it would idle nodes for no order",
+            ));
+        }
+        Ok(())
+    }
+
+    /// One line for `check-config` and logs.
+    pub fn describe(&self) -> String {
+        let mut s = format!("estimate={} reserve={} app_order={}", self.estimate, self.reserve, self.app_order);
+        for (pool, order) in &self.pool_order {
+            s.push_str(&format!(" pool_order.{pool}={order}"));
+        }
+        s.push_str(&format!(" classify={} filter=[{}] leftover={}", self.classify, self.filter.join(","), self.leftover));
+        if self.strict_order {
+            s.push_str(" strict_order");
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Config;
+
+    fn err(text: &str) -> String {
+        Config::parse(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn every_built_in_is_valid_and_implies_its_queue_order() {
+        for b in super::BUILT_INS {
+            let c = Config::parse(&format!("[scheduler]\npolicy = \"{}\"\n", b.name)).unwrap();
+            assert_eq!(c.queue_order(), b.queue_order, "{}", b.name);
+            c.pipeline(b.name).unwrap().validate(b.name).unwrap();
+        }
+    }
+
+    #[test]
+    fn unknown_plugin_names_its_key() {
+        let e = err("[pipeline.mine]\napp_order = \"lottery\"\n");
+        assert!(e.contains("pipeline.mine.app_order") && e.contains("lottery") && e.contains("srtf"), "{e}");
+        let e = err("[pipeline.mine]\nfilter = [\"megha\"]\n");
+        assert!(e.contains("pipeline.mine.filter") && e.contains("megha"), "{e}");
+        let e = err("[pipeline.mine]\nestimat = \"history\"\n");
+        assert!(e.contains("estimat"), "{e}");
+    }
+
+    #[test]
+    fn impossible_combinations_name_the_key() {
+        let e = err("[pipeline.mine]\napp_order = \"srtf\"\n");
+        assert!(e.contains("pipeline.mine.app_order") && e.contains("estimate"), "{e}");
+        let e = err("[pipeline.mine]\npool_order = { small = \"srtf\" }\nestimate = \"history\"\n");
+        assert!(e.contains("pipeline.mine.pool_order.small") && e.contains("no pools"), "{e}");
+        let e = err("[pipeline.mine]\nreserve = \"dress\"\npool_order = { tiny = \"fifo\" }\n");
+        assert!(e.contains("pool_order.tiny") && e.contains("small, large"), "{e}");
+        let e = err("[pipeline.mine]\nreserve = \"dress\"\npool_order = { small = \"sjf\" }\n");
+        assert!(e.contains("pipeline.mine.pool_order.small") && e.contains("estimate"), "{e}");
+        let e = err("[pipeline.mine]\napp_order = \"tetris\"\nstrict_order = true\n");
+        assert!(e.contains("pipeline.mine.strict_order"), "{e}");
+        let e = err("[pipeline.drf]\napp_order = \"fifo\"\n");
+        assert!(e.contains("pipeline.drf") && e.contains("built-in"), "{e}");
+    }
+
+    #[test]
+    fn queue_policies_are_checked_against_the_queue_order() {
+        let two = "[[queue]]\nname = \"a\"\ncapacity = 0.5\n[[queue]]\nname = \"b\"\ncapacity = 0.5\npolicy = \"las\"\n";
+        // drf between queues: each queue runs its own pipeline.
+        let c = Config::parse(&format!("[scheduler]\npolicy = \"drf\"\n{two}")).unwrap();
+        assert_eq!((c.queue_policy(0), c.queue_policy(1)), ("drf", "las"));
+        // fifo implies a flat order: one order for all apps cannot mix pipelines.
+        let e = err(&format!("[scheduler]\npolicy = \"fifo\"\n{two}"));
+        assert!(e.contains("queue[1].policy") && e.contains("las") && e.contains("queue_order"), "{e}");
+        // ...unless the operator picks a queue order.
+        Config::parse(&format!("[scheduler]\npolicy = \"fifo\"\nqueue_order = \"capacity\"\n{two}")).unwrap();
+        let e = err("[[queue]]\nname = \"a\"\npolicy = \"nope\"\n");
+        assert!(e.contains("queue[0].policy") && e.contains("nope") && e.contains("composed"), "{e}");
+        let e = err("[scheduler]\nqueue_order = \"round-robin\"\n");
+        assert!(e.contains("scheduler.queue_order") && e.contains("round-robin"), "{e}");
+    }
+
+    #[test]
+    fn operator_pipelines_are_named_policies() {
+        let c = Config::parse(
+            "[scheduler]\npolicy = \"mine\"\n[pipeline.mine]\nestimate = \"history\"\nreserve = \"dress\"\napp_order = \"las\"\npool_order = { small = \"srtf\" }\n",
+        )
+        .unwrap();
+        assert_eq!(c.queue_order(), "drf");
+        let d = c.describe();
+        assert!(d.contains("policy mine (default): estimate=history reserve=dress app_order=las pool_order.small=srtf"), "{d}");
+    }
+}

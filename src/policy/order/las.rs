@@ -1,0 +1,21 @@
+//! `app_order = "las"`: least attained service first (a baseline of SLearn
+//! §5): the app that has received the least container time so far goes
+//! first; no size knowledge.
+
+use crate::model::App;
+use crate::policy::points::{AppOrder, Ctx, Plugin};
+use crate::policy::SortKey;
+
+pub struct Las;
+
+impl Plugin for Las {
+    fn name(&self) -> &'static str {
+        "las"
+    }
+}
+
+impl AppOrder for Las {
+    fn key(&self, ctx: &Ctx, app: &App) -> SortKey {
+        SortKey::new(app.attained_ms(ctx.state.now_ms) as f64, app.submit_ms as f64, app.id as i64)
+    }
+}

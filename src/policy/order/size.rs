@@ -1,0 +1,40 @@
+//! Size orders, reading the pipeline's estimate point:
+//!
+//! * `sjf` — smallest estimated total size first (the SJF baseline of
+//!   Carbyne §5 with the oracle estimator; 3Sigma's point-estimate variant
+//!   with `history-point`).
+//! * `srtf` — smallest estimated remaining work first (the oracle bound of
+//!   SLearn §5 with `oracle`; 3Sigma with `history`).
+//!
+//! An app the estimator knows nothing about goes last, in arrival order.
+
+use crate::model::App;
+use crate::policy::points::{AppOrder, Ctx, Plugin};
+use crate::policy::SortKey;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum By {
+    Size,
+    Remaining,
+}
+
+pub struct SizeOrder(pub By);
+
+impl Plugin for SizeOrder {
+    fn name(&self) -> &'static str {
+        match self.0 {
+            By::Size => "sjf",
+            By::Remaining => "srtf",
+        }
+    }
+}
+
+impl AppOrder for SizeOrder {
+    fn key(&self, ctx: &Ctx, app: &App) -> SortKey {
+        let v = ctx.estimate(app).map_or(f64::INFINITY, |e| match self.0 {
+            By::Size => e.size_ms,
+            By::Remaining => e.remaining_ms,
+        });
+        SortKey::new(v, app.submit_ms as f64, app.id as i64)
+    }
+}

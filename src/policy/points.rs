@@ -1,0 +1,137 @@
+//! The extension points: one small trait each. A plugin implements
+//! [`Plugin`] (what every plugin may observe and report) and the trait of
+//! the one point it serves; it implements only the hooks it needs.
+
+use super::{Gauge, Scope, SortKey};
+use crate::event::Event;
+use crate::model::{App, Ask, ClusterState, Container, Node, NodeId, Queue};
+
+/// What a plugin's hooks see: the cluster, the scope its pipeline serves
+/// (the whole cluster or one queue) and that pipeline's size estimates.
+#[derive(Clone, Copy)]
+pub struct Ctx<'a> {
+    pub state: &'a ClusterState,
+    pub scope: Scope,
+    pub estimator: &'a dyn Estimator,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn estimate(&self, app: &App) -> Option<Estimate> {
+        self.estimator.estimate(self.state, app)
+    }
+}
+
+/// Base of every plugin: observers, periodic work, and the operator's view.
+/// Observers see only what concerns their pipeline (events of apps in
+/// other queues go to those queues' pipelines); estimators see everything.
+pub trait Plugin: Send {
+    fn name(&self) -> &'static str;
+
+    /// Every event, after the engine applied it to the state.
+    fn on_event(&mut self, _ctx: &Ctx, _event: &Event) {}
+
+    /// The engine committed a container (before the pass goes on).
+    fn on_allocated(&mut self, _ctx: &Ctx, _container: &Container) {}
+
+    /// A container finished; it is still in the state with its timestamps.
+    fn on_container_finished(&mut self, _ctx: &Ctx, _container: &Container, _at_ms: i64) {}
+
+    /// An application left; `app` is its final record (its containers are
+    /// released, so `app.attained_ms(now)` is its whole service).
+    fn on_app_removed(&mut self, _ctx: &Ctx, _app: &App) {}
+
+    /// When the plugin's periodic step is next due (`i64::MIN` = at the
+    /// first opportunity), or `None` for plugins without one. Drivers use
+    /// it to wake the engine on time instead of heartbeating every node.
+    fn next_tick_ms(&self) -> Option<i64> {
+        None
+    }
+
+    /// Run the periodic step due at `now_ms`. Returns true when it may
+    /// change what a pass decides (e.g. δ moved), so a driver that skips
+    /// idle heartbeats knows to offer the nodes again.
+    fn tick(&mut self, _ctx: &Ctx, _now_ms: i64) -> bool {
+        false
+    }
+
+    /// Start of a pass for `node`: refresh what the hooks below read.
+    fn prepare(&mut self, _ctx: &Ctx, _node: NodeId) {}
+
+    /// The plugin's own state for the JSON view.
+    fn state_json(&self, _ctx: &Ctx) -> serde_json::Value {
+        serde_json::Value::Null
+    }
+
+    /// What the plugin knows about one app, for the apps of the JSON view.
+    fn app_json(&self, _ctx: &Ctx, _app: &App) -> Option<serde_json::Value> {
+        None
+    }
+
+    /// Metrics (names without the `shepherd_` prefix, ending in their unit).
+    fn gauges(&self, _ctx: &Ctx) -> Vec<Gauge> {
+        Vec::new()
+    }
+}
+
+/// An app's size as an estimator sees it, in container-milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Estimate {
+    /// Total work of the app.
+    pub size_ms: f64,
+    /// Work still to do, given the service it attained so far.
+    pub remaining_ms: f64,
+    /// 0 = a prior (nothing is known about this app; orders still use it),
+    /// 1 = exact. Only estimates with confidence > 0 are reported as
+    /// predictions (estimation error, `JobRecord::estimate_ms`).
+    pub confidence: f64,
+}
+
+/// *Estimate*: how big is an app, how much is left.
+pub trait Estimator: Plugin {
+    /// `None` when the estimator knows nothing usable (size orders put the
+    /// app last).
+    fn estimate(&self, state: &ClusterState, app: &App) -> Option<Estimate>;
+}
+
+/// *Reserve / partition*: a plugin that splits its scope's share into
+/// pools and keeps each app inside its pool.
+pub trait Reserve: Plugin {
+    /// Pool names, in the order their apps are served when the pipeline
+    /// orders each pool on its own (`pool_order`).
+    fn pools(&self) -> &'static [&'static str];
+
+    /// The pool `app` belongs to (an index into `pools`), if decided.
+    fn pool_of(&self, app: &App) -> Option<usize>;
+
+    /// May `app` take one more container for `ask` now?
+    fn admits(&self, ctx: &Ctx, app: &App, ask: &Ask) -> bool;
+}
+
+/// *Queue order*: how queues share the cluster (the root's choice).
+pub trait QueueOrder: Plugin {
+    fn key(&self, state: &ClusterState, queue: &Queue) -> SortKey;
+}
+
+/// *App order*: which application is served next. Re-evaluated after
+/// every container the app gets.
+pub trait AppOrder: Plugin {
+    fn key(&self, ctx: &Ctx, app: &App) -> SortKey;
+}
+
+/// *Classify asks*: which outstanding asks must run now (DEFAULT) and which
+/// may wait for leftover capacity (ALTRUISTIC).
+pub trait AskClassifier: Plugin {
+    fn is_default(&self, ctx: &Ctx, app: &App, ask: &Ask) -> bool;
+}
+
+/// *Filter*: may this ask go on this node? (The engine already checked
+/// fit, locality, node label and the queue's maximum.)
+pub trait Filter: Plugin {
+    fn fits(&self, ctx: &Ctx, app: &App, ask: &Ask, node: &Node) -> bool;
+}
+
+/// *Leftover*: the order in which asks the main phase held back get what
+/// it left on the node.
+pub trait Leftover: Plugin {
+    fn key(&self, ctx: &Ctx, app: &App, ask: &Ask, node: &Node) -> SortKey;
+}

@@ -1,0 +1,120 @@
+//! Plugin names (as `crate::config::pipeline` lists them) to implementations.
+//! Each builder returns the plugin and its *identity*: the name plus the
+//! configuration it was built from. On `-refreshQueues` a plugin whose
+//! identity is unchanged is kept with all it has learned; any other is
+//! built fresh.
+
+use super::dress::Dress;
+use super::estimate::history::{History, Mode};
+use super::estimate::oracle::OracleTag;
+use super::estimate::NoEstimate;
+use super::order::drf::Drf;
+use super::order::fifo::Fifo;
+use super::order::las::Las;
+use super::order::queue::{CapacityQueues, DrfQueues};
+use super::order::size::{By, SizeOrder};
+use super::order::tetris::Tetris;
+use super::points::{AppOrder, AskClassifier, Estimator, Filter, Leftover, QueueOrder, Reserve};
+use crate::config::Config;
+
+/// A plugin and the identity it was built with.
+pub struct Slot<T: ?Sized> {
+    pub identity: String,
+    pub plugin: Box<T>,
+}
+
+fn slot<T: ?Sized>(identity: String, plugin: Box<T>) -> Slot<T> {
+    Slot { identity, plugin }
+}
+
+/// Names the config accepts but this build cannot make are a bug the
+/// `every_listed_name_builds` test catches; at runtime they are `None`.
+pub fn estimator(name: &str, c: &Config) -> Option<Slot<dyn Estimator>> {
+    Some(match name {
+        "none" => slot("none".into(), Box::new(NoEstimate)),
+        "history" => slot(format!("history|{:?}", c.history), Box::new(History::new(&c.history, Mode::Distribution))),
+        "history-point" => slot(format!("history-point|{:?}", c.history), Box::new(History::new(&c.history, Mode::Point))),
+        "oracle" => slot("oracle".into(), Box::new(OracleTag)),
+        _ => return None,
+    })
+}
+
+pub fn reserve(name: &str, c: &Config) -> Option<Option<Slot<dyn Reserve>>> {
+    Some(match name {
+        "none" => None,
+        "dress" => Some(slot(format!("dress|{:?}", c.dress), Box::new(Dress::new(&c.dress)))),
+        _ => return None,
+    })
+}
+
+pub fn queue_order(name: &str) -> Option<Option<Slot<dyn QueueOrder>>> {
+    Some(match name {
+        "flat" => None,
+        "drf" => Some(slot("drf".into(), Box::new(DrfQueues))),
+        "capacity" => Some(slot("capacity".into(), Box::new(CapacityQueues))),
+        _ => return None,
+    })
+}
+
+pub fn app_order(name: &str) -> Option<Slot<dyn AppOrder>> {
+    let plugin: Box<dyn AppOrder> = match name {
+        "fifo" => Box::new(Fifo),
+        "drf" => Box::new(Drf),
+        "sjf" => Box::new(SizeOrder(By::Size)),
+        "srtf" => Box::new(SizeOrder(By::Remaining)),
+        "las" => Box::new(Las),
+        "tetris" => Box::new(Tetris::default()),
+        _ => return None,
+    };
+    Some(slot(name.into(), plugin))
+}
+
+pub fn classifier(name: &str, _c: &Config) -> Option<Option<Slot<dyn AskClassifier>>> {
+    match name {
+        "none" => Some(None),
+        _ => None,
+    }
+}
+
+pub fn filter(_name: &str, _c: &Config) -> Option<Slot<dyn Filter>> {
+    None
+}
+
+pub fn leftover(name: &str, _c: &Config) -> Option<Option<Slot<dyn Leftover>>> {
+    match name {
+        "none" => Some(None),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::pipeline as names;
+
+    #[test]
+    fn every_listed_name_builds() {
+        let c = Config::default();
+        for n in names::ESTIMATORS {
+            assert!(estimator(n, &c).is_some(), "estimate {n}");
+        }
+        for n in names::RESERVES {
+            assert!(reserve(n, &c).is_some(), "reserve {n}");
+        }
+        for n in names::QUEUE_ORDERS {
+            assert!(queue_order(n).is_some(), "queue order {n}");
+        }
+        for n in names::APP_ORDERS {
+            assert!(app_order(n).is_some(), "app order {n}");
+        }
+        for n in names::CLASSIFIERS {
+            assert!(classifier(n, &c).is_some(), "classify {n}");
+        }
+        for n in names::FILTERS {
+            assert!(filter(n, &c).is_some(), "filter {n}");
+        }
+        for n in names::LEFTOVERS {
+            assert!(leftover(n, &c).is_some(), "leftover {n}");
+        }
+    }
+}

@@ -1,0 +1,461 @@
+//! The engine's policies: how queues share the cluster, the estimators
+//! (shared by every pipeline that names one), and the pipelines — one per
+//! queue, or one for the whole cluster when the queue order is flat.
+//!
+//! Everything the engine's pass asks a policy goes through here, so the pass
+//! never names a plugin; everything a plugin observes arrives through here,
+//! routed to the pipeline whose scope the event concerns.
+
+use super::estimate::NoEstimate;
+use super::points::{Ctx, Estimate, Estimator, Plugin};
+use super::registry::{self, Slot};
+use super::{AppOrder, AskClassifier, Filter, Gauge, Leftover, QueueOrder, Reserve, Scope, SortKey};
+use crate::config::{bad, Config, ConfigError, PipelineSpec};
+use crate::event::Event;
+use crate::model::{App, Ask, Blocked, ClusterState, Container, Node, NodeId, Queue, QueueId};
+use std::collections::HashMap;
+
+/// One pipeline: the plugin at each point for one scope.
+pub struct Pipeline {
+    /// The queue it serves, or `root` for all (flat queue order).
+    pub queue: String,
+    /// The policy name it was built from (built-in or `[pipeline.NAME]`).
+    pub policy: String,
+    pub spec: PipelineSpec,
+    pub scope: Scope,
+    estimator: usize,
+    reserve: Option<Slot<dyn Reserve>>,
+    app_order: Slot<dyn AppOrder>,
+    /// Per pool of the reserve (by index): the order replacing `app_order`.
+    pool_orders: Vec<Option<Slot<dyn AppOrder>>>,
+    classify: Option<Slot<dyn AskClassifier>>,
+    filters: Vec<Slot<dyn Filter>>,
+    leftover: Option<Slot<dyn Leftover>>,
+}
+
+pub struct PolicySet {
+    queue_order: Option<Slot<dyn QueueOrder>>,
+    queue_order_name: String,
+    estimators: Vec<Slot<dyn Estimator>>,
+    pipelines: Vec<Pipeline>,
+}
+
+static NO_ESTIMATE: NoEstimate = NoEstimate;
+
+/// Why a pipeline could not be built from names the config accepted.
+fn missing(key: String, name: &str) -> ConfigError {
+    bad(&key, name, "listed as a plugin name but not built into this engine")
+}
+
+impl Pipeline {
+    /// Visit every plugin of the pipeline (not the shared estimator).
+    fn each_mut(&mut self, f: &mut dyn FnMut(&mut dyn Plugin)) {
+        if let Some(r) = &mut self.reserve {
+            f(r.plugin.as_mut());
+        }
+        f(self.app_order.plugin.as_mut());
+        for o in self.pool_orders.iter_mut().flatten() {
+            f(o.plugin.as_mut());
+        }
+        if let Some(c) = &mut self.classify {
+            f(c.plugin.as_mut());
+        }
+        for x in &mut self.filters {
+            f(x.plugin.as_mut());
+        }
+        if let Some(l) = &mut self.leftover {
+            f(l.plugin.as_mut());
+        }
+    }
+
+    /// Every plugin with the point it serves, for the views.
+    fn each(&self) -> Vec<(&'static str, &dyn Plugin)> {
+        let mut v: Vec<(&'static str, &dyn Plugin)> = Vec::new();
+        if let Some(r) = &self.reserve {
+            v.push(("reserve", r.plugin.as_ref()));
+        }
+        v.push(("app_order", self.app_order.plugin.as_ref()));
+        for o in self.pool_orders.iter().flatten() {
+            v.push(("pool_order", o.plugin.as_ref()));
+        }
+        if let Some(c) = &self.classify {
+            v.push(("classify", c.plugin.as_ref()));
+        }
+        for x in &self.filters {
+            v.push(("filter", x.plugin.as_ref()));
+        }
+        if let Some(l) = &self.leftover {
+            v.push(("leftover", l.plugin.as_ref()));
+        }
+        v
+    }
+
+    fn app_key(&self, ctx: &Ctx, app: &App) -> SortKey {
+        if let Some(r) = &self.reserve {
+            if !self.pool_orders.is_empty() {
+                let pool = r.plugin.pool_of(app).unwrap_or(0);
+                let order = self.pool_orders.get(pool).and_then(Option::as_ref).unwrap_or(&self.app_order);
+                return SortKey { group: pool as u32, ..order.plugin.key(ctx, app) };
+            }
+        }
+        self.app_order.plugin.key(ctx, app)
+    }
+
+    /// The plugins' checks for one ask on one node, in point order:
+    /// classify (main phase only), reserve, filters.
+    fn check(&self, ctx: &Ctx, app: &App, ask: &Ask, node: &Node, leftover_phase: bool) -> Result<(), Blocked> {
+        if !leftover_phase {
+            if let Some(c) = &self.classify {
+                if !c.plugin.is_default(ctx, app, ask) {
+                    return Err(Blocked::Altruistic);
+                }
+            }
+        }
+        if let Some(r) = &self.reserve {
+            if !r.plugin.admits(ctx, app, ask) {
+                return Err(Blocked::Reserve(r.plugin.name()));
+            }
+        }
+        for f in &self.filters {
+            if !f.plugin.fits(ctx, app, ask, node) {
+                return Err(Blocked::Filter(f.plugin.name()));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl PolicySet {
+    /// Build the policies `config` names for the queues in `state`. With
+    /// `old`, keep every plugin whose identity (name and configuration) and
+    /// scope label (queue name, or `root`) are unchanged, with its state.
+    pub fn build(config: &Config, state: &ClusterState, old: Option<PolicySet>) -> Result<PolicySet, ConfigError> {
+        let (mut old_estimators, mut old_pipelines, mut old_queue_order) = match old {
+            Some(o) => (
+                o.estimators.into_iter().map(|s| (s.identity.clone(), s)).collect::<HashMap<_, _>>(),
+                o.pipelines.into_iter().map(|p| (p.queue.clone(), p)).collect::<HashMap<_, _>>(),
+                o.queue_order,
+            ),
+            None => Default::default(),
+        };
+        let order_name = config.queue_order().to_string();
+        let queue_order = match registry::queue_order(&order_name) {
+            Some(Some(fresh)) => Some(match old_queue_order.take() {
+                Some(kept) if kept.identity == fresh.identity => kept,
+                _ => fresh,
+            }),
+            Some(None) => None,
+            None => return Err(missing("scheduler.queue_order".into(), &order_name)),
+        };
+        let mut set = PolicySet { queue_order, queue_order_name: order_name, estimators: Vec::new(), pipelines: Vec::new() };
+        let scopes: Vec<(Scope, usize)> = if set.queue_order.is_none() {
+            vec![(Scope::Cluster, 0)]
+        } else {
+            (0..state.queues.len()).map(|i| (Scope::Queue(i), i)).collect()
+        };
+        for (scope, qi) in scopes {
+            let policy = config.queue_policy(qi).to_string();
+            let spec = config.pipeline(&policy).ok_or_else(|| bad("scheduler.policy", &policy, "unknown policy"))?;
+            let key = |point: &str| format!("pipeline `{policy}`.{point}");
+            let queue = scope.label(state).to_string();
+            let mut old = old_pipelines.remove(&queue);
+            let estimator = set.estimator_index(&spec.estimate, config, &mut old_estimators).ok_or_else(|| missing(key("estimate"), &spec.estimate))?;
+            let reserve = registry::reserve(&spec.reserve, config).ok_or_else(|| missing(key("reserve"), &spec.reserve))?;
+            let reserve = keep(reserve, old.as_mut().and_then(|o| o.reserve.take()));
+            let app_order = registry::app_order(&spec.app_order).ok_or_else(|| missing(key("app_order"), &spec.app_order))?;
+            let app_order = keep(Some(app_order), old.as_mut().map(|o| take_slot(&mut o.app_order))).expect("built");
+            let mut pool_orders = Vec::new();
+            if let Some(r) = &reserve {
+                for pool in r.plugin.pools() {
+                    pool_orders.push(match spec.pool_order.get(*pool) {
+                        Some(name) => Some(registry::app_order(name).ok_or_else(|| missing(key("pool_order"), name))?),
+                        None => None,
+                    });
+                }
+                if pool_orders.iter().all(Option::is_none) {
+                    pool_orders.clear();
+                }
+            }
+            let classify = registry::classifier(&spec.classify, config).ok_or_else(|| missing(key("classify"), &spec.classify))?;
+            let classify = keep(classify, old.as_mut().and_then(|o| o.classify.take()));
+            let mut filters = Vec::new();
+            let mut old_filters: Vec<Slot<dyn Filter>> = old.as_mut().map(|o| std::mem::take(&mut o.filters)).unwrap_or_default();
+            for name in &spec.filter {
+                let fresh = registry::filter(name, config).ok_or_else(|| missing(key("filter"), name))?;
+                let kept = old_filters.iter().position(|s| s.identity == fresh.identity).map(|i| old_filters.remove(i));
+                filters.push(kept.unwrap_or(fresh));
+            }
+            let leftover = registry::leftover(&spec.leftover, config).ok_or_else(|| missing(key("leftover"), &spec.leftover))?;
+            let leftover = keep(leftover, old.as_mut().and_then(|o| o.leftover.take()));
+            set.pipelines.push(Pipeline { queue, policy, spec, scope, estimator, reserve, app_order, pool_orders, classify, filters, leftover });
+        }
+        Ok(set)
+    }
+
+    /// Index of the shared estimator `name`, built (or kept) on first use.
+    fn estimator_index(&mut self, name: &str, config: &Config, old: &mut HashMap<String, Slot<dyn Estimator>>) -> Option<usize> {
+        let fresh = registry::estimator(name, config)?;
+        if let Some(i) = self.estimators.iter().position(|s| s.identity == fresh.identity) {
+            return Some(i);
+        }
+        self.estimators.push(old.remove(&fresh.identity).unwrap_or(fresh));
+        Some(self.estimators.len() - 1)
+    }
+
+    /// A set with no pipelines, only as a placeholder while a new one is built.
+    pub fn empty() -> PolicySet {
+        PolicySet { queue_order: None, queue_order_name: String::new(), estimators: Vec::new(), pipelines: Vec::new() }
+    }
+
+    pub fn is_flat(&self) -> bool {
+        self.queue_order.is_none()
+    }
+
+    pub fn queue_order_name(&self) -> &str {
+        &self.queue_order_name
+    }
+
+    pub fn pipelines(&self) -> &[Pipeline] {
+        &self.pipelines
+    }
+
+    /// The pipeline that serves apps of queue `q`.
+    pub fn pipeline_of(&self, q: QueueId) -> &Pipeline {
+        if self.is_flat() {
+            &self.pipelines[0]
+        } else {
+            &self.pipelines[q]
+        }
+    }
+
+    fn ctx<'a>(&'a self, state: &'a ClusterState, p: &Pipeline) -> Ctx<'a> {
+        Ctx { state, scope: p.scope, estimator: self.estimators[p.estimator].plugin.as_ref() }
+    }
+
+    // ------------------------------------------------------------ the pass
+
+    /// Order of queue `q`, or `None` without a queue level.
+    pub fn queue_key(&self, state: &ClusterState, queue: &Queue) -> Option<SortKey> {
+        self.queue_order.as_ref().map(|o| o.plugin.key(state, queue))
+    }
+
+    pub fn app_key(&self, state: &ClusterState, app: &App) -> SortKey {
+        let p = self.pipeline_of(app.queue);
+        p.app_key(&self.ctx(state, p), app)
+    }
+
+    pub fn strict_order(&self, app: &App) -> bool {
+        self.pipeline_of(app.queue).spec.strict_order
+    }
+
+    pub fn check(&self, state: &ClusterState, app: &App, ask: &Ask, node: &Node, leftover_phase: bool) -> Result<(), Blocked> {
+        let p = self.pipeline_of(app.queue);
+        p.check(&self.ctx(state, p), app, ask, node, leftover_phase)
+    }
+
+    pub fn has_leftover(&self) -> bool {
+        self.pipelines.iter().any(|p| p.leftover.is_some())
+    }
+
+    /// The leftover order of `ask`, or `None` when the app's pipeline has
+    /// no leftover phase or the ask was not held back (it was DEFAULT).
+    pub fn leftover_key(&self, state: &ClusterState, app: &App, ask: &Ask, node: &Node) -> Option<SortKey> {
+        let p = self.pipeline_of(app.queue);
+        let l = p.leftover.as_ref()?;
+        let ctx = self.ctx(state, p);
+        if p.classify.as_ref().is_some_and(|c| c.plugin.is_default(&ctx, app, ask)) {
+            return None;
+        }
+        Some(l.plugin.key(&ctx, app, ask, node))
+    }
+
+    /// Start of a pass for `node`.
+    pub fn prepare(&mut self, state: &ClusterState, node: NodeId) {
+        self.visit(state, None, &mut |p, ctx| p.prepare(ctx, node));
+    }
+
+    // ------------------------------------------------------------ time
+
+    /// The earliest time a plugin's periodic step is due.
+    pub fn next_tick_ms(&self) -> Option<i64> {
+        let mut next: Option<i64> = None;
+        let mut see = |t: Option<i64>| {
+            if let Some(t) = t {
+                next = Some(next.map_or(t, |n| n.min(t)));
+            }
+        };
+        for e in &self.estimators {
+            see(e.plugin.next_tick_ms());
+        }
+        for p in &self.pipelines {
+            for (_, plugin) in p.each() {
+                see(plugin.next_tick_ms());
+            }
+        }
+        next
+    }
+
+    /// Run every periodic step due at `now_ms`; true if one may change decisions.
+    pub fn tick(&mut self, state: &ClusterState, now_ms: i64) -> bool {
+        let mut changed = false;
+        self.visit(state, None, &mut |p, ctx| {
+            if p.next_tick_ms().is_some_and(|t| t <= now_ms) {
+                changed |= p.tick(ctx, now_ms);
+            }
+        });
+        changed
+    }
+
+    // ------------------------------------------------------------ observers
+
+    /// Visit the estimators and the pipelines (all, or the one serving
+    /// queue `only`) with a context for each plugin.
+    fn visit(&mut self, state: &ClusterState, only: Option<QueueId>, f: &mut dyn FnMut(&mut dyn Plugin, &Ctx)) {
+        let flat = self.is_flat();
+        let PolicySet { estimators, pipelines, queue_order, .. } = self;
+        let bare = Ctx { state, scope: Scope::Cluster, estimator: &NO_ESTIMATE };
+        for e in estimators.iter_mut() {
+            f(e.plugin.as_mut(), &bare);
+        }
+        if let Some(o) = queue_order {
+            f(o.plugin.as_mut(), &bare);
+        }
+        for (i, p) in pipelines.iter_mut().enumerate() {
+            if only.is_some_and(|q| !flat && q != i) {
+                continue;
+            }
+            let ctx = Ctx { state, scope: p.scope, estimator: estimators[p.estimator].plugin.as_ref() };
+            p.each_mut(&mut |plugin| f(plugin, &ctx));
+        }
+    }
+
+    /// `queue`: the queue the event concerns (its app's), if any; events of
+    /// one queue's apps go to that queue's pipeline only.
+    pub fn on_event(&mut self, state: &ClusterState, event: &Event, queue: Option<QueueId>) {
+        self.visit(state, queue, &mut |p, ctx| p.on_event(ctx, event));
+    }
+
+    pub fn on_allocated(&mut self, state: &ClusterState, c: &Container, queue: QueueId) {
+        self.visit(state, Some(queue), &mut |p, ctx| p.on_allocated(ctx, c));
+    }
+
+    pub fn on_container_finished(&mut self, state: &ClusterState, c: &Container, at_ms: i64, queue: QueueId) {
+        self.visit(state, Some(queue), &mut |p, ctx| p.on_container_finished(ctx, c, at_ms));
+    }
+
+    pub fn on_app_removed(&mut self, state: &ClusterState, app: &App) {
+        self.visit(state, Some(app.queue), &mut |p, ctx| p.on_app_removed(ctx, app));
+    }
+
+    // ------------------------------------------------------------ views
+
+    /// The estimate of `app`'s pipeline, when it is a prediction (not a prior).
+    pub fn estimate(&self, state: &ClusterState, app: &App) -> Option<Estimate> {
+        let p = self.pipeline_of(app.queue);
+        self.ctx(state, p).estimate(app).filter(|e| e.confidence > 0.0)
+    }
+
+    /// Each pipeline: its queue, policy name, spec and every plugin's state.
+    pub fn state_json(&self, state: &ClusterState) -> serde_json::Value {
+        let bare = Ctx { state, scope: Scope::Cluster, estimator: &NO_ESTIMATE };
+        let pipelines: Vec<_> = self
+            .pipelines
+            .iter()
+            .map(|p| {
+                let ctx = self.ctx(state, p);
+                let mut plugins = serde_json::Map::new();
+                let est = &self.estimators[p.estimator].plugin;
+                plugins.insert("estimate".into(), serde_json::json!({"name": est.name(), "state": est.state_json(&bare)}));
+                for (point, plugin) in p.each() {
+                    let entry = serde_json::json!({"name": plugin.name(), "state": plugin.state_json(&ctx)});
+                    if point == "filter" || point == "pool_order" {
+                        plugins.entry(point).or_insert_with(|| serde_json::json!([])).as_array_mut().expect("list").push(entry);
+                    } else {
+                        plugins.insert(point.into(), entry);
+                    }
+                }
+                serde_json::json!({
+                    "queue": p.queue,
+                    "scope": match p.scope { Scope::Cluster => "cluster", Scope::Queue(_) => "queue" },
+                    "policy": p.policy,
+                    "spec": p.spec,
+                    "plugins": plugins,
+                })
+            })
+            .collect();
+        let queue_order = self.queue_order.as_ref().map(|o| o.plugin.state_json(&bare));
+        serde_json::json!({
+            "queue_order": {"name": self.queue_order_name, "state": queue_order},
+            "pipelines": pipelines,
+        })
+    }
+
+    /// What `app`'s pipeline knows about it: policy, estimate, and each
+    /// plugin's per-app view (e.g. DRESS's pool).
+    pub fn app_json(&self, state: &ClusterState, app: &App) -> serde_json::Value {
+        let p = self.pipeline_of(app.queue);
+        let ctx = self.ctx(state, p);
+        let mut m = serde_json::Map::new();
+        m.insert("policy".into(), p.policy.clone().into());
+        if let Some(e) = ctx.estimate(app) {
+            m.insert("estimate".into(), serde_json::to_value(e).expect("estimate"));
+        }
+        if let Some(r) = &p.reserve {
+            if let Some(i) = r.plugin.pool_of(app) {
+                m.insert("pool".into(), r.plugin.pools()[i].into());
+            }
+        }
+        for (point, plugin) in p.each() {
+            if let Some(v) = plugin.app_json(&ctx, app) {
+                m.insert(format!("{point}.{}", plugin.name()), v);
+            }
+        }
+        serde_json::Value::Object(m)
+    }
+
+    /// One `pipeline_info` series per pipeline (labels name its plugins) and
+    /// every plugin's own series, labelled with the queue it serves.
+    pub fn gauges(&self, state: &ClusterState) -> Vec<Gauge> {
+        let mut out = Vec::new();
+        for p in &self.pipelines {
+            let queue = p.queue.clone();
+            let s = &p.spec;
+            let pools: Vec<String> = s.pool_order.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            out.push(
+                Gauge::new("pipeline_info", 1.0, "The pipeline serving a queue (root = all queues, flat queue order); labels name its plugins")
+                    .label("queue", queue.clone())
+                    .label("policy", p.policy.clone())
+                    .label("queue_order", self.queue_order_name.clone())
+                    .label("estimate", s.estimate.clone())
+                    .label("reserve", s.reserve.clone())
+                    .label("app_order", s.app_order.clone())
+                    .label("pool_order", pools.join(","))
+                    .label("classify", s.classify.clone())
+                    .label("filter", s.filter.join(","))
+                    .label("leftover", s.leftover.clone()),
+            );
+            let ctx = self.ctx(state, p);
+            for (_, plugin) in p.each() {
+                out.extend(plugin.gauges(&ctx).into_iter().map(|g| g.label("queue", queue.clone())));
+            }
+        }
+        let bare = Ctx { state, scope: Scope::Cluster, estimator: &NO_ESTIMATE };
+        for e in &self.estimators {
+            out.extend(e.plugin.gauges(&bare));
+        }
+        out
+    }
+}
+
+/// The old plugin when it has the fresh one's identity, else the fresh one.
+fn keep<T: ?Sized>(fresh: Option<Slot<T>>, old: Option<Slot<T>>) -> Option<Slot<T>> {
+    match (fresh, old) {
+        (Some(f), Some(o)) if o.identity == f.identity => Some(o),
+        (f, _) => f,
+    }
+}
+
+/// Move a required slot out of an old pipeline that is being dismantled.
+fn take_slot(s: &mut Slot<dyn AppOrder>) -> Slot<dyn AppOrder> {
+    std::mem::replace(s, registry::app_order("fifo").expect("fifo"))
+}

@@ -105,7 +105,7 @@ pub struct FifoConfig {
 /// DRESS (Mao et al., "DRESS: Dynamic RESource-reservation Scheme for
 /// Congested Data-intensive Computing Platforms"). Defaults are the paper's
 /// (§V-A1) where it gives one; see `docs/dress.md` for every knob.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DressConfig {
     /// θ, the job indicator (§IV-C): an app is small-demand when its request
@@ -140,6 +140,12 @@ pub struct DressConfig {
     /// Let a pool allocate beyond its share (into the other pool's unused
     /// share) while the other pool has no pending demand.
     pub borrow_idle_pool: bool,
+    /// Beyond the paper (default off): the reserve is a floor for
+    /// small-demand apps, not a cap — a small app may take any capacity
+    /// the large pool leaves free, at once, while large apps stay within
+    /// (1 − δ)·Tot_R unless no small app has pending demand. Without it a
+    /// small app that finds its pool full waits for Algorithm 3 to grow δ.
+    pub small_borrows_free: bool,
     /// Which event starts a task for phase detection: `launched` (the
     /// container reached RUNNING, as in the paper) or `allocated`.
     pub start_on: String,
@@ -161,6 +167,7 @@ impl Default for DressConfig {
             t_e: 5,
             phase_window_ms: 10_000,
             borrow_idle_pool: true,
+            small_borrows_free: false,
             start_on: "launched".into(),
             skip_am_container: true,
         }
@@ -342,6 +349,12 @@ mod tests {
         assert_eq!(c.scheduler.policy, "composed");
         assert_eq!(c.queue_order(), "drf");
         assert_eq!(c.queues.len(), 1);
+    }
+
+    #[test]
+    fn shipped_default_config_shows_the_defaults() {
+        let shipped = Config::parse(include_str!("../../hadoop-conf/shepherd.toml")).unwrap();
+        assert_eq!(shipped, Config::default());
     }
 
     #[test]

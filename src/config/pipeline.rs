@@ -7,11 +7,11 @@
 //! This module only knows names; `crate::policy` maps each name to its
 //! implementation (a test there builds every name listed here).
 
-use super::{bad, Config, ConfigError};
+use super::{bad, Config, ConfigError, DressConfig};
 use serde::{Deserialize, Serialize};
 
 /// Plugins of the *estimate* point: an app's size and remaining work.
-pub const ESTIMATORS: &[&str] = &["none", "history", "history-point", "oracle"];
+pub const ESTIMATORS: &[&str] = &["none", "history", "history-point", "oracle", "tasks"];
 /// Plugins of the *reserve* point: partitions of a queue's share (pools).
 pub const RESERVES: &[&str] = &["none", "dress"];
 /// How queues share the cluster (the root's choice, `scheduler.queue_order`).
@@ -32,7 +32,8 @@ pub struct PipelineSpec {
     /// Size estimates (container-ms) the order points read: `none`,
     /// `history` (3Sigma-style distribution of past runs of the same user +
     /// job name), `history-point` (one quantile of it), `oracle` (the
-    /// `shepherd.oracle.work_ms` application tag).
+    /// `shepherd.oracle.work_ms` application tag), `tasks` (outstanding asks
+    /// × learned task runtime).
     pub estimate: String,
     /// Partition of the queue's share: `none`, `dress` (DRESS's two pools
     /// with the dynamic reserve δ for small-demand apps).
@@ -57,6 +58,9 @@ pub struct PipelineSpec {
     /// Serve strictly in app order: the first app that cannot be placed
     /// ends the pass (head-of-line blocking, the DRESS paper's FIFO).
     pub strict_order: bool,
+    /// `[dress]` keys this pipeline's DRESS reserve sets differently from
+    /// the global `[dress]` section, e.g. `dress = { theta = 0.2 }`.
+    pub dress: toml::Table,
 }
 
 impl Default for PipelineSpec {
@@ -70,6 +74,7 @@ impl Default for PipelineSpec {
             filter: Vec::new(),
             leftover: "none".into(),
             strict_order: false,
+            dress: toml::Table::new(),
         }
     }
 }
@@ -93,11 +98,12 @@ pub const BUILT_INS: &[BuiltIn] = &[
     BuiltIn {
         name: "composed",
         queue_order: "drf",
-        summary: "DRESS reserve for small-demand apps; inside the small pool shortest estimated remaining work first, \
-                  the large pool by DRF; sizes from history (the default)",
+        summary: "DRESS reserve as a floor for small-demand apps, small pool served first; shortest estimated \
+                  remaining work first (outstanding asks × learned task runtime) in both pools (the default)",
         build: |_| PipelineSpec {
             pool_order: [("small".to_string(), "srtf".to_string())].into_iter().collect(),
-            ..spec("history", "dress", "drf")
+            dress: [("small_borrows_free".to_string(), toml::Value::Boolean(true))].into_iter().collect(),
+            ..spec("tasks", "dress", "srtf")
         },
     },
     BuiltIn {
@@ -214,6 +220,7 @@ impl Config {
                 return Err(bad(&format!("pipeline.{name}"), name, "a built-in policy has this name; choose another"));
             }
             p.validate(&format!("pipeline.{name}"))?;
+            p.dress_config(&self.dress, &format!("pipeline.{name}"))?;
         }
         if self.pipeline(&self.scheduler.policy).is_none() {
             return Err(bad("scheduler.policy", &self.scheduler.policy, format!("expected one of {}", known())));
@@ -221,6 +228,10 @@ impl Config {
         for (i, q) in self.queues.iter().enumerate() {
             if !q.policy.is_empty() && self.pipeline(&q.policy).is_none() {
                 return Err(bad(&format!("queue[{i}].policy"), &q.policy, format!("expected one of {}", known())));
+            }
+            let policy = self.queue_policy(i);
+            if let Some(p) = self.pipeline(policy) {
+                p.dress_config(&self.dress, &format!("pipeline `{policy}`"))?;
             }
         }
         let order = self.scheduler.queue_order.as_str();
@@ -278,7 +289,7 @@ impl PipelineSpec {
             return Err(bad(
                 &format!("{key}.app_order"),
                 &self.app_order,
-                format!("orders by estimated size, but {key}.estimate is `none`; choose history, history-point or oracle"),
+                format!("orders by estimated size, but {key}.estimate is `none`; choose history, history-point, tasks or oracle"),
             ));
         }
         let pools: &[&str] = match self.reserve.as_str() {
@@ -307,6 +318,9 @@ impl PipelineSpec {
                 format!("{key}.classify = `{}` holds ALTRUISTIC asks back for the leftover phase; without one they never run", self.classify),
             ));
         }
+        if !self.dress.is_empty() && self.reserve != "dress" {
+            return Err(bad(&format!("{key}.dress"), toml::Value::Table(self.dress.clone()), format!("{key}.reserve is `{}`, not dress", self.reserve)));
+        }
         if self.strict_order && self.app_order == "tetris" {
             return Err(bad(
                 &format!("{key}.strict_order"),
@@ -315,6 +329,24 @@ impl PipelineSpec {
             ));
         }
         Ok(())
+    }
+
+    /// The `[dress]` settings of this pipeline: the global section with
+    /// this pipeline's `dress` keys over it. `key` names the pipeline for
+    /// errors (e.g. `pipeline.mine`).
+    pub fn dress_config(&self, global: &DressConfig, key: &str) -> Result<DressConfig, ConfigError> {
+        if self.dress.is_empty() {
+            return Ok(global.clone());
+        }
+        let mut table = toml::Table::try_from(global).expect("DressConfig serializes");
+        for (k, v) in &self.dress {
+            table.insert(k.clone(), v.clone());
+        }
+        let merged: DressConfig = toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| {
+            bad(&format!("{key}.dress"), toml::Value::Table(self.dress.clone()), e.message().to_string())
+        })?;
+        merged.validate().map_err(|e| ConfigError { key: format!("{key}.{}", e.key), ..e })?;
+        Ok(merged)
     }
 
     /// One line for `check-config` and logs.
@@ -326,6 +358,10 @@ impl PipelineSpec {
         s.push_str(&format!(" classify={} filter=[{}] leftover={}", self.classify, self.filter.join(","), self.leftover));
         if self.strict_order {
             s.push_str(" strict_order");
+        }
+        if !self.dress.is_empty() {
+            let keys: Vec<String> = self.dress.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            s.push_str(&format!(" dress{{{}}}", keys.join(",")));
         }
         s
     }
@@ -389,6 +425,22 @@ mod tests {
         assert!(e.contains("queue[0].policy") && e.contains("nope") && e.contains("composed"), "{e}");
         let e = err("[scheduler]\nqueue_order = \"round-robin\"\n");
         assert!(e.contains("scheduler.queue_order") && e.contains("round-robin"), "{e}");
+    }
+
+    #[test]
+    fn a_pipeline_may_set_its_own_dress_keys() {
+        let c = Config::parse("[dress]\ntheta = 0.2\n[pipeline.mine]\nreserve = \"dress\"\ndress = { delta_min = 0.05 }\n").unwrap();
+        let d = c.pipeline("mine").unwrap().dress_config(&c.dress, "pipeline.mine").unwrap();
+        assert_eq!((d.theta, d.delta_min), (0.2, 0.05), "global theta, own delta_min");
+        // The composed default's floor switch does not leak into `dress`.
+        let composed = c.pipeline("composed").unwrap().dress_config(&c.dress, "composed").unwrap();
+        assert!(composed.small_borrows_free && !c.pipeline("dress").unwrap().dress_config(&c.dress, "dress").unwrap().small_borrows_free);
+        let e = err("[pipeline.mine]\nreserve = \"dress\"\ndress = { thetta = 0.2 }\n");
+        assert!(e.contains("pipeline.mine.dress") && e.contains("thetta"), "{e}");
+        let e = err("[pipeline.mine]\nreserve = \"dress\"\ndress = { theta = 2.0 }\n");
+        assert!(e.contains("pipeline.mine.dress.theta"), "{e}");
+        let e = err("[pipeline.mine]\ndress = { theta = 0.2 }\n");
+        assert!(e.contains("pipeline.mine.dress") && e.contains("not dress"), "{e}");
     }
 
     #[test]

@@ -292,9 +292,11 @@ fn each_queue_orders_its_apps_with_its_own_pipeline() {
 /// dropped; a bad config changes nothing.
 #[test]
 fn reconfigure_switches_a_queue_and_keeps_what_plugins_learned() {
+    // `sized`: an operator's pipeline that also estimates with `history`.
     let two = |a: &str, b: &str| {
         format!(
-            "[scheduler]\npolicy = \"drf\"\n[[queue]]\nname = \"a\"\ncapacity = 0.5\npolicy = \"{a}\"\n\
+            "[scheduler]\npolicy = \"drf\"\n[pipeline.sized]\nestimate = \"history\"\nreserve = \"dress\"\napp_order = \"srtf\"\n\
+             [[queue]]\nname = \"a\"\ncapacity = 0.5\npolicy = \"{a}\"\n\
              [[queue]]\nname = \"b\"\ncapacity = 0.5\npolicy = \"{b}\"\n"
         )
     };
@@ -318,10 +320,10 @@ fn reconfigure_switches_a_queue_and_keeps_what_plugins_learned() {
     let samples = |e: &Engine| e.state_json()["pipelines"][0]["plugins"]["estimate"]["state"]["samples"].clone();
     assert_eq!(samples(&e), 1);
 
-    // Queue a moves from 3sigma to the composed default (which also
-    // estimates with `history`): same estimator, same samples.
-    e.reconfigure(Config::parse(&two("composed", "drf")).unwrap()).unwrap();
-    assert_eq!(e.state_json()["pipelines"][0]["policy"], "composed");
+    // Queue a moves from 3sigma to `sized` (which also estimates with
+    // `history`): same estimator, same samples.
+    e.reconfigure(Config::parse(&two("sized", "drf")).unwrap()).unwrap();
+    assert_eq!(e.state_json()["pipelines"][0]["policy"], "sized");
     assert_eq!(samples(&e), 1, "the history estimator was kept");
     assert_eq!(e.state.containers.len(), running);
     assert_eq!(e.state.queues[0].allocated, e.state.apps[&2].allocated);
@@ -329,7 +331,7 @@ fn reconfigure_switches_a_queue_and_keeps_what_plugins_learned() {
 
     // A new queue c appears; a and b keep their apps. Dropping b is refused
     // while app 3 runs, and the refusal changes nothing.
-    let three = format!("{}[[queue]]\nname = \"c\"\ncapacity = 0.0\n", two("composed", "drf"));
+    let three = format!("{}[[queue]]\nname = \"c\"\ncapacity = 0.0\n", two("sized", "drf"));
     e.reconfigure(Config::parse(&three).unwrap()).unwrap();
     assert_eq!(e.state.queues.len(), 3);
     let without_b = "[scheduler]\npolicy = \"drf\"\n[[queue]]\nname = \"a\"\ncapacity = 0.5\n";
@@ -339,8 +341,9 @@ fn reconfigure_switches_a_queue_and_keeps_what_plugins_learned() {
     assert_eq!(e.state_json()["pipelines"][1]["policy"], "drf");
 
     // Queues renumbered (c first): apps follow their queue by name.
-    let reordered = "[scheduler]\npolicy = \"drf\"\n[[queue]]\nname = \"c\"\ncapacity = 0.0\n\
-                     [[queue]]\nname = \"a\"\ncapacity = 0.5\npolicy = \"composed\"\n[[queue]]\nname = \"b\"\ncapacity = 0.5\n";
+    let reordered = "[scheduler]\npolicy = \"drf\"\n[pipeline.sized]\nestimate = \"history\"\nreserve = \"dress\"\napp_order = \"srtf\"\n\
+                     [[queue]]\nname = \"c\"\ncapacity = 0.0\n\
+                     [[queue]]\nname = \"a\"\ncapacity = 0.5\npolicy = \"sized\"\n[[queue]]\nname = \"b\"\ncapacity = 0.5\n";
     e.reconfigure(Config::parse(reordered).unwrap()).unwrap();
     assert_eq!(e.state.queues[e.state.apps[&2].queue].name, "a");
     assert_eq!(e.state.queues[e.state.apps[&3].queue].name, "b");

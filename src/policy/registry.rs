@@ -7,6 +7,7 @@
 use super::dress::Dress;
 use super::estimate::history::{History, Mode};
 use super::estimate::oracle::OracleTag;
+use super::estimate::tasks::TaskRuntimes;
 use super::estimate::NoEstimate;
 use super::order::drf::Drf;
 use super::order::fifo::Fifo;
@@ -15,7 +16,7 @@ use super::order::queue::{CapacityQueues, DrfQueues};
 use super::order::size::{By, SizeOrder};
 use super::order::tetris::Tetris;
 use super::points::{AppOrder, AskClassifier, Estimator, Filter, Leftover, QueueOrder, Reserve};
-use crate::config::Config;
+use crate::config::{Config, DressConfig};
 
 /// A plugin and the identity it was built with.
 pub struct Slot<T: ?Sized> {
@@ -35,14 +36,17 @@ pub fn estimator(name: &str, c: &Config) -> Option<Slot<dyn Estimator>> {
         "history" => slot(format!("history|{:?}", c.history), Box::new(History::new(&c.history, Mode::Distribution))),
         "history-point" => slot(format!("history-point|{:?}", c.history), Box::new(History::new(&c.history, Mode::Point))),
         "oracle" => slot("oracle".into(), Box::new(OracleTag)),
+        "tasks" => slot("tasks".into(), Box::new(TaskRuntimes::default())),
         _ => return None,
     })
 }
 
-pub fn reserve(name: &str, c: &Config) -> Option<Option<Slot<dyn Reserve>>> {
+/// `dress`: the pipeline's `[dress]` settings (the global section with the
+/// pipeline's overrides), already validated by the config.
+pub fn reserve(name: &str, dress: &DressConfig) -> Option<Option<Slot<dyn Reserve>>> {
     Some(match name {
         "none" => None,
-        "dress" => Some(slot(format!("dress|{:?}", c.dress), Box::new(Dress::new(&c.dress)))),
+        "dress" => Some(slot(format!("dress|{dress:?}"), Box::new(Dress::new(dress)))),
         _ => return None,
     })
 }
@@ -99,7 +103,7 @@ mod tests {
             assert!(estimator(n, &c).is_some(), "estimate {n}");
         }
         for n in names::RESERVES {
-            assert!(reserve(n, &c).is_some(), "reserve {n}");
+            assert!(reserve(n, &c.dress).is_some(), "reserve {n}");
         }
         for n in names::QUEUE_ORDERS {
             assert!(queue_order(n).is_some(), "queue order {n}");

@@ -68,26 +68,15 @@ impl Pipeline {
         }
     }
 
-    /// Every plugin with the point it serves, for the views.
-    fn each(&self) -> Vec<(&'static str, &dyn Plugin)> {
-        let mut v: Vec<(&'static str, &dyn Plugin)> = Vec::new();
-        if let Some(r) = &self.reserve {
-            v.push(("reserve", r.plugin.as_ref()));
-        }
-        v.push(("app_order", self.app_order.plugin.as_ref()));
-        for o in self.pool_orders.iter().flatten() {
-            v.push(("pool_order", o.plugin.as_ref()));
-        }
-        if let Some(c) = &self.classify {
-            v.push(("classify", c.plugin.as_ref()));
-        }
-        for x in &self.filters {
-            v.push(("filter", x.plugin.as_ref()));
-        }
-        if let Some(l) = &self.leftover {
-            v.push(("leftover", l.plugin.as_ref()));
-        }
-        v
+    /// Every plugin with the point it serves (not the shared estimator).
+    fn each(&self) -> impl Iterator<Item = (&'static str, &dyn Plugin)> {
+        let reserve = self.reserve.iter().map(|r| ("reserve", r.plugin.as_ref() as &dyn Plugin));
+        let order = std::iter::once(("app_order", self.app_order.plugin.as_ref() as &dyn Plugin));
+        let pools = self.pool_orders.iter().flatten().map(|o| ("pool_order", o.plugin.as_ref() as &dyn Plugin));
+        let classify = self.classify.iter().map(|c| ("classify", c.plugin.as_ref() as &dyn Plugin));
+        let filters = self.filters.iter().map(|f| ("filter", f.plugin.as_ref() as &dyn Plugin));
+        let leftover = self.leftover.iter().map(|l| ("leftover", l.plugin.as_ref() as &dyn Plugin));
+        reserve.chain(order).chain(pools).chain(classify).chain(filters).chain(leftover)
     }
 
     fn app_key(&self, ctx: &Ctx, app: &App) -> SortKey {
@@ -160,7 +149,8 @@ impl PolicySet {
             let queue = scope.label(state).to_string();
             let mut old = old_pipelines.remove(&queue);
             let estimator = set.estimator_index(&spec.estimate, config, &mut old_estimators).ok_or_else(|| missing(key("estimate"), &spec.estimate))?;
-            let reserve = registry::reserve(&spec.reserve, config).ok_or_else(|| missing(key("reserve"), &spec.reserve))?;
+            let dress = spec.dress_config(&config.dress, &format!("pipeline `{policy}`"))?;
+            let reserve = registry::reserve(&spec.reserve, &dress).ok_or_else(|| missing(key("reserve"), &spec.reserve))?;
             let reserve = keep(reserve, old.as_mut().and_then(|o| o.reserve.take()));
             let app_order = registry::app_order(&spec.app_order).ok_or_else(|| missing(key("app_order"), &spec.app_order))?;
             let app_order = keep(Some(app_order), old.as_mut().map(|o| take_slot(&mut o.app_order))).expect("built");

@@ -238,11 +238,13 @@ impl<'a> Sim<'a> {
             priority: 0,
         });
         self.engine.apply(Event::AttemptAdded { app: j, attempt: 1 });
-        self.estimates[j as usize] = self.engine.estimate_ms(j);
         let mut actions = std::mem::take(&mut self.actions);
         self.runs[j as usize].advance(job, self.opts.slowstart, &mut actions);
         self.act(j, t, &mut actions);
         self.actions = actions;
+        // The prediction at admission: once the AM's first asks are in, as
+        // an estimator that reads widths sees the job.
+        self.estimates[j as usize] = self.engine.estimate_ms(j);
         if self.runs[j as usize].stages_left == 0 {
             self.job_done(j, t);
         }

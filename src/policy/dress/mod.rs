@@ -322,9 +322,13 @@ impl Reserve for Dress {
     /// The two pools: an SD app allocates within δ·Tot_R, an LD app within
     /// (1 − δ)·Tot_R, each counting its pool's current usage. Beyond its
     /// pool, an app may use the other pool's unused share only while the
-    /// other pool has no pending demand (`reserve::may_borrow`).
+    /// other pool has no pending demand (`reserve::may_borrow`); with
+    /// `small_borrows_free`, small-demand apps always may.
     fn admits(&self, ctx: &Ctx, app: &App, ask: &Ask) -> bool {
         let Some(cat) = self.category(app.id) else { return true };
+        if cat == Category::Small && self.cfg.small_borrows_free {
+            return true;
+        }
         let k = cat.index();
         let cap = self.pool_capacity(ctx)[k];
         if (self.pools.figures(k).used + ask.capability).fits_in(&cap) {

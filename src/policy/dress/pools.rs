@@ -11,7 +11,7 @@
 
 use super::classify::units;
 use crate::model::{App, AppId, Resources};
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 /// One app's part of its pool.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -43,7 +43,7 @@ pub struct PoolFigures {
 #[derive(Debug, Default)]
 pub struct Pools {
     figures: [PoolFigures; 2],
-    shares: BTreeMap<AppId, Share>,
+    shares: HashMap<AppId, Share>,
 }
 
 impl Pools {
@@ -78,6 +78,9 @@ impl Pools {
     /// app's outstanding asks as one dominant share (Algorithm 3 lines 3–6
     /// sum it so). For the views; Algorithm 3 sums its own from the apps.
     pub fn pending_units(&self, pool: usize, capacity: &Resources) -> f64 {
-        self.shares.values().filter(|s| s.pool == pool && s.has_pending).map(|s| units(&s.pending, capacity)).sum()
+        // Summed in app order, so the view is the same number every time.
+        let mut apps: Vec<(&AppId, &Share)> = self.shares.iter().filter(|(_, s)| s.pool == pool && s.has_pending).collect();
+        apps.sort_by_key(|(id, _)| **id);
+        apps.iter().map(|(_, s)| units(&s.pending, capacity)).sum()
     }
 }

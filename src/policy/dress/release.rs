@@ -32,7 +32,7 @@
 //!   not exist yet they wait and join it when Algorithm 1 opens it.
 
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// The thresholds of Algorithms 1 and 2.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -85,7 +85,9 @@ pub struct Phase {
     finishes: Vec<i64>,
     /// R_pj: running tasks of the phase.
     #[serde(skip)]
-    running: BTreeSet<u64>,
+    /// (its units: what it releases when it finishes, kept here so Eq. 9's
+    /// cap sums without looking each task up).
+    running: BTreeMap<u64, f64>,
 }
 
 impl Phase {
@@ -161,6 +163,11 @@ pub struct JobRelease {
     pub phases: Vec<Phase>,
     /// Trailing tasks waiting for the job's next phase.
     carry: Vec<u64>,
+    /// Latest task start or finish: once the window has moved past it, one
+    /// tick brings the job to a fixed point that only a new start or finish
+    /// can leave, so later ticks are skipped (same result, less work).
+    last_event_ms: i64,
+    at_fixed_point: bool,
 }
 
 impl JobRelease {
@@ -176,6 +183,7 @@ impl JobRelease {
         }
         self.alpha_ms.get_or_insert(at_ms);
         self.beta_ms = None;
+        self.touch(at_ms);
         self.starts_unsorted |= self.starts.last().is_some_and(|l| *l > at_ms);
         self.starts.push(at_ms);
         self.running += 1;
@@ -188,12 +196,18 @@ impl JobRelease {
         self.algorithm1(at_ms, p);
     }
 
+    fn touch(&mut self, at_ms: i64) {
+        self.last_event_ms = self.last_event_ms.max(at_ms);
+        self.at_fixed_point = false;
+    }
+
     /// Algorithm 2 lines 4–7: task `id` completed at `at_ms`.
     pub fn on_finish(&mut self, id: u64, at_ms: i64, p: &PhaseParams) {
-        let Some(task) = self.tasks.get_mut(&id) else { return };
-        if task.finished.is_some() {
+        if self.tasks.get(&id).is_none_or(|t| t.finished.is_some()) {
             return;
         }
+        self.touch(at_ms);
+        let task = self.tasks.get_mut(&id).expect("checked");
         task.finished = Some(at_ms);
         self.running -= 1;
         self.finished.push(id);
@@ -213,6 +227,13 @@ impl JobRelease {
     /// Algorithm 1 (line 14) and Algorithm 2 (lines 11 and 13) need time to
     /// pass without events.
     pub fn tick(&mut self, now_ms: i64, p: &PhaseParams) {
+        // Every window is empty: the branches that fire without events
+        // (closing a phase, moving trailing tasks) fired on the first such
+        // tick; nothing changes until the next start or finish.
+        let windows_empty = now_ms - p.window_ms > self.last_event_ms;
+        if windows_empty && self.at_fixed_point {
+            return;
+        }
         self.algorithm1(now_ms, p);
         self.algorithm2(now_ms, p);
         // Forget start times older than the window; the tasks keep theirs.
@@ -221,6 +242,7 @@ impl JobRelease {
         for ph in self.phases.iter_mut() {
             ph.finishes.retain(|f| *f > horizon);
         }
+        self.at_fixed_point = windows_empty;
         // Drop finished tasks nobody will look at again: counted in a phase
         // already, or too old to be part of a phase Algorithm 1 opens.
         let tasks = &mut self.tasks;
@@ -243,7 +265,7 @@ impl JobRelease {
         ph.units += task.units;
         match task.finished {
             None => {
-                ph.running.insert(id);
+                ph.running.insert(id, task.units);
             }
             // A task that finished before its phase was recognised (a
             // heading task, say) counts as a completion of the phase.
@@ -293,7 +315,7 @@ impl JobRelease {
                     completed: 0,
                     released_units: 0.0,
                     finishes: Vec::new(),
-                    running: BTreeSet::new(),
+                    running: BTreeMap::new(),
                 });
                 for (id, _) in members {
                     self.join(id, j);
@@ -339,7 +361,7 @@ impl JobRelease {
                 tracing::debug!(phase = j, gamma = ?ph.gamma_ms, "dress: phase releasing (Algorithm 2 line 8)");
             } else if ph.gamma_ms.is_some() && in_window == 0 && !ph.running.is_empty() {
                 // Lines 11–12: trailing tasks count into the next phase.
-                let trailing: Vec<u64> = std::mem::take(&mut self.phases[j].running).into_iter().collect();
+                let trailing: Vec<u64> = std::mem::take(&mut self.phases[j].running).into_keys().collect();
                 self.phases[j].trailing_out += trailing.len() as u32;
                 tracing::debug!(phase = j, n = trailing.len(), "dress: trailing tasks (Algorithm 2 line 11)");
                 if j + 1 < self.phases.len() {
@@ -376,7 +398,7 @@ impl JobRelease {
         if newly <= 0.0 {
             return 0.0;
         }
-        let running: f64 = ph.running.iter().filter_map(|id| self.tasks.get(id)).map(|t| t.units).sum();
+        let running: f64 = ph.running.values().sum();
         newly.clamp(0.0, running)
     }
 

@@ -22,6 +22,7 @@ fn shipped_config_is_complete_and_defaulted() {
         "t_e",
         "phase_window_ms",
         "borrow_idle_pool",
+        "small_borrows_free",
         "start_on",
         "skip_am_container",
     ];

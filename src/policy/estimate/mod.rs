@@ -8,6 +8,7 @@
 
 pub mod history;
 pub mod oracle;
+pub mod tasks;
 
 use super::points::{Estimate, Estimator, Plugin};
 use crate::model::{App, ClusterState};

@@ -38,6 +38,11 @@ public class PolicySwitchTest {
         "[scheduler]",
         "policy = \"drf\"",
         "queue_order = \"drf\"",
+        // An operator's pipeline that, like 3sigma, estimates with `history`.
+        "[pipeline.sized]",
+        "estimate = \"history\"",
+        "reserve = \"dress\"",
+        "app_order = \"srtf\"",
         "[[queue]]",
         "name = \"alpha\"",
         "capacity = 0.5",
@@ -105,12 +110,13 @@ public class PolicySwitchTest {
       }
       assertEquals("3sigma", pipelines(s).get("alpha"));
 
-      // The real switch: alpha to the composed default, beta to LAS, and a new queue.
-      write(toml, config("composed", "las", true));
+      // The real switch: alpha to another history-estimating pipeline, beta
+      // to the composed default, and a new queue.
+      write(toml, config("sized", "composed", true));
       refreshQueues();
       Map<String, String> now = pipelines(s);
-      assertEquals("composed", now.get("alpha"));
-      assertEquals("las", now.get("beta"));
+      assertEquals("sized", now.get("alpha"));
+      assertEquals("composed", now.get("beta"));
       assertEquals("drf", now.get("gamma"));
       assertEquals("the history estimator kept its sample", 1, historySamples(s));
       int after = runningContainers(s, "alpha") + runningContainers(s, "beta");

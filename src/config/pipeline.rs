@@ -18,8 +18,9 @@ pub const RESERVES: &[&str] = &["none", "dress"];
 pub const QUEUE_ORDERS: &[&str] = &["flat", "drf", "capacity"];
 /// Plugins of the *app order* point.
 pub const APP_ORDERS: &[&str] = &["fifo", "drf", "sjf", "srtf", "las", "tetris"];
-/// Plugins of the *classify asks* point (DEFAULT vs ALTRUISTIC).
-pub const CLASSIFIERS: &[&str] = &["none"];
+/// Plugins of the *classify asks* point (DEFAULT vs ALTRUISTIC), any number:
+/// an ask is DEFAULT when every one of them says so.
+pub const CLASSIFIERS: &[&str] = &[];
 /// Plugins of the *filter* point (node-level constraints), any number.
 pub const FILTERS: &[&str] = &[];
 /// Plugins of the *leftover* point: who gets what the main phase left.
@@ -49,8 +50,9 @@ pub struct PipelineSpec {
     /// in its own order.
     pub pool_order: std::collections::BTreeMap<String, String>,
     /// Which outstanding asks are DEFAULT (served in the main phase) and
-    /// which ALTRUISTIC (wait for the leftover phase): `none` = all DEFAULT.
-    pub classify: String,
+    /// which ALTRUISTIC (wait for the leftover phase); an ask is DEFAULT
+    /// when every listed plugin says so. Empty = all DEFAULT.
+    pub classify: Vec<String>,
     /// Node-level constraints every placement must pass, in order.
     pub filter: Vec<String>,
     /// Order of the leftover phase: `none` = no leftover phase.
@@ -70,7 +72,7 @@ impl Default for PipelineSpec {
             reserve: "none".into(),
             app_order: "drf".into(),
             pool_order: Default::default(),
-            classify: "none".into(),
+            classify: Vec::new(),
             filter: Vec::new(),
             leftover: "none".into(),
             strict_order: false,
@@ -276,14 +278,15 @@ impl PipelineSpec {
         one("estimate", &self.estimate, ESTIMATORS)?;
         one("reserve", &self.reserve, RESERVES)?;
         one("app_order", &self.app_order, APP_ORDERS)?;
-        one("classify", &self.classify, CLASSIFIERS)?;
-        one("leftover", &self.leftover, LEFTOVERS)?;
-        for f in &self.filter {
-            if !FILTERS.contains(&f.as_str()) {
-                let allowed = if FILTERS.is_empty() { "none yet".to_string() } else { FILTERS.join(", ") };
-                return Err(bad(&format!("{key}.filter"), f, format!("unknown plugin; available: {allowed}")));
+        for (point, names, allowed) in [("classify", &self.classify, CLASSIFIERS), ("filter", &self.filter, FILTERS)] {
+            for n in names {
+                if !allowed.contains(&n.as_str()) {
+                    let list = if allowed.is_empty() { "none yet".to_string() } else { allowed.join(", ") };
+                    return Err(bad(&format!("{key}.{point}"), n, format!("unknown plugin; available: {list}")));
+                }
             }
         }
+        one("leftover", &self.leftover, LEFTOVERS)?;
         let by_size = |order: &str| matches!(order, "sjf" | "srtf");
         if by_size(&self.app_order) && self.estimate == "none" {
             return Err(bad(
@@ -311,11 +314,14 @@ impl PipelineSpec {
                 return Err(bad(&k, order, format!("orders by estimated size, but {key}.estimate is `none`")));
             }
         }
-        if self.classify != "none" && self.leftover == "none" {
+        if !self.classify.is_empty() && self.leftover == "none" {
             return Err(bad(
                 &format!("{key}.leftover"),
                 &self.leftover,
-                format!("{key}.classify = `{}` holds ALTRUISTIC asks back for the leftover phase; without one they never run", self.classify),
+                format!(
+                    "{key}.classify = [{}] holds ALTRUISTIC asks back for the leftover phase; without one they never run",
+                    self.classify.join(", ")
+                ),
             ));
         }
         if !self.dress.is_empty() && self.reserve != "dress" {
@@ -355,7 +361,7 @@ impl PipelineSpec {
         for (pool, order) in &self.pool_order {
             s.push_str(&format!(" pool_order.{pool}={order}"));
         }
-        s.push_str(&format!(" classify={} filter=[{}] leftover={}", self.classify, self.filter.join(","), self.leftover));
+        s.push_str(&format!(" classify=[{}] filter=[{}] leftover={}", self.classify.join(","), self.filter.join(","), self.leftover));
         if self.strict_order {
             s.push_str(" strict_order");
         }

@@ -73,11 +73,8 @@ pub fn app_order(name: &str) -> Option<Slot<dyn AppOrder>> {
     Some(slot(name.into(), plugin))
 }
 
-pub fn classifier(name: &str, _c: &Config) -> Option<Option<Slot<dyn AskClassifier>>> {
-    match name {
-        "none" => Some(None),
-        _ => None,
-    }
+pub fn classifier(_name: &str, _c: &Config) -> Option<Slot<dyn AskClassifier>> {
+    None
 }
 
 pub fn filter(_name: &str, _c: &Config) -> Option<Slot<dyn Filter>> {

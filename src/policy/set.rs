@@ -28,7 +28,7 @@ pub struct Pipeline {
     app_order: Slot<dyn AppOrder>,
     /// Per pool of the reserve (by index): the order replacing `app_order`.
     pool_orders: Vec<Option<Slot<dyn AppOrder>>>,
-    classify: Option<Slot<dyn AskClassifier>>,
+    classify: Vec<Slot<dyn AskClassifier>>,
     filters: Vec<Slot<dyn Filter>>,
     leftover: Option<Slot<dyn Leftover>>,
 }
@@ -57,7 +57,7 @@ impl Pipeline {
         for o in self.pool_orders.iter_mut().flatten() {
             f(o.plugin.as_mut());
         }
-        if let Some(c) = &mut self.classify {
+        for c in &mut self.classify {
             f(c.plugin.as_mut());
         }
         for x in &mut self.filters {
@@ -79,6 +79,11 @@ impl Pipeline {
         reserve.chain(order).chain(pools).chain(classify).chain(filters).chain(leftover)
     }
 
+    /// DEFAULT unless a classifier holds the ask back.
+    fn is_default(&self, ctx: &Ctx, app: &App, ask: &Ask) -> bool {
+        self.classify.iter().all(|c| c.plugin.is_default(ctx, app, ask))
+    }
+
     fn app_key(&self, ctx: &Ctx, app: &App) -> SortKey {
         if let Some(r) = &self.reserve {
             if !self.pool_orders.is_empty() {
@@ -94,10 +99,8 @@ impl Pipeline {
     /// classify (main phase only), reserve, filters.
     fn check(&self, ctx: &Ctx, app: &App, ask: &Ask, node: &Node, leftover_phase: bool) -> Result<(), Blocked> {
         if !leftover_phase {
-            if let Some(c) = &self.classify {
-                if !c.plugin.is_default(ctx, app, ask) {
-                    return Err(Blocked::Altruistic);
-                }
+            if !self.is_default(ctx, app, ask) {
+                return Err(Blocked::Altruistic);
             }
         }
         if let Some(r) = &self.reserve {
@@ -166,8 +169,13 @@ impl PolicySet {
                     pool_orders.clear();
                 }
             }
-            let classify = registry::classifier(&spec.classify, config).ok_or_else(|| missing(key("classify"), &spec.classify))?;
-            let classify = keep(classify, old.as_mut().and_then(|o| o.classify.take()));
+            let mut old_classify: Vec<Slot<dyn AskClassifier>> = old.as_mut().map(|o| std::mem::take(&mut o.classify)).unwrap_or_default();
+            let mut classify = Vec::new();
+            for name in &spec.classify {
+                let fresh = registry::classifier(name, config).ok_or_else(|| missing(key("classify"), name))?;
+                let kept = old_classify.iter().position(|s| s.identity == fresh.identity).map(|i| old_classify.remove(i));
+                classify.push(kept.unwrap_or(fresh));
+            }
             let mut filters = Vec::new();
             let mut old_filters: Vec<Slot<dyn Filter>> = old.as_mut().map(|o| std::mem::take(&mut o.filters)).unwrap_or_default();
             for name in &spec.filter {
@@ -253,7 +261,7 @@ impl PolicySet {
         let p = self.pipeline_of(app.queue);
         let l = p.leftover.as_ref()?;
         let ctx = self.ctx(state, p);
-        if p.classify.as_ref().is_some_and(|c| c.plugin.is_default(&ctx, app, ask)) {
+        if p.is_default(&ctx, app, ask) {
             return None;
         }
         Some(l.plugin.key(&ctx, app, ask, node))
@@ -420,7 +428,7 @@ impl PolicySet {
                     .label("reserve", s.reserve.clone())
                     .label("app_order", s.app_order.clone())
                     .label("pool_order", pools.join(","))
-                    .label("classify", s.classify.clone())
+                    .label("classify", s.classify.join(","))
                     .label("filter", s.filter.join(","))
                     .label("leftover", s.leftover.clone()),
             );

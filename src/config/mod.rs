@@ -4,8 +4,10 @@
 //!
 //! The documented default file is `hadoop-conf/shepherd.toml`.
 
+pub mod carbyne;
 pub mod pipeline;
 
+pub use carbyne::CarbyneConfig;
 pub use pipeline::PipelineSpec;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -49,6 +51,7 @@ pub struct Config {
     pub fifo: FifoConfig,
     pub dress: DressConfig,
     pub history: HistoryConfig,
+    pub carbyne: CarbyneConfig,
     /// The operator's own pipelines, `[pipeline.NAME]`.
     #[serde(rename = "pipeline")]
     pub pipelines: BTreeMap<String, PipelineSpec>,
@@ -268,6 +271,7 @@ impl Default for Config {
             fifo: FifoConfig::default(),
             dress: DressConfig::default(),
             history: HistoryConfig::default(),
+            carbyne: CarbyneConfig::default(),
             pipelines: BTreeMap::new(),
             queues: vec![QueueConfig::default()],
         }
@@ -299,6 +303,7 @@ impl Config {
             return Err(bad("scheduler.refused_placement_backoff_ms", s.refused_placement_backoff_ms, "must be at least 0"));
         }
         self.dress.validate()?;
+        self.carbyne.validate()?;
         if self.history.max_samples == 0 {
             return Err(bad("history.max_samples", self.history.max_samples, "must be at least 1"));
         }

@@ -7,7 +7,7 @@
 //! This module only knows names; `crate::policy` maps each name to its
 //! implementation (a test there builds every name listed here).
 
-use super::{bad, Config, ConfigError, DressConfig};
+use super::{bad, CarbyneConfig, Config, ConfigError, DressConfig};
 use serde::{Deserialize, Serialize};
 
 /// Plugins of the *estimate* point: an app's size and remaining work.
@@ -20,11 +20,11 @@ pub const QUEUE_ORDERS: &[&str] = &["flat", "drf", "capacity"];
 pub const APP_ORDERS: &[&str] = &["fifo", "drf", "sjf", "srtf", "las", "tetris"];
 /// Plugins of the *classify asks* point (DEFAULT vs ALTRUISTIC), any number:
 /// an ask is DEFAULT when every one of them says so.
-pub const CLASSIFIERS: &[&str] = &[];
+pub const CLASSIFIERS: &[&str] = &["carbyne"];
 /// Plugins of the *filter* point (node-level constraints), any number.
 pub const FILTERS: &[&str] = &[];
 /// Plugins of the *leftover* point: who gets what the main phase left.
-pub const LEFTOVERS: &[&str] = &["none"];
+pub const LEFTOVERS: &[&str] = &["none", "carbyne"];
 
 /// One pipeline: a plugin name per extension point.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -63,6 +63,9 @@ pub struct PipelineSpec {
     /// `[dress]` keys this pipeline's DRESS reserve sets differently from
     /// the global `[dress]` section, e.g. `dress = { theta = 0.2 }`.
     pub dress: toml::Table,
+    /// `[carbyne]` keys this pipeline's Carbyne plugins set differently
+    /// from the global `[carbyne]` section, e.g. `carbyne = { p_altruism = 0.5 }`.
+    pub carbyne: toml::Table,
 }
 
 impl Default for PipelineSpec {
@@ -77,6 +80,7 @@ impl Default for PipelineSpec {
             leftover: "none".into(),
             strict_order: false,
             dress: toml::Table::new(),
+            carbyne: toml::Table::new(),
         }
     }
 }
@@ -115,6 +119,17 @@ pub const BUILT_INS: &[BuiltIn] = &[
         build: |c| PipelineSpec { strict_order: c.fifo.strict_order, ..spec("none", "none", "fifo") },
     },
     BuiltIn { name: "drf", queue_order: "drf", summary: "hierarchical DRF: queues, then apps", build: |_| spec("none", "none", "drf") },
+    BuiltIn {
+        name: "carbyne",
+        queue_order: "drf",
+        summary: "Carbyne: DRF shares; each app's asks split by reverse packing from its earliest completion into DEFAULT \
+                  (served by DRF) and ALTRUISTIC (served from the leftover, least remaining work first, then packed)",
+        build: |_| PipelineSpec {
+            classify: vec!["carbyne".into()],
+            leftover: "carbyne".into(),
+            ..spec("tasks", "none", "drf")
+        },
+    },
     BuiltIn { name: "dress", queue_order: "flat", summary: "DRESS pools, FIFO inside", build: |_| spec("none", "dress", "fifo") },
     BuiltIn {
         name: "capacity",
@@ -223,6 +238,7 @@ impl Config {
             }
             p.validate(&format!("pipeline.{name}"))?;
             p.dress_config(&self.dress, &format!("pipeline.{name}"))?;
+            p.carbyne_config(&self.carbyne, &format!("pipeline.{name}"))?;
         }
         if self.pipeline(&self.scheduler.policy).is_none() {
             return Err(bad("scheduler.policy", &self.scheduler.policy, format!("expected one of {}", known())));
@@ -324,6 +340,21 @@ impl PipelineSpec {
                 ),
             ));
         }
+        let carbyne = self.classify.iter().any(|c| c == "carbyne");
+        if carbyne && self.estimate != "tasks" {
+            return Err(bad(
+                &format!("{key}.estimate"),
+                &self.estimate,
+                format!("{key}.classify names carbyne, which plans with per-stage task runtimes; only `tasks` learns them"),
+            ));
+        }
+        if !self.carbyne.is_empty() && !carbyne && self.leftover != "carbyne" {
+            return Err(bad(
+                &format!("{key}.carbyne"),
+                toml::Value::Table(self.carbyne.clone()),
+                format!("neither {key}.classify nor {key}.leftover is carbyne"),
+            ));
+        }
         if !self.dress.is_empty() && self.reserve != "dress" {
             return Err(bad(&format!("{key}.dress"), toml::Value::Table(self.dress.clone()), format!("{key}.reserve is `{}`, not dress", self.reserve)));
         }
@@ -355,6 +386,23 @@ impl PipelineSpec {
         Ok(merged)
     }
 
+    /// The `[carbyne]` settings of this pipeline: the global section with
+    /// this pipeline's `carbyne` keys over it (as [`Self::dress_config`]).
+    pub fn carbyne_config(&self, global: &CarbyneConfig, key: &str) -> Result<CarbyneConfig, ConfigError> {
+        if self.carbyne.is_empty() {
+            return Ok(global.clone());
+        }
+        let mut table = toml::Table::try_from(global).expect("CarbyneConfig serializes");
+        for (k, v) in &self.carbyne {
+            table.insert(k.clone(), v.clone());
+        }
+        let merged: CarbyneConfig = toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| {
+            bad(&format!("{key}.carbyne"), toml::Value::Table(self.carbyne.clone()), e.message().to_string())
+        })?;
+        merged.validate().map_err(|e| ConfigError { key: format!("{key}.{}", e.key), ..e })?;
+        Ok(merged)
+    }
+
     /// One line for `check-config` and logs.
     pub fn describe(&self) -> String {
         let mut s = format!("estimate={} reserve={} app_order={}", self.estimate, self.reserve, self.app_order);
@@ -368,6 +416,10 @@ impl PipelineSpec {
         if !self.dress.is_empty() {
             let keys: Vec<String> = self.dress.iter().map(|(k, v)| format!("{k}={v}")).collect();
             s.push_str(&format!(" dress{{{}}}", keys.join(",")));
+        }
+        if !self.carbyne.is_empty() {
+            let keys: Vec<String> = self.carbyne.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            s.push_str(&format!(" carbyne{{{}}}", keys.join(",")));
         }
         s
     }
@@ -447,6 +499,28 @@ mod tests {
         assert!(e.contains("pipeline.mine.dress.theta"), "{e}");
         let e = err("[pipeline.mine]\ndress = { theta = 0.2 }\n");
         assert!(e.contains("pipeline.mine.dress") && e.contains("not dress"), "{e}");
+    }
+
+    #[test]
+    fn a_pipeline_may_set_its_own_carbyne_keys() {
+        let text = "[carbyne]\nhorizon_ms = 500\n[pipeline.half]\nestimate = \"tasks\"\nclassify = [\"carbyne\"]\nleftover = \"carbyne\"\ncarbyne = { p_altruism = 0.5 }\n";
+        let c = Config::parse(text).unwrap();
+        let k = c.pipeline("half").unwrap().carbyne_config(&c.carbyne, "pipeline.half").unwrap();
+        assert_eq!((k.p_altruism, k.horizon_ms), (0.5, 500), "own p_altruism, global horizon");
+        let d = c.pipeline("half").unwrap().describe();
+        assert!(d.contains("classify=[carbyne] filter=[] leftover=carbyne carbyne{p_altruism=0.5}"), "{d}");
+        let e = err("[pipeline.x]\nestimate = \"tasks\"\nclassify = [\"carbyne\"]\nleftover = \"carbyne\"\ncarbyne = { p_altruism = 2.0 }\n");
+        assert!(e.contains("pipeline.x.carbyne.p_altruism") && e.contains('2'), "{e}");
+        let e = err("[pipeline.x]\nestimate = \"tasks\"\nclassify = [\"carbyne\"]\nleftover = \"carbyne\"\ncarbyne = { p_altruismm = 0.2 }\n");
+        assert!(e.contains("pipeline.x.carbyne") && e.contains("p_altruismm"), "{e}");
+        let e = err("[pipeline.x]\ncarbyne = { p_altruism = 0.2 }\n");
+        assert!(e.contains("pipeline.x.carbyne") && e.contains("neither"), "{e}");
+        // Carbyne plans with per-stage task runtimes: only `tasks` learns them.
+        let e = err("[pipeline.x]\nestimate = \"history\"\nclassify = [\"carbyne\"]\nleftover = \"carbyne\"\n");
+        assert!(e.contains("pipeline.x.estimate") && e.contains("history") && e.contains("tasks"), "{e}");
+        // ALTRUISTIC asks need a leftover phase.
+        let e = err("[pipeline.x]\nestimate = \"tasks\"\nclassify = [\"carbyne\"]\n");
+        assert!(e.contains("pipeline.x.leftover"), "{e}");
     }
 
     #[test]

@@ -12,7 +12,12 @@
 //!
 //! **Leftover phase** (pipelines with a leftover plugin): the asks the
 //! classify point held back get what is left of the node, in the leftover
-//! plugin's order, one container at a time.
+//! plugin's order, one container at a time. A key can depend on the node's
+//! free resources (packing), which shrink with every container, so an ask's
+//! key is evaluated again when it reaches the top: if it got worse than
+//! the next one's, the ask goes back in with its new key. For keys that
+//! only grow as the node fills this serves exactly the order the plugin
+//! would give over the current state.
 
 use super::{Decision, Engine};
 use crate::model::{App, AppId, Blocked, ClusterState, Node, NodeId, Resources, SchedulerKey};
@@ -182,7 +187,7 @@ fn leftover(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<Decisi
         }
     }
     let mut made = 0;
-    while let Some(Reverse((_, app_id, key))) = heap.pop() {
+    while let Some(Reverse((stored, app_id, key))) = heap.pop() {
         if limit != 0 && made >= limit {
             break;
         }
@@ -190,6 +195,11 @@ fn leftover(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<Decisi
             let s = &engine.state;
             let (Some(app), Some(n)) = (s.apps.get(&app_id), s.nodes.get(&node)) else { continue };
             let Some(ask) = app.asks.get(&key).filter(|a| a.count > 0) else { continue };
+            let Some(fresh) = engine.policies.leftover_key(s, app, ask, n) else { continue };
+            if fresh != stored && heap.peek().is_some_and(|Reverse((next, _, _))| *next < fresh) {
+                heap.push(Reverse((fresh, app_id, key)));
+                continue;
+            }
             s.refused_placements.get(&(app_id, node)).is_none_or(|until| now_ms >= *until)
                 && check_ask(s, &engine.policies, app, ask, n, true).is_ok()
         };

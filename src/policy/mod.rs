@@ -15,13 +15,13 @@
 //!   3 queue order  which queue is served next                  [root: flat | drf | capacity]
 //!   4 app order    which app of that queue next, by the         [fifo drf sjf srtf las tetris,
 //!                  pipeline's estimate point for size orders      per pool via pool_order]
-//!   5 classify     which of the app's asks are DEFAULT now       [none]
+//!   5 classify     which of the app's asks are DEFAULT now       [carbyne]
 //!   6 reserve      may the app grow in its partition (pools)     [none dress]
 //!   7 filter       may the ask go on this node                   [engine: fit, locality, label,
 //!                                                                  queue max; plugins: none yet]
 //!   8 commit       container allocated; every plugin observes it
 //!      ... repeat 3-8 until no app can place anything on the node ...
-//!   9 leftover     what is left of the node goes to the asks the  [none]
+//!   9 leftover     what is left of the node goes to the asks the  [none carbyne]
 //!                  main phase held back, in the leftover order
 //! ```
 //!
@@ -31,11 +31,12 @@
 //!   estimators and one pipeline per queue (one for the cluster when the
 //!   queue order is flat); built from the config, rebuilt in place on
 //!   `-refreshQueues` keeping every plugin whose configuration is unchanged.
-//! * [`estimate`], [`order`], [`dress`] — the plugins.
+//! * [`estimate`], [`order`], [`dress`], [`carbyne`] — the plugins.
 //!
 //! Which names exist and which combinations are allowed is configuration
 //! (`crate::config::pipeline`); this module holds the implementations.
 
+pub mod carbyne;
 pub mod dress;
 pub mod estimate;
 pub mod gauge;

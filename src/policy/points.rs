@@ -4,7 +4,7 @@
 
 use super::{Gauge, Scope, SortKey};
 use crate::event::Event;
-use crate::model::{App, Ask, ClusterState, Container, Node, NodeId, Queue};
+use crate::model::{App, Ask, ClusterState, Container, Node, NodeId, Queue, SchedulerKey};
 
 /// What a plugin's hooks see: the cluster, the scope its pipeline serves
 /// (the whole cluster or one queue) and that pipeline's size estimates.
@@ -91,6 +91,14 @@ pub trait Estimator: Plugin {
     /// `None` when the estimator knows nothing usable (size orders put the
     /// app last).
     fn estimate(&self, state: &ClusterState, app: &App) -> Option<Estimate>;
+
+    /// Expected runtime (ms) of one more task of `app` asked under scheduler
+    /// key `key` (`None`: any of its tasks), with the confidence in it (as
+    /// [`Estimate::confidence`]), for plugins that plan task by task
+    /// (Carbyne's reverse packing). `None`: this estimator does not know.
+    fn task_ms(&self, _app: &App, _key: Option<SchedulerKey>) -> Option<(f64, f64)> {
+        None
+    }
 }
 
 /// *Reserve / partition*: a plugin that splits its scope's share into
@@ -122,6 +130,13 @@ pub trait AppOrder: Plugin {
 /// may wait for leftover capacity (ALTRUISTIC).
 pub trait AskClassifier: Plugin {
     fn is_default(&self, ctx: &Ctx, app: &App, ask: &Ask) -> bool;
+
+    /// In the leftover phase: may this held-back ask take what is left of
+    /// `node` now? (Carbyne's leftover lease refuses a loan its lenders
+    /// cannot spare until the task ends.) The pass asks every classifier.
+    fn may_take_leftover(&self, _ctx: &Ctx, _app: &App, _ask: &Ask, _node: &Node) -> bool {
+        true
+    }
 }
 
 /// *Filter*: may this ask go on this node? (The engine already checked

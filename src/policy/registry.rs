@@ -4,6 +4,8 @@
 //! identity is unchanged is kept with all it has learned; any other is
 //! built fresh.
 
+use super::carbyne::leftover::CarbyneLeftover;
+use super::carbyne::Carbyne;
 use super::dress::Dress;
 use super::estimate::history::{History, Mode};
 use super::estimate::oracle::OracleTag;
@@ -73,17 +75,23 @@ pub fn app_order(name: &str) -> Option<Slot<dyn AppOrder>> {
     Some(slot(name.into(), plugin))
 }
 
-pub fn classifier(_name: &str, _c: &Config) -> Option<Slot<dyn AskClassifier>> {
-    None
+/// `c.carbyne` is the pipeline's `[carbyne]` (global keys with its own
+/// `carbyne = { ... }` over them), as for the leftover plugins below.
+pub fn classifier(name: &str, c: &Config) -> Option<Slot<dyn AskClassifier>> {
+    match name {
+        "carbyne" => Some(slot(format!("carbyne|{:?}|{}", c.carbyne, c.queue_order()), Box::new(Carbyne::new(&c.carbyne, c.queue_order())))),
+        _ => None,
+    }
 }
 
 pub fn filter(_name: &str, _c: &Config) -> Option<Slot<dyn Filter>> {
     None
 }
 
-pub fn leftover(name: &str, _c: &Config) -> Option<Option<Slot<dyn Leftover>>> {
+pub fn leftover(name: &str, c: &Config) -> Option<Option<Slot<dyn Leftover>>> {
     match name {
         "none" => Some(None),
+        "carbyne" => Some(Some(slot(format!("carbyne|{:?}", c.carbyne), Box::new(CarbyneLeftover::new(&c.carbyne))))),
         _ => None,
     }
 }

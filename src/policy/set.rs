@@ -96,12 +96,15 @@ impl Pipeline {
     }
 
     /// The plugins' checks for one ask on one node, in point order:
-    /// classify (main phase only), reserve, filters.
+    /// classify (main phase: is it DEFAULT; leftover phase: may it take the
+    /// leftover), reserve, filters.
     fn check(&self, ctx: &Ctx, app: &App, ask: &Ask, node: &Node, leftover_phase: bool) -> Result<(), Blocked> {
         if !leftover_phase {
             if !self.is_default(ctx, app, ask) {
                 return Err(Blocked::Altruistic);
             }
+        } else if !self.classify.iter().all(|c| c.plugin.may_take_leftover(ctx, app, ask, node)) {
+            return Err(Blocked::Altruistic);
         }
         if let Some(r) = &self.reserve {
             if !r.plugin.admits(ctx, app, ask) {
@@ -153,6 +156,9 @@ impl PolicySet {
             let mut old = old_pipelines.remove(&queue);
             let estimator = set.estimator_index(&spec.estimate, config, &mut old_estimators).ok_or_else(|| missing(key("estimate"), &spec.estimate))?;
             let dress = spec.dress_config(&config.dress, &format!("pipeline `{policy}`"))?;
+            // The config the classify, filter and leftover plugins are built
+            // from: the global sections with this pipeline's overrides.
+            let own = Config { carbyne: spec.carbyne_config(&config.carbyne, &format!("pipeline `{policy}`"))?, ..config.clone() };
             let reserve = registry::reserve(&spec.reserve, &dress).ok_or_else(|| missing(key("reserve"), &spec.reserve))?;
             let reserve = keep(reserve, old.as_mut().and_then(|o| o.reserve.take()));
             let app_order = registry::app_order(&spec.app_order).ok_or_else(|| missing(key("app_order"), &spec.app_order))?;
@@ -172,18 +178,18 @@ impl PolicySet {
             let mut old_classify: Vec<Slot<dyn AskClassifier>> = old.as_mut().map(|o| std::mem::take(&mut o.classify)).unwrap_or_default();
             let mut classify = Vec::new();
             for name in &spec.classify {
-                let fresh = registry::classifier(name, config).ok_or_else(|| missing(key("classify"), name))?;
+                let fresh = registry::classifier(name, &own).ok_or_else(|| missing(key("classify"), name))?;
                 let kept = old_classify.iter().position(|s| s.identity == fresh.identity).map(|i| old_classify.remove(i));
                 classify.push(kept.unwrap_or(fresh));
             }
             let mut filters = Vec::new();
             let mut old_filters: Vec<Slot<dyn Filter>> = old.as_mut().map(|o| std::mem::take(&mut o.filters)).unwrap_or_default();
             for name in &spec.filter {
-                let fresh = registry::filter(name, config).ok_or_else(|| missing(key("filter"), name))?;
+                let fresh = registry::filter(name, &own).ok_or_else(|| missing(key("filter"), name))?;
                 let kept = old_filters.iter().position(|s| s.identity == fresh.identity).map(|i| old_filters.remove(i));
                 filters.push(kept.unwrap_or(fresh));
             }
-            let leftover = registry::leftover(&spec.leftover, config).ok_or_else(|| missing(key("leftover"), &spec.leftover))?;
+            let leftover = registry::leftover(&spec.leftover, &own).ok_or_else(|| missing(key("leftover"), &spec.leftover))?;
             let leftover = keep(leftover, old.as_mut().and_then(|o| o.leftover.take()));
             set.pipelines.push(Pipeline { queue, policy, spec, scope, estimator, reserve, app_order, pool_orders, classify, filters, leftover });
         }

@@ -220,6 +220,7 @@ impl<'a> Sim<'a> {
         let tags = vec![
             format!("shepherd.oracle.work_ms={}", job.work_ms()),
             format!("shepherd.oracle.tasks={}", job.task_count()),
+            dag_hint(job),
         ];
         let category = self.category(j);
         let queue = match self.opts.queue_by_category && self.engine.state.queue_id(&category).is_some() {
@@ -455,6 +456,27 @@ impl<'a> Sim<'a> {
             sim_events: self.sim_events,
         }
     }
+}
+
+/// The `shepherd.dag` tag an AM that knows its DAG sends (Carbyne's hint):
+/// per stage its key's priority, task count, mean task duration (what such
+/// an AM estimates from past runs), parents and demand. Only Carbyne reads
+/// it (`[carbyne] dag_hint`).
+fn dag_hint(job: &crate::workload::Job) -> String {
+    use crate::policy::carbyne::hint::{format, HintStage};
+    let stages: Vec<HintStage> = job
+        .stages
+        .iter()
+        .enumerate()
+        .map(|(i, s)| HintStage {
+            priority: stage_key(i).priority,
+            tasks: s.tasks.len() as i64,
+            task_ms: (!s.tasks.is_empty()).then(|| s.tasks.iter().map(|t| t.duration_ms as f64).sum::<f64>() / s.tasks.len() as f64),
+            parents: s.after.clone(),
+            demand: Some(s.demand()),
+        })
+        .collect();
+    format(&stages)
 }
 
 /// Scheduler key of stage `s`: earlier stages are more urgent (lower YARN

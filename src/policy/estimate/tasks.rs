@@ -167,6 +167,12 @@ impl Estimator for TaskRuntimes {
         remaining += (running * any - age).max(0.0);
         Some(Estimate { size_ms: attained + remaining, remaining_ms: remaining, confidence })
     }
+
+    /// The per-key runtime the estimate above multiplies by (Carbyne plans
+    /// each stage with it).
+    fn task_ms(&self, app: &App, key: Option<SchedulerKey>) -> Option<(f64, f64)> {
+        self.runtime(app, key)
+    }
 }
 
 #[cfg(test)]

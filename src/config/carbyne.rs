@@ -1,0 +1,124 @@
+//! `[carbyne]`: Carbyne (Grandl, Chowdhury, Akella, Ananthanarayanan,
+//! "Altruistic Scheduling in Multi-Resource Clusters", OSDI'16;
+//! `papers/carbyne-altruistic-scheduling.txt`). Defaults are the paper's
+//! where it gives one; `docs/carbyne.md` explains every knob. A pipeline may
+//! set its own values with `carbyne = { ... }` (see `PipelineSpec::carbyne`).
+
+use super::{bad, ConfigError};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CarbyneConfig {
+    /// P(Altruism), §3.4: the probability that a job yields resources at a
+    /// scheduling event (each time its plan is recomputed). 1 = always
+    /// (the paper's default), 0 = never (exactly DRF's decisions).
+    pub p_altruism: f64,
+    /// Order of the leftover scheduler (§3.3, §4.2): `srtf` = the job with
+    /// the least remaining work first, its asks packed (best alignment with
+    /// the node's free resources first) — the paper's order; `pack` = best
+    /// alignment first over all jobs, least remaining work breaking ties —
+    /// "the order of (a) and (b) can be reversed to prioritize efficiency".
+    pub leftover_order: String,
+    /// A task whose latest start time (Actual(t) of Pseudocode 1 line 20)
+    /// is at most this far from now is DEFAULT: the pass after this one
+    /// comes a NodeManager heartbeat later, too late for it. ms; default
+    /// 1000, YARN's heartbeat interval. 0 = the literal `Actual == 0`.
+    pub horizon_ms: i64,
+    /// §5.4.2's misestimation X/100: Carbyne's intra-job scheduler sees every
+    /// task's demand and duration multiplied by (1 + X/100). The paper
+    /// sweeps X over [−50, 50] %; must be > −1. Allocation itself always
+    /// uses the demand YARN was asked for. Default 0 (no error).
+    pub estimate_error: f64,
+    /// What to take from an app's `shepherd.dag` tag (the DAG hint, see
+    /// `docs/carbyne.md`): `full` = stages, task counts, dependencies and
+    /// durations; `structure` = all but the durations (learned from the
+    /// app's finished containers instead); `ignore` = infer the stages as
+    /// for an app without a hint.
+    pub dag_hint: String,
+    /// Beyond the paper (default off): make Theorem 3.1 — altruism delays
+    /// no job, offline — hold with YARN's non-preemptible containers and
+    /// greedy packing. (a) The leftover is lent, not given: a held-back task
+    /// takes leftover only if it is expected to end before any job's plan
+    /// needs that capacity back; (b) a job keeps its completion target
+    /// across recomputations while its share does not shrink; (c) its DRF
+    /// demand counts the tasks its DAG hint announces, so its share does
+    /// not drop between stages; (d) a plan stands while the job follows it
+    /// (re-planned only when it deviates: a failure, a task over its
+    /// expected time, an ask outside the plan, a smaller share); (e) tasks
+    /// start at their latest start, not `horizon_ms` early (an early start
+    /// takes capacity another plan counts on). See `docs/carbyne.md`.
+    pub protect_lenders: bool,
+    /// Seed of the P(Altruism) draws (they are a deterministic function of
+    /// the seed, the app and how many times its plan was recomputed, so a
+    /// simulation is reproducible).
+    pub seed: u64,
+}
+
+/// Values `leftover_order` accepts.
+pub const LEFTOVER_ORDERS: &[&str] = &["srtf", "pack"];
+/// Values `dag_hint` accepts.
+pub const DAG_HINT_MODES: &[&str] = &["full", "structure", "ignore"];
+
+impl Default for CarbyneConfig {
+    fn default() -> Self {
+        CarbyneConfig {
+            p_altruism: 1.0,
+            leftover_order: "srtf".into(),
+            horizon_ms: 1000,
+            estimate_error: 0.0,
+            dag_hint: "full".into(),
+            protect_lenders: false,
+            seed: 0,
+        }
+    }
+}
+
+impl CarbyneConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if !(0.0..=1.0).contains(&self.p_altruism) {
+            return Err(bad("carbyne.p_altruism", self.p_altruism, "must be within [0, 1]"));
+        }
+        if !LEFTOVER_ORDERS.contains(&self.leftover_order.as_str()) {
+            return Err(bad("carbyne.leftover_order", &self.leftover_order, format!("expected one of {}", LEFTOVER_ORDERS.join(", "))));
+        }
+        if self.horizon_ms < 0 {
+            return Err(bad("carbyne.horizon_ms", self.horizon_ms, "must be at least 0 ms"));
+        }
+        if !(self.estimate_error > -1.0 && self.estimate_error.is_finite()) {
+            return Err(bad("carbyne.estimate_error", self.estimate_error, "must be a finite number above -1 (X/100 of §5.4.2, e.g. -0.5 or 0.5)"));
+        }
+        if !DAG_HINT_MODES.contains(&self.dag_hint.as_str()) {
+            return Err(bad("carbyne.dag_hint", &self.dag_hint, format!("expected one of {}", DAG_HINT_MODES.join(", "))));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Config;
+
+    #[test]
+    fn defaults_are_the_papers() {
+        let c = Config::parse("").unwrap().carbyne;
+        assert_eq!((c.p_altruism, c.leftover_order.as_str(), c.estimate_error), (1.0, "srtf", 0.0));
+    }
+
+    #[test]
+    fn every_error_names_key_and_value() {
+        for (text, key, value) in [
+            ("p_altruism = 1.5", "carbyne.p_altruism", "1.5"),
+            ("p_altruism = -0.1", "carbyne.p_altruism", "-0.1"),
+            ("leftover_order = \"lifo\"", "carbyne.leftover_order", "lifo"),
+            ("horizon_ms = -1", "carbyne.horizon_ms", "-1"),
+            ("estimate_error = -1.0", "carbyne.estimate_error", "-1"),
+            ("dag_hint = \"maybe\"", "carbyne.dag_hint", "maybe"),
+        ] {
+            let e = Config::parse(&format!("[carbyne]\n{text}\n")).unwrap_err().to_string();
+            assert!(e.contains(key) && e.contains(value), "{text}: {e}");
+        }
+        let e = Config::parse("[carbyne]\np_altrusim = 0.5\n").unwrap_err().to_string();
+        assert!(e.contains("p_altrusim"), "{e}");
+    }
+}

@@ -1,0 +1,123 @@
+//! Resource amounts as real vectors. DRF shares (a job's `A_k` of
+//! Pseudocode 1) are fractions of a cluster, so Carbyne's planning works in
+//! `f64` per resource type, index-aligned with [`Resources`].
+
+use crate::model::resource::MAX_RESOURCE_TYPES;
+use crate::model::Resources;
+
+/// Amount per resource type (memory MB, vcores, extra types), real-valued.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Amount(pub [f64; MAX_RESOURCE_TYPES]);
+
+/// Below this an amount counts as zero (rounding of shares).
+const EPS: f64 = 1e-9;
+
+impl Amount {
+    pub const ZERO: Amount = Amount([0.0; MAX_RESOURCE_TYPES]);
+
+    pub fn of(r: &Resources) -> Amount {
+        let mut a = [0.0; MAX_RESOURCE_TYPES];
+        for (d, s) in a.iter_mut().zip(r.0.iter()) {
+            *d = *s as f64;
+        }
+        Amount(a)
+    }
+
+    pub fn scaled(&self, f: f64) -> Amount {
+        let mut a = *self;
+        a.0.iter_mut().for_each(|v| *v *= f);
+        a
+    }
+
+    pub fn plus(&self, o: &Amount) -> Amount {
+        let mut a = *self;
+        a.0.iter_mut().zip(o.0.iter()).for_each(|(v, w)| *v += *w);
+        a
+    }
+
+    pub fn minus(&self, o: &Amount) -> Amount {
+        let mut a = *self;
+        a.0.iter_mut().zip(o.0.iter()).for_each(|(v, w)| *v -= *w);
+        a
+    }
+
+    /// Component-wise maximum.
+    pub fn max(&self, o: &Amount) -> Amount {
+        let mut a = *self;
+        a.0.iter_mut().zip(o.0.iter()).for_each(|(v, w)| *v = v.max(*w));
+        a
+    }
+
+    /// Component-wise max(0, ·).
+    pub fn clamped(&self) -> Amount {
+        let mut a = *self;
+        a.0.iter_mut().for_each(|v| *v = v.max(0.0));
+        a
+    }
+
+    /// Every type at most `o`'s (up to rounding).
+    pub fn fits_in(&self, o: &Amount) -> bool {
+        self.0.iter().zip(o.0.iter()).all(|(v, w)| *v <= *w + EPS * w.abs().max(1.0))
+    }
+
+    /// Dominant share against `total` (DRF): max over types with a
+    /// positive total of self ÷ total.
+    pub fn dominant_share(&self, total: &Amount) -> f64 {
+        self.0.iter().zip(total.0.iter()).filter(|(_, t)| **t > 0.0).map(|(v, t)| v / t).fold(0.0, f64::max)
+    }
+
+    /// How many copies of `unit` fit (the binding type decides); a unit
+    /// with no positive type fits any number of times (`i64::MAX`).
+    pub fn count_fitting(&self, unit: &Amount) -> i64 {
+        let mut n = f64::INFINITY;
+        for (have, need) in self.0.iter().zip(unit.0.iter()) {
+            if *need > 0.0 {
+                n = n.min(((have + EPS * have.abs().max(1.0)) / need).floor());
+            }
+        }
+        if n.is_infinite() {
+            i64::MAX
+        } else {
+            n.max(0.0) as i64
+        }
+    }
+
+    /// Tetris' alignment (Grandl et al., SIGCOMM'14): Σ_r (demand_r ÷
+    /// capacity_r)·(free_r ÷ capacity_r), the dot product of the normalised
+    /// demand and free vectors; larger = a better fit.
+    pub fn alignment(&self, free: &Amount, capacity: &Amount) -> f64 {
+        self.0
+            .iter()
+            .zip(free.0.iter())
+            .zip(capacity.0.iter())
+            .filter(|(_, c)| **c > 0.0)
+            .map(|((d, f), c)| (d / c) * (f.max(0.0) / c))
+            .sum()
+    }
+
+    /// The amount as whole resources (rounded), for reports.
+    pub fn rounded(&self) -> Resources {
+        let mut r = Resources::ZERO;
+        r.0.iter_mut().zip(self.0.iter()).for_each(|(d, s)| *d = s.round() as i64);
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fitting_and_shares() {
+        let cap = Amount::of(&Resources::new(1000, 10));
+        let task = Amount::of(&Resources::new(300, 1));
+        assert_eq!(cap.count_fitting(&task), 3);
+        assert_eq!(cap.scaled(0.5).count_fitting(&task), 1);
+        assert_eq!(task.dominant_share(&cap), 0.3);
+        // 0.29 + 0.21 = 0.5 exactly in reals, not in binary: rounding must not lose a task.
+        let half = Amount::of(&Resources::new(100, 100)).scaled(0.5);
+        let used = Amount::of(&Resources::new(29, 29)).plus(&Amount::of(&Resources::new(21, 21)));
+        assert!(used.fits_in(&half));
+        assert_eq!(Amount::ZERO.count_fitting(&Amount::ZERO), i64::MAX);
+    }
+}

@@ -1,0 +1,291 @@
+//! Packing a job's remaining tasks in time under a fixed share — lines
+//! 17–20 of Pseudocode 1.
+//!
+//! * [`forward`]: T_k, the job's earliest completion under its share
+//!   ("given A_k, calculate T_k using Tetris", line 17), and the schedule
+//!   that reaches it: list scheduling in time — at every completion the
+//!   runnable stages (all parents finished) take as many tasks as fit in
+//!   what the share has free.
+//! * [`reverse`]: the same packing on the reversed DAG from T_k backwards
+//!   (lines 18–19): children before parents, every task as close to T_k as
+//!   the share allows, so the earlier times stay free. A task placed at
+//!   reverse time τ with duration d starts at Actual = T_k − τ − d in
+//!   forward time (line 20; the paper prints it as Rev + T_k − Dur with Rev
+//!   counted backwards from T_k). Running tasks are fixed: they hold their
+//!   part of the share for the time they have left — [0, remaining] forward,
+//!   [T_k − remaining, T_k] in reverse time.
+//!
+//! Order among runnable stages: the longest path ahead first (in forward
+//! time the stage's longest chain to the job's end, in reverse its longest
+//! chain from the job's start), then Tetris' alignment of one task's demand
+//! with the share's free part, then the earlier stage — the critical-path
+//! priorities the paper's YARN implementation folds into its packing
+//! (§4.2, "similar to DAGPS"). A greedy list schedule is not optimal, so
+//! the reverse packing can need longer than T_k; [`plan`](super::plan)
+//! then keeps the forward schedule, which fits by construction.
+//!
+//! Tasks of one stage are identical, so both work on counts: one event per
+//! batch of tasks that start together, not per task.
+
+use super::amount::Amount;
+use super::stages::StageModel;
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+
+/// A time (ms) ordered totally, for the event heaps.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct At(f64);
+
+impl Eq for At {}
+
+impl PartialOrd for At {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for At {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// A list schedule: when it ends, and per stage the start times of its
+/// not-yet-started tasks, ascending `(ms, count)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Schedule {
+    pub span: f64,
+    pub starts: Vec<Vec<(f64, i64)>>,
+}
+
+/// One direction's packing problem.
+struct Problem<'a> {
+    stages: &'a [StageModel],
+    capacity: Amount,
+    /// Stages that must be complete before a stage may start.
+    before: Vec<Vec<usize>>,
+    /// Capacity held over [from, to) by tasks already placed (running).
+    held: Vec<(f64, f64, Amount)>,
+    /// A stage is not complete before this time (its running tasks' end).
+    done_at: Vec<f64>,
+    /// Priority: the longest path ahead (larger first).
+    rank: Vec<f64>,
+}
+
+/// Longest path through `next` from each stage, its own duration included.
+fn longest_paths(stages: &[StageModel], next: &[Vec<usize>]) -> Vec<f64> {
+    let n = stages.len();
+    let mut memo: Vec<Option<f64>> = vec![None; n];
+    fn visit(s: usize, stages: &[StageModel], next: &[Vec<usize>], memo: &mut Vec<Option<f64>>) -> f64 {
+        if let Some(v) = memo[s] {
+            return v;
+        }
+        let tail = next[s].iter().map(|c| visit(*c, stages, next, memo)).fold(0.0, f64::max);
+        let v = stages[s].task_ms + tail;
+        memo[s] = Some(v);
+        v
+    }
+    (0..n).map(|s| visit(s, stages, next, &mut memo)).collect()
+}
+
+fn children_of(stages: &[StageModel]) -> Vec<Vec<usize>> {
+    let mut children = vec![Vec::new(); stages.len()];
+    for (i, s) in stages.iter().enumerate() {
+        for p in &s.parents {
+            children[*p].push(i);
+        }
+    }
+    children
+}
+
+fn schedule(p: &Problem) -> Option<Schedule> {
+    let stages = p.stages;
+    let n = stages.len();
+    let mut left: Vec<i64> = stages.iter().map(StageModel::pending).collect();
+    let mut open: Vec<i64> = left.clone();
+    let mut to_place: i64 = left.iter().sum();
+    let mut used = Amount::ZERO;
+    let mut ends: BinaryHeap<Reverse<(At, usize, i64)>> = BinaryHeap::new();
+    let mut out: Vec<Vec<(f64, i64)>> = vec![Vec::new(); n];
+    // Times at which what is held or what gates a stage changes.
+    let mut marks: Vec<f64> = p.held.iter().flat_map(|(a, b, _)| [*a, *b]).chain(p.done_at.iter().copied()).filter(|t| *t > 0.0).collect();
+    marks.sort_by(f64::total_cmp);
+    let complete = |s: usize, t: f64, open: &[i64]| open[s] == 0 && p.done_at[s] <= t;
+    let mut span = p.held.iter().map(|(_, b, _)| *b).chain(p.done_at.iter().copied()).fold(0.0, f64::max);
+    let mut t = 0.0;
+    let mut ready: Vec<usize> = Vec::with_capacity(n);
+    while to_place > 0 {
+        ready.clear();
+        ready.extend((0..n).filter(|s| left[*s] > 0 && p.before[*s].iter().all(|b| complete(*b, t, &open))));
+        let free = p.capacity.minus(&used);
+        let align = |s: usize| stages[s].demand.alignment(&free, &p.capacity);
+        ready.sort_by(|a, b| p.rank[*b].total_cmp(&p.rank[*a]).then(align(*b).total_cmp(&align(*a))).then(a.cmp(b)));
+        for &s in &ready {
+            let d = stages[s].task_ms;
+            let held = p.held.iter().filter(|(a, b, _)| *a < t + d && *b > t).fold(Amount::ZERO, |acc, (_, _, r)| acc.plus(r));
+            let room = p.capacity.minus(&used).minus(&held);
+            let k = left[s].min(room.count_fitting(&stages[s].demand));
+            if k > 0 {
+                left[s] -= k;
+                to_place -= k;
+                used = used.plus(&stages[s].demand.scaled(k as f64));
+                ends.push(Reverse((At(t + d), s, k)));
+                out[s].push((t, k));
+                span = span.max(t + d);
+            }
+        }
+        if to_place == 0 {
+            break;
+        }
+        let next_end = ends.peek().map(|Reverse((At(e), _, _))| *e);
+        let next_mark = marks.iter().copied().find(|m| *m > t);
+        let next = match (next_end, next_mark) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b)?,
+        };
+        t = next;
+        while let Some(Reverse((At(e), s, k))) = ends.peek().copied() {
+            if e > t {
+                break;
+            }
+            ends.pop();
+            open[s] -= k;
+            used = used.minus(&stages[s].demand.scaled(k as f64));
+        }
+    }
+    Some(Schedule { span, starts: out })
+}
+
+/// T_k and the greedy schedule reaching it, inside `capacity` from now
+/// (0). `None` when some task can never fit.
+pub fn forward(stages: &[StageModel], capacity: &Amount) -> Option<Schedule> {
+    let children = children_of(stages);
+    let problem = Problem {
+        stages,
+        capacity: *capacity,
+        before: stages.iter().map(|s| s.parents.clone()).collect(),
+        held: stages.iter().flat_map(|s| s.running.iter().map(move |r| (0.0, *r, s.demand))).collect(),
+        done_at: stages.iter().map(|s| s.running.iter().copied().fold(0.0, f64::max)).collect(),
+        rank: longest_paths(stages, &children),
+    };
+    schedule(&problem)
+}
+
+/// The latest forward start of every task not yet started, packing the
+/// reversed DAG from `t_k` (see the module comment): per stage, ascending
+/// `(start ms from now, count)`. A start is negative when the reverse
+/// packing needs more time than `t_k`.
+pub fn reverse(stages: &[StageModel], capacity: &Amount, t_k: f64) -> Vec<Vec<(f64, i64)>> {
+    let children = children_of(stages);
+    let parents: Vec<Vec<usize>> = stages.iter().map(|s| s.parents.clone()).collect();
+    let problem = Problem {
+        stages,
+        capacity: *capacity,
+        before: children,
+        held: stages.iter().flat_map(|s| s.running.iter().map(move |r| (t_k - r, t_k, s.demand))).collect(),
+        done_at: vec![0.0; stages.len()],
+        rank: longest_paths(stages, &parents),
+    };
+    let Some(rev) = schedule(&problem) else {
+        // A task larger than the share: cannot happen after `forward`
+        // succeeded with the same capacity; start everything now.
+        return stages.iter().map(|s| if s.pending() > 0 { vec![(0.0, s.pending())] } else { Vec::new() }).collect();
+    };
+    rev.starts
+        .into_iter()
+        .zip(stages)
+        .map(|(v, s)| {
+            let mut fwd: Vec<(f64, i64)> = v.into_iter().map(|(tau, k)| (t_k - tau - s.task_ms, k)).collect();
+            fwd.reverse();
+            fwd
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Resources, SchedulerKey};
+
+    /// A stage of `n` tasks of `units` of one resource lasting `ms`.
+    pub(crate) fn stage(n: i64, units: i64, ms: f64, parents: &[usize], running: &[f64]) -> StageModel {
+        StageModel {
+            name: String::new(),
+            keys: vec![(SchedulerKey { priority: 0, allocation_request_id: 0 }, n)],
+            asked: n,
+            future: 0,
+            running: running.to_vec(),
+            demand: Amount::of(&Resources::new(units, units)),
+            task_ms: ms,
+            parents: parents.to_vec(),
+        }
+    }
+
+    fn share(units: i64) -> Amount {
+        Amount::of(&Resources::new(units, units))
+    }
+
+    /// The paper's Fig. 2 job J1 with its share of 0.5 (resource in
+    /// hundredths, time in tenths): S0 = 2 tasks of 0.04 for 1 unit, S1 =
+    /// 3 tasks of 0.21 for 1 unit, S2 (after both) = 1 task for 0.1 unit.
+    /// Forward: at 0, S1 (alignment 0.21·0.5 beats S0's 0.04·0.5) takes 2
+    /// tasks (0.42), S0 both (0.08): full; at 1 the third S1 task; at 2 S2;
+    /// T_1 = 2.1. Reverse from 2.1: S2 at [0, 0.1]; then S1 ×2 and S0 ×2 at
+    /// [0.1, 1.1] → Actual = 2.1 − 0.1 − 1 = 1.0; the third S1 at [1.1,
+    /// 2.1] → Actual = 0: the one task J1 must start now (§3.3: "CARBYNE
+    /// can postpone both tasks from S0 and one task from S1").
+    #[test]
+    fn fig2_job1_reverse_packing() {
+        let j1 = vec![stage(2, 4, 10.0, &[], &[]), stage(3, 21, 10.0, &[], &[]), stage(1, 10, 1.0, &[0, 1], &[])];
+        let t = forward(&j1, &share(50)).unwrap().span;
+        assert_eq!(t, 21.0);
+        let starts = reverse(&j1, &share(50), t);
+        assert_eq!(starts[0], vec![(10.0, 2)]);
+        assert_eq!(starts[1], vec![(0.0, 1), (10.0, 2)]);
+        assert_eq!(starts[2], vec![(20.0, 1)]);
+    }
+
+    /// Fig. 2's J2: two tasks of 0.29 for 1 unit under 0.5: one at a time,
+    /// T_2 = 2; reverse: one at [0, 1] (Actual 1), one at [1, 2] (Actual 0).
+    #[test]
+    fn fig2_job2_reverse_packing() {
+        let j2 = vec![stage(2, 29, 10.0, &[], &[])];
+        let t = forward(&j2, &share(50)).unwrap().span;
+        assert_eq!(t, 20.0);
+        assert_eq!(reverse(&j2, &share(50), t)[0], vec![(0.0, 1), (10.0, 1)]);
+    }
+
+    /// A running task holds its part of the share until it ends. Share 2,
+    /// one task running with 30 left, 3 pending tasks of 10 (one stage):
+    /// forward: 1 pending beside it at 0, 10, 20 → 30; then T = 30. Reverse
+    /// from 30: the running task holds [0, 30] reverse, so one slot is
+    /// left: tasks at [0,10], [10,20], [20,30] → Actual 20, 10, 0.
+    #[test]
+    fn running_tasks_hold_their_share() {
+        let s = vec![stage(3, 1, 10.0, &[], &[30.0])];
+        let t = forward(&s, &share(2)).unwrap().span;
+        assert_eq!(t, 30.0);
+        assert_eq!(reverse(&s, &share(2), t)[0], vec![(0.0, 1), (10.0, 1), (20.0, 1)]);
+    }
+
+    /// A long running task on the critical path (40 left) and 8 short
+    /// tasks (10 each) that only need to finish before the child (10) it
+    /// gates: share 5. T = 40 + 10 = 50. Reverse: child at [0,10]; then
+    /// the 8 short tasks may use 4 slots (the running task holds one over
+    /// [10, 50]): 4 at [10,20] (Actual 30), 4 at [20,30] (Actual 20).
+    /// Nothing must start now.
+    #[test]
+    fn short_tasks_wait_behind_a_long_pole() {
+        let s = vec![stage(0, 1, 40.0, &[], &[40.0]), stage(8, 1, 10.0, &[], &[]), stage(1, 1, 10.0, &[0, 1], &[])];
+        let t = forward(&s, &share(5)).unwrap().span;
+        assert_eq!(t, 50.0);
+        let r = reverse(&s, &share(5), t);
+        assert_eq!(r[1], vec![(20.0, 4), (30.0, 4)]);
+        assert_eq!(r[2], vec![(40.0, 1)]);
+    }
+
+    #[test]
+    fn a_task_larger_than_the_share_never_fits() {
+        assert_eq!(forward(&[stage(1, 10, 1.0, &[], &[])], &share(5)), None);
+    }
+}

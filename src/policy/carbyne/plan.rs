@@ -1,0 +1,127 @@
+//! INTRAJOBSCHEDULER of Pseudocode 1 (lines 16–25): given the job's share
+//! A_k, its earliest completion T_k, the latest start of every task not yet
+//! started, which of them must start now (DEFAULT, line 21: Actual(t) = 0)
+//! and what the job yields to the leftover (line 23: L_k = A_k − Req of
+//! the tasks that must start, and of those already running).
+
+use super::amount::Amount;
+use super::packing;
+use super::stages::JobModel;
+use crate::model::SchedulerKey;
+
+/// One stage's part of a plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StagePlan {
+    /// Its keys with outstanding asks, most urgent first.
+    pub keys: Vec<SchedulerKey>,
+    /// Tasks that may start now (DEFAULT): those whose latest start has
+    /// come, and those due within `horizon_ms` that the share has room for
+    /// now (a task may start a heartbeat early, not beside tasks that still
+    /// hold the share).
+    pub due: i64,
+    /// The other tasks not yet started (asked, or announced by the DAG
+    /// hint): (latest start ms from now, count), ascending.
+    pub later: Vec<(f64, i64)>,
+    pub task_ms: f64,
+    pub demand: Amount,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// T_k, ms from now.
+    pub t_k_ms: f64,
+    pub stages: Vec<StagePlan>,
+    /// Σ demand of the DEFAULT tasks that are asked.
+    pub default_demand: Amount,
+    /// L_k: the share the job leaves to others now, ≥ 0 per type.
+    pub yielded: Amount,
+    /// Work not yet done (container-ms), the leftover order's key.
+    pub remaining_ms: f64,
+    /// The plan as usage over time: (from ms, to ms, amount), relative to
+    /// now — running tasks until their expected end, the others from their
+    /// latest start, the AM until T_k (the leftover lease's profile).
+    pub usage: Vec<(f64, f64, Amount)>,
+}
+
+impl Plan {
+    /// DEFAULT containers of the asked tasks, per stage (at most what is asked).
+    pub fn default_asked(&self, model: &JobModel) -> i64 {
+        self.stages.iter().zip(&model.stages).map(|(p, s)| p.due.min(s.asked)).sum()
+    }
+}
+
+/// Plan `model` under `share` (A_k). The share is first reduced by what the
+/// job holds for its whole life (its AM) and raised, type by type, to the
+/// largest task so one task always fits. `target_ms`: a completion target
+/// to keep if a reverse packing fits before it (the previous plan's, with
+/// `protect_lenders`), else T_k. `None` without durations, or when
+/// nothing is outstanding.
+pub fn intra_job(model: &JobModel, share: &Amount, horizon_ms: f64, target_ms: Option<f64>) -> Option<Plan> {
+    if model.unknown_runtime || model.stages.iter().all(|s| s.asked == 0) {
+        return None;
+    }
+    let largest = model.stages.iter().filter(|s| s.unfinished() > 0).fold(Amount::ZERO, |a, s| a.max(&s.demand));
+    let capacity = share.minus(&model.reserved).clamped().max(&largest);
+    let greedy = packing::forward(&model.stages, &capacity)?;
+    let mut t_k = greedy.span;
+    let mut reversed = packing::reverse(&model.stages, &capacity, t_k);
+    if let Some(target) = target_ms.filter(|t| *t < t_k && *t > 0.0) {
+        // The greedy recomputation came out later than the target the job
+        // had: keep the target when a reverse packing reaches it.
+        let kept = packing::reverse(&model.stages, &capacity, target);
+        if kept.iter().flatten().all(|(start, _)| *start >= -1e-6) {
+            t_k = target;
+            reversed = kept;
+        }
+    }
+    // A reverse packing that needs longer than T_k would have tasks start
+    // before now — more than the share holds. The forward schedule meets
+    // T_k inside the share: keep it then (its tasks that start at once are
+    // the DEFAULT ones, the others may wait until the greedy schedule
+    // reaches them).
+    let feasible = reversed.iter().flatten().all(|(start, _)| *start >= -1e-6);
+    let starts = if feasible { reversed } else { greedy.starts };
+
+    let mut usage: Vec<(f64, f64, Amount)> = Vec::new();
+    if model.reserved.0.iter().any(|v| *v > 0.0) {
+        usage.push((0.0, t_k, model.reserved));
+    }
+    // What the share has free now beside the running tasks and those that
+    // must start now: room for tasks due within the horizon.
+    let mut room = capacity.minus(&model.stages.iter().fold(Amount::ZERO, |a, s| a.plus(&s.demand.scaled(s.running.len() as f64))));
+    for (stage, st) in model.stages.iter().zip(&starts) {
+        for rem in &stage.running {
+            usage.push((0.0, *rem, stage.demand));
+        }
+        for (start, count) in st {
+            let from = start.max(0.0);
+            usage.push((from, from + stage.task_ms, stage.demand.scaled(*count as f64)));
+        }
+        let now: i64 = st.iter().filter(|(start, _)| *start <= 1e-6).map(|(_, c)| *c).sum();
+        room = room.minus(&stage.demand.scaled(now.min(stage.asked) as f64));
+    }
+    let mut stages = Vec::with_capacity(model.stages.len());
+    let mut default_demand = Amount::ZERO;
+    for (stage, st) in model.stages.iter().zip(starts) {
+        let mut due = 0;
+        let mut later = Vec::new();
+        for (start, count) in st {
+            if start <= 1e-6 {
+                due += count;
+            } else if start <= horizon_ms && due < stage.asked {
+                let fit = room.count_fitting(&stage.demand).clamp(0, count.min(stage.asked - due));
+                room = room.minus(&stage.demand.scaled(fit as f64));
+                due += fit;
+                if fit < count {
+                    later.push((start, count - fit));
+                }
+            } else {
+                later.push((start, count));
+            }
+        }
+        default_demand = default_demand.plus(&stage.demand.scaled(due.min(stage.asked) as f64));
+        stages.push(StagePlan { keys: stage.keys.iter().map(|(k, _)| *k).collect(), due, later, task_ms: stage.task_ms, demand: stage.demand });
+    }
+    let yielded = share.minus(&model.running_demand()).minus(&default_demand).clamped();
+    Some(Plan { t_k_ms: t_k, stages, default_demand, yielded, remaining_ms: model.remaining_ms(), usage })
+}

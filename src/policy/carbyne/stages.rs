@@ -1,0 +1,425 @@
+//! What Carbyne's intra-job scheduler needs and YARN does not say: the
+//! job's DAG. A YARN ask is a count of containers per scheduler key, with no
+//! stage, no dependency and no duration, so the stages are *inferred*:
+//!
+//! 1. **DAG hint** (`shepherd.dag` tag, [`super::hint`]): the app states its
+//!    stages, task counts, dependencies (and durations); stages that have
+//!    not asked yet are planned too — what the paper's Tez AM knows (§4.2).
+//! 2. **MapReduce** (`applicationType` MAPREDUCE): the MR AM asks maps at
+//!    priority 20 (19 for opportunistic maps, 5 for maps re-run after a
+//!    failure) and reduces at priority 10; reduces wait for every map (the
+//!    shuffle barrier) even when slow-start
+//!    (`mapreduce.job.reduce.slowstart.completedmaps`) made them ask early,
+//!    so the reduce stage is the map stage's child. Priority 0 is the AM.
+//! 3. **Any other AM**: each scheduler key is a stage, in the order its
+//!    first ask arrived; a key first asked while earlier keys still have
+//!    work is taken to wait for them (how slow-start AMs — MapReduce, Tez's
+//!    ShuffleVertexManager — ask for a downstream stage early), keys first
+//!    asked together are siblings.
+//!
+//! Task durations come from the pipeline's estimate point (`tasks`: the
+//! mean runtime of the app's own finished containers of that key, else its
+//! other keys, else past runs of the job, else all jobs) unless the hint
+//! gives them. The ApplicationMaster's container (YARN asks it at priority
+//! 0, `AM_CONTAINER_PRIORITY`) is held for the whole job: it is not a
+//! stage, it only reduces the share the tasks can use. (The simulator's
+//! apps, type SIMULATED, have no AM.)
+
+use super::amount::Amount;
+use super::hint::{self, HintStage};
+use crate::config::CarbyneConfig;
+use crate::event::Event;
+use crate::model::{App, AppId, ContainerId, Resources, SchedulerKey};
+use crate::policy::points::Ctx;
+use std::collections::{BTreeMap, HashMap};
+
+/// How a job's stages were found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Inference {
+    DagHint,
+    MapReduce,
+    ArrivalOrder,
+}
+
+/// One stage as the planner sees it: identical tasks.
+#[derive(Debug, Clone)]
+pub struct StageModel {
+    pub name: String,
+    /// Its scheduler keys with their outstanding containers, most urgent
+    /// key first (DEFAULT containers are handed to keys in this order).
+    pub keys: Vec<(SchedulerKey, i64)>,
+    /// Outstanding containers (Σ of `keys`).
+    pub asked: i64,
+    /// Tasks the DAG hint announces that have not been asked for yet.
+    pub future: i64,
+    /// Remaining ms of each running task.
+    pub running: Vec<f64>,
+    /// One task's demand (Carbyne's view: × (1 + estimate_error)).
+    pub demand: Amount,
+    /// One task's runtime, ms (× (1 + estimate_error)).
+    pub task_ms: f64,
+    pub parents: Vec<usize>,
+}
+
+impl StageModel {
+    pub fn pending(&self) -> i64 {
+        self.asked + self.future
+    }
+
+    pub fn unfinished(&self) -> i64 {
+        self.pending() + self.running.len() as i64
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct JobModel {
+    pub stages: Vec<StageModel>,
+    /// Held for the app's whole life (the AM container).
+    pub reserved: Amount,
+    pub inference: Inference,
+    /// A stage with work left whose task runtime nobody knows yet (nothing
+    /// has finished anywhere): no plan can be made.
+    pub unknown_runtime: bool,
+    /// The stage of each key seen, and of keys still to come by their
+    /// priority (DAG hint, MapReduce).
+    pub key_stage: BTreeMap<SchedulerKey, usize>,
+    pub priority_stage: BTreeMap<i32, usize>,
+}
+
+impl JobModel {
+    /// Remaining work, container-ms: every task not started × its runtime,
+    /// plus what the running ones have left — the amount the leftover
+    /// scheduler's SRTF orders by.
+    pub fn remaining_ms(&self) -> f64 {
+        self.stages.iter().map(|s| s.pending() as f64 * s.task_ms + s.running.iter().sum::<f64>()).sum()
+    }
+
+    /// Demand of the tasks the DAG hint announces that have not asked yet.
+    pub fn future_demand(&self) -> Amount {
+        self.stages.iter().fold(Amount::ZERO, |a, s| a.plus(&s.demand.scaled(s.future as f64)))
+    }
+
+    pub fn running_demand(&self) -> Amount {
+        self.stages.iter().fold(self.reserved, |a, s| a.plus(&s.demand.scaled(s.running.len() as f64)))
+    }
+}
+
+/// What Carbyne remembers of one app's keys across events (YARN's asks
+/// are absolute counts and forget history).
+#[derive(Debug, Clone, Default)]
+pub struct KeyLog {
+    /// Keys in the order of their first ask, with its time.
+    pub seen: Vec<(SchedulerKey, i64)>,
+    /// Containers per key that finished successfully.
+    pub finished: BTreeMap<SchedulerKey, i64>,
+    /// Containers that failed (non-zero exit status).
+    pub failed: u64,
+    /// The current attempt's AM container.
+    pub am: Option<ContainerId>,
+    /// Whether the app has an AM container at all (not SIMULATED).
+    pub has_am: bool,
+    pub hint: Option<Result<Vec<HintStage>, String>>,
+}
+
+impl KeyLog {
+    fn new(app: &App) -> KeyLog {
+        KeyLog { has_am: !app.app_type.eq_ignore_ascii_case("SIMULATED"), hint: hint::of_app(app), ..Default::default() }
+    }
+
+    /// A log for an app met mid-life (the plugin was built by
+    /// `-refreshQueues`): its current keys, its earliest priority-0
+    /// container as the AM.
+    fn rebuilt(ctx: &Ctx, app: &App) -> KeyLog {
+        let mut log = KeyLog::new(app);
+        for k in app.asks.keys() {
+            log.seen.push((*k, app.submit_ms));
+        }
+        if log.has_am {
+            log.am = app.containers.iter().copied().find(|c| ctx.state.containers.get(c).is_some_and(|c| c.key.priority == 0));
+        }
+        log
+    }
+
+    /// Is `key` the AM's ask (always DEFAULT: the job cannot run without it)?
+    pub fn is_am_ask(&self, key: &SchedulerKey) -> bool {
+        self.has_am && self.am.is_none() && key.priority == 0
+    }
+}
+
+/// Key logs of the apps a plugin serves.
+#[derive(Debug, Default)]
+pub struct KeyLogs {
+    apps: HashMap<AppId, KeyLog>,
+    /// The container `on_container_finished` just saw; its exit status
+    /// arrives with the event right after.
+    finishing: Option<(ContainerId, AppId, SchedulerKey)>,
+}
+
+impl KeyLogs {
+    pub fn get(&self, app: AppId) -> Option<&KeyLog> {
+        self.apps.get(&app)
+    }
+
+    /// The app's log, rebuilt from its record when the plugin never saw it arrive.
+    pub fn ensure(&mut self, ctx: &Ctx, app: &App) -> &KeyLog {
+        self.apps.entry(app.id).or_insert_with(|| KeyLog::rebuilt(ctx, app))
+    }
+
+    pub fn len(&self) -> usize {
+        self.apps.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.apps.is_empty()
+    }
+
+    /// Record what `event` tells about an app's keys; returns the app it
+    /// concerns, if any.
+    pub fn on_event(&mut self, ctx: &Ctx, event: &Event) -> Option<AppId> {
+        match event {
+            Event::AppAdded { app, .. } => {
+                let a = ctx.state.apps.get(app)?;
+                self.apps.insert(*app, KeyLog::new(a));
+                Some(*app)
+            }
+            Event::AppRemoved { app } => {
+                self.apps.remove(app);
+                Some(*app)
+            }
+            Event::AskUpdated { app, ask } => {
+                let log = match ctx.state.apps.get(app) {
+                    Some(a) => self.apps.entry(*app).or_insert_with(|| KeyLog::rebuilt(ctx, a)),
+                    None => return Some(*app),
+                };
+                if ask.count > 0 && !log.seen.iter().any(|(k, _)| *k == ask.key) {
+                    log.seen.push((ask.key, ctx.state.now_ms));
+                }
+                Some(*app)
+            }
+            Event::AttemptAdded { app, .. } => {
+                if let Some(log) = self.apps.get_mut(app) {
+                    log.am = None;
+                }
+                Some(*app)
+            }
+            Event::AttemptRemoved { app, .. } => Some(*app),
+            Event::ContainerFinished { container, exit_status, .. } => {
+                let (id, app, key) = self.finishing.take().filter(|(id, _, _)| id == container)?;
+                if let Some(log) = self.apps.get_mut(&app) {
+                    if log.am == Some(id) {
+                        // The attempt's AM ended; a new attempt asks again.
+                    } else if *exit_status == 0 {
+                        *log.finished.entry(key).or_default() += 1;
+                    } else {
+                        log.failed += 1;
+                    }
+                }
+                Some(app)
+            }
+            Event::ContainerRecovered { container, app, key, .. } => {
+                if let Some(log) = self.apps.get_mut(app) {
+                    if log.has_am && log.am.is_none() && key.priority == 0 {
+                        log.am = Some(*container);
+                    }
+                }
+                Some(*app)
+            }
+            _ => None,
+        }
+    }
+
+    /// A container was committed: the app's first priority-0 container is its AM.
+    pub fn on_allocated(&mut self, ctx: &Ctx, c: &crate::model::Container) {
+        if let Some(log) = self.apps.get_mut(&c.app) {
+            if log.has_am && log.am.is_none() && c.key.priority == 0 {
+                log.am = Some(c.id);
+            }
+        } else if let Some(a) = ctx.state.apps.get(&c.app) {
+            self.apps.insert(c.app, KeyLog::rebuilt(ctx, a));
+        }
+    }
+
+    pub fn on_container_finished(&mut self, c: &crate::model::Container) {
+        self.finishing = Some((c.id, c.app, c.key));
+    }
+}
+
+/// MapReduce's request priorities (`RMContainerAllocator`).
+const MR_FAST_FAIL_MAP: i32 = 5;
+const MR_REDUCE: i32 = 10;
+const MR_OPPORTUNISTIC_MAP: i32 = 19;
+const MR_MAP: i32 = 20;
+
+/// Where each key's tasks go: a stage index, found by the inference rule.
+struct Layout {
+    names: Vec<String>,
+    parents: Vec<Vec<usize>>,
+    hinted: Vec<Option<HintStage>>,
+    of_key: BTreeMap<SchedulerKey, usize>,
+    inference: Inference,
+}
+
+impl Layout {
+    fn stage_of(&mut self, key: SchedulerKey, by_priority: &dyn Fn(i32) -> Option<usize>) -> usize {
+        if let Some(i) = self.of_key.get(&key) {
+            return *i;
+        }
+        let i = match by_priority(key.priority) {
+            Some(i) => i,
+            None => {
+                // A key the rule does not place: a stage of its own, no parents.
+                self.names.push(format!("p{}", key.priority));
+                self.parents.push(Vec::new());
+                self.hinted.push(None);
+                self.names.len() - 1
+            }
+        };
+        self.of_key.insert(key, i);
+        i
+    }
+}
+
+/// The job model of `app` now: Pseudocode 1's J_k as far as YARN lets us see it.
+pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobModel {
+    let s = ctx.state;
+    let now = s.now_ms;
+    let scale = 1.0 + cfg.estimate_error;
+    let hinted = match (&log.hint, cfg.dag_hint.as_str()) {
+        (_, "ignore") => None,
+        (Some(Ok(h)), _) => Some(h.as_slice()),
+        _ => None,
+    };
+    let mapreduce = app.app_type.eq_ignore_ascii_case("MAPREDUCE");
+    let mut layout = Layout { names: Vec::new(), parents: Vec::new(), hinted: Vec::new(), of_key: BTreeMap::new(), inference: Inference::ArrivalOrder };
+    let by_priority: Box<dyn Fn(i32) -> Option<usize>>;
+    let mut priority_stage: BTreeMap<i32, usize> = BTreeMap::new();
+    if let Some(h) = hinted {
+        layout.inference = Inference::DagHint;
+        for (i, st) in h.iter().enumerate() {
+            layout.names.push(format!("s{i}"));
+            layout.parents.push(st.parents.clone());
+            layout.hinted.push(Some(st.clone()));
+        }
+        let prio: Vec<i32> = h.iter().map(|st| st.priority).collect();
+        for (i, p) in prio.iter().enumerate() {
+            priority_stage.entry(*p).or_insert(i);
+        }
+        by_priority = Box::new(move |p| prio.iter().position(|q| *q == p));
+    } else if mapreduce {
+        layout.inference = Inference::MapReduce;
+        layout.names = vec!["map".into(), "reduce".into()];
+        layout.parents = vec![Vec::new(), vec![0]];
+        layout.hinted = vec![None, None];
+        priority_stage = [(MR_FAST_FAIL_MAP, 0), (MR_OPPORTUNISTIC_MAP, 0), (MR_MAP, 0), (MR_REDUCE, 1)].into_iter().collect();
+        by_priority = Box::new(|p| match p {
+            MR_FAST_FAIL_MAP | MR_OPPORTUNISTIC_MAP | MR_MAP => Some(0),
+            MR_REDUCE => Some(1),
+            _ => None,
+        });
+    } else {
+        by_priority = Box::new(|_| None);
+        // One stage per key in first-ask order (keys first, so indices follow arrival).
+        for (k, _) in &log.seen {
+            layout.stage_of(*k, &|_| None);
+        }
+    }
+
+    // Outstanding asks and running containers, per stage.
+    let mut asked_keys: Vec<Vec<(SchedulerKey, i64)>> = Vec::new();
+    let mut running: Vec<Vec<(f64, Resources, SchedulerKey)>> = Vec::new();
+    let mut largest = Resources::ZERO;
+    for ask in app.asks.values().filter(|a| a.count > 0) {
+        if log.is_am_ask(&ask.key) {
+            continue;
+        }
+        let i = layout.stage_of(ask.key, &*by_priority);
+        grow(&mut asked_keys, layout.names.len());
+        asked_keys[i].push((ask.key, ask.count as i64));
+        largest = max_of(largest, ask.capability);
+    }
+    let mut reserved = Amount::ZERO;
+    for id in &app.containers {
+        let Some(c) = s.containers.get(id) else { continue };
+        if log.am == Some(*id) {
+            reserved = reserved.plus(&Amount::of(&c.resources));
+            continue;
+        }
+        let i = layout.stage_of(c.key, &*by_priority);
+        grow(&mut running, layout.names.len());
+        let age = (now - c.launched_ms.unwrap_or(c.allocated_ms)).max(0) as f64;
+        running[i].push((age, c.resources, c.key));
+        largest = max_of(largest, c.resources);
+    }
+    let n = layout.names.len();
+    grow(&mut asked_keys, n);
+    grow(&mut running, n);
+
+    let runtime = |keys: &[SchedulerKey]| -> Option<f64> {
+        keys.iter().find_map(|k| ctx.estimator.task_ms(app, Some(*k)).map(|(d, _)| d)).or_else(|| ctx.estimator.task_ms(app, None).map(|(d, _)| d))
+    };
+    let mut unknown_runtime = false;
+    let mut stages = Vec::with_capacity(n);
+    for i in 0..n {
+        let mut keys = std::mem::take(&mut asked_keys[i]);
+        keys.sort_by_key(|(k, _)| *k);
+        let asked: i64 = keys.iter().map(|(_, c)| *c).sum();
+        let hint = layout.hinted[i].as_ref();
+        let done: i64 = match hint {
+            Some(h) => log.finished.iter().filter(|(k, _)| k.priority == h.priority).map(|(_, c)| *c).sum(),
+            None => 0,
+        };
+        let future = hint.map_or(0, |h| (h.tasks - done - running[i].len() as i64 - asked).max(0));
+        let hinted_ms = hint.and_then(|h| h.task_ms).filter(|_| cfg.dag_hint == "full");
+        let own_keys: Vec<SchedulerKey> = keys.iter().map(|(k, _)| *k).chain(running[i].iter().map(|(_, _, k)| *k)).collect();
+        let has_work = asked + future > 0 || !running[i].is_empty();
+        let task_ms = match hinted_ms.or_else(|| runtime(&own_keys)) {
+            Some(d) => d,
+            None => {
+                unknown_runtime |= has_work;
+                0.0
+            }
+        };
+        let demand = keys
+            .first()
+            .and_then(|(k, _)| app.asks.get(k).map(|a| a.capability))
+            .or_else(|| running[i].first().map(|(_, r, _)| *r))
+            .or_else(|| hint.and_then(|h| h.demand))
+            .unwrap_or(largest);
+        let task_ms = task_ms * scale;
+        let remaining: Vec<f64> = running[i].iter().map(|(age, _, _)| (task_ms - age).max(0.0)).collect();
+        stages.push(StageModel {
+            name: layout.names[i].clone(),
+            keys,
+            asked,
+            future,
+            running: remaining,
+            demand: Amount::of(&demand).scaled(scale),
+            task_ms,
+            parents: layout.parents[i].clone(),
+        });
+    }
+    if layout.inference == Inference::ArrivalOrder {
+        // A key first asked while earlier keys still had work waits for them.
+        let first: BTreeMap<SchedulerKey, i64> = log.seen.iter().map(|(k, t)| (*k, *t)).collect();
+        let when: Vec<Option<i64>> = (0..n).map(|i| layout.of_key.iter().filter(|(_, s)| **s == i).filter_map(|(k, _)| first.get(k)).min().copied()).collect();
+        for b in 0..n {
+            let Some(tb) = when[b] else { continue };
+            let parents: Vec<usize> = (0..n).filter(|a| *a != b && when[*a].is_some_and(|ta| ta < tb) && stages[*a].unfinished() > 0).collect();
+            stages[b].parents = parents;
+        }
+    }
+    JobModel { stages, reserved, inference: layout.inference, unknown_runtime, key_stage: layout.of_key, priority_stage }
+}
+
+fn grow<T>(v: &mut Vec<Vec<T>>, n: usize) {
+    while v.len() < n {
+        v.push(Vec::new());
+    }
+}
+
+fn max_of(a: Resources, b: Resources) -> Resources {
+    let mut r = a;
+    r.0.iter_mut().zip(b.0.iter()).for_each(|(x, y)| *x = (*x).max(*y));
+    r
+}

@@ -5,6 +5,8 @@
 //! * [`policy`]  — scheduling policies as hooks into the engine's pass.
 //! * [`config`]  — Shepherd's config file, validated with errors that name key and value.
 //! * [`bridge`]  — the JNI entry points the Java shim calls, and their wire format.
+//! * [`control`] — the control channel the sidecar talks to the engine over.
+//! * [`sidecar`] — `shepherd sidecar`: RM poller, Prometheus metrics, JSON API, status page.
 //! * [`bench`]   — benchmarks that print numbers.
 //! * [`sim`]     — the trace-driven simulator that drives the same engine.
 //! * [`workload`] — trace formats (Shepherd JSON, SLS, SWIM) and seeded generators.
@@ -15,12 +17,14 @@
 pub mod bench;
 pub mod bridge;
 pub mod config;
+pub mod control;
 pub mod engine;
 pub mod harness;
 pub mod metrics;
 pub mod model;
 pub mod policy;
 pub mod report;
+// pub mod sidecar;
 pub mod sim;
 pub mod workload;
 

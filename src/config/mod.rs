@@ -50,6 +50,8 @@ pub struct Config {
     pub fifo: FifoConfig,
     pub dress: DressConfig,
     pub history: HistoryConfig,
+    /// The sidecar's control channel (`crate::control::ControlConfig`).
+    pub control: crate::control::ControlConfig,
     #[serde(rename = "queue")]
     pub queues: Vec<QueueConfig>,
 }
@@ -248,6 +250,7 @@ impl Default for Config {
             fifo: FifoConfig::default(),
             dress: DressConfig::default(),
             history: HistoryConfig::default(),
+            control: Default::default(),
             queues: vec![QueueConfig::default()],
         }
     }
@@ -285,6 +288,7 @@ impl Config {
             return Err(bad("scheduler.refused_placement_backoff_ms", s.refused_placement_backoff_ms, "must be at least 0"));
         }
         self.dress.validate()?;
+        self.control.validate()?;
         if self.history.max_samples == 0 {
             return Err(bad("history.max_samples", self.history.max_samples, "must be at least 1"));
         }

@@ -279,6 +279,9 @@ impl Engine {
                     }
                 }
             }
+            Event::NodeLoadEstimate { .. } | Event::HistorySample { .. } => {
+                return crate::control::inputs::apply_to_state(s, event);
+            }
         }
         true
     }

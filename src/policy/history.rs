@@ -146,6 +146,13 @@ impl Policy for History {
                     self.all.push(size, self.max_samples);
                 }
             }
+            // A run the engine did not watch (it finished before this engine
+            // was built), pushed by the sidecar from the RM's app list.
+            Event::HistorySample { user, name, size_ms, .. } => {
+                let k = format!("{}\u{1f}{}", user, name);
+                self.by_key.entry(k).or_default().push(*size_ms as f64, self.max_samples);
+                self.all.push(*size_ms as f64, self.max_samples);
+            }
             _ => {}
         }
     }

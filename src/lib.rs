@@ -24,7 +24,7 @@ pub mod metrics;
 pub mod model;
 pub mod policy;
 pub mod report;
-// pub mod sidecar;
+pub mod sidecar;
 pub mod sim;
 pub mod workload;
 

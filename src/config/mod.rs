@@ -4,6 +4,8 @@
 //!
 //! The documented default file is `hadoop-conf/shepherd.toml`.
 
+pub mod summary;
+
 use serde::Deserialize;
 use std::fmt;
 

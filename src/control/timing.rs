@@ -3,7 +3,7 @@
 //! `shepherd_engine_decision_seconds`. Atomic counters: recording never
 //! blocks the heartbeat path.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
@@ -18,7 +18,7 @@ pub struct DecisionTiming {
     sum_nanos: AtomicU64,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct HistogramSnapshot {
     /// `(upper bound, cumulative count)`, +Inf excluded (it is `count`).
     pub buckets: Vec<(f64, u64)>,

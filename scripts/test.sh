@@ -11,7 +11,7 @@ echo "==> Rust tests"
 cargo test --release --locked
 build_shim
 echo "==> integration tests against a real YARN cluster"
-mvn -B -Dstyle.color=never -f integration/pom.xml test \
+mvn -B -Dstyle.color=never "${MVN_REPO[@]}" -f integration/pom.xml test \
   -Dshepherd.native.library="$ROOT/target/release/libshepherd.so"
 echo "==> real-YARN comparison harness, quick mode (Shepherd-DRESS, CapacityScheduler, FairScheduler)"
 bash "$ROOT/scripts/compare-yarn.sh" --quick

@@ -303,7 +303,11 @@ fn sidecar(path: &std::path::Path, check: bool, log: &str) -> Result<(), String>
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .or_else(|_| tracing_subscriber::EnvFilter::try_new(log))
         .map_err(|e| format!("--log {log}: {e}"))?;
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_writer(std::io::stderr)
+        .init();
     shepherd::sidecar::run(config)
 }
 

@@ -59,10 +59,15 @@ pub fn to_event(input: &SlowInput, now_ms: i64, max_ttl_ms: i64) -> Result<Event
 /// unknown reference).
 pub fn apply_to_state(s: &mut ClusterState, event: &Event) -> bool {
     match event {
+        // Every NodeManager on that host: the estimate describes the machine
+        // (several NMs share one host only in test clusters).
         Event::NodeLoadEstimate { host, used, expires_ms } => {
-            let Some(n) = s.nodes.values_mut().find(|n| &n.host == host) else { return false };
-            n.load_estimate = Some(crate::model::node::LoadEstimate { used: *used, expires_ms: *expires_ms });
-            true
+            let mut found = false;
+            for n in s.nodes.values_mut().filter(|n| &n.host == host) {
+                n.load_estimate = Some(crate::model::node::LoadEstimate { used: *used, expires_ms: *expires_ms });
+                found = true;
+            }
+            found
         }
         // Nothing in the cluster state changes: estimators learn it when the
         // engine hands the event to the policy.

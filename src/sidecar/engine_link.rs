@@ -125,10 +125,11 @@ pub fn load_inputs(s: &Sidecar, now: i64) -> Vec<(String, f64, f64, usize)> {
     if super::state::is_stale(o.rm.last_success_ms, now, s.config.rm.stale_after_ms()) {
         return vec![];
     }
-    o.rm.nodes
-        .iter()
-        .filter_map(|n| {
-            let h = &n.node_host_name;
+    // One estimate per host (the engine names nodes by host).
+    let hosts: std::collections::BTreeSet<&String> = o.rm.nodes.iter().map(|n| &n.node_host_name).collect();
+    hosts
+        .into_iter()
+        .filter_map(|h| {
             let mem = o.series.recent_values(&format!("node.{h}.memory_mb"), now, window);
             let cpu = o.series.recent_values(&format!("node.{h}.vcores"), now, window);
             Some((h.clone(), load::lla(&mem, k)?, load::lla(&cpu, k)?, mem.len()))

@@ -122,16 +122,20 @@ fn plugin_app_entries(state: &Value) -> HashMap<u64, Vec<Value>> {
 fn find(v: &Value, names: &[&str]) -> Option<Value> {
     let mut queue = vec![v];
     let mut depth = 0;
-    while !queue.is_empty() && depth < 5 {
+    while !queue.is_empty() && depth < 6 {
         let mut next = Vec::new();
         for cur in queue {
-            if let Value::Object(o) = cur {
-                for n in names {
-                    if let Some(x) = o.get(*n).filter(|x| !x.is_null()) {
-                        return Some(x.clone());
+            match cur {
+                Value::Object(o) => {
+                    for n in names {
+                        if let Some(x) = o.get(*n).filter(|x| !x.is_null()) {
+                            return Some(x.clone());
+                        }
                     }
+                    next.extend(o.values());
                 }
-                next.extend(o.values());
+                Value::Array(a) => next.extend(a.iter()),
+                _ => {}
             }
         }
         queue = next;

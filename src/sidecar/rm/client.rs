@@ -125,6 +125,7 @@ impl RmClient {
         let n = self.addresses.len();
         let start = self.active.load(Relaxed);
         let mut tried = Vec::new();
+        let mut last_error = None;
         let mut order: Vec<usize> = (0..n).map(|k| (start + k) % n).collect();
         let mut i = 0;
         while i < order.len() {
@@ -153,17 +154,15 @@ impl RmClient {
                     self.active.store(idx, Relaxed);
                     return Ok(info);
                 }
-                Err(e) => tried.push(e.to_string()),
+                Err(e) => {
+                    tried.push(e.to_string());
+                    last_error = Some(e);
+                }
             }
         }
         if n == 1 {
             // One RM: report its own failure rather than a summary.
-            if let Some(t) = tried.pop() {
-                if t.ends_with("standby") || t.ends_with("redirect") {
-                    return Err(FetchError::Standby { address: Self::origin(&self.addresses[0]) });
-                }
-                return Err(FetchError::Unreachable { address: Self::origin(&self.addresses[0]), reason: t });
-            }
+            return Err(last_error.unwrap_or(FetchError::Standby { address: Self::origin(&self.addresses[0]) }));
         }
         Err(FetchError::NoActive(tried.join("; ")))
     }

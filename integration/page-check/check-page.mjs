@@ -27,16 +27,18 @@ for (let i = 0; i < rest.length; i++) {
 }
 
 const profile = fs.mkdtempSync(path.join(os.tmpdir(), "shepherd-chromium-"));
-const browser = await chromium.launch({
+// A fresh profile directory per run (playwright passes it as --user-data-dir).
+const browser = await chromium.launchPersistentContext(profile, {
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  headless: true,
+  viewport: { width: 1280, height: 900 },
   args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--user-data-dir=" + profile],
+    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
 });
 const failures = [];
 const check = (ok, what) => { if (!ok) failures.push(what); else console.log("ok: " + what); };
 try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await browser.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
   await page.goto(url, { waitUntil: "load", timeout: 30000 });

@@ -120,11 +120,13 @@ impl RmClient {
     }
 
     /// Find the active RM, starting with the one that was active last.
-    /// Returns its `/cluster/info`.
-    pub async fn find_active(&self) -> Result<ClusterInfo, FetchError> {
+    /// Returns its `/cluster/info` and what went wrong with the addresses
+    /// tried before it (for the error counters).
+    pub async fn find_active(&self) -> Result<(ClusterInfo, Vec<FetchError>), FetchError> {
         let n = self.addresses.len();
         let start = self.active.load(Relaxed);
         let mut tried = Vec::new();
+        let mut failed = Vec::new();
         let mut last_error = None;
         let mut order: Vec<usize> = (0..n).map(|k| (start + k) % n).collect();
         let mut i = 0;
@@ -135,6 +137,7 @@ impl RmClient {
             match self.get(base, "ws/v1/cluster/info").await {
                 Ok((_, Some(to))) => {
                     tried.push(format!("{}: redirect", Self::origin(base)));
+                    failed.push(FetchError::Standby { address: Self::origin(base) });
                     // A standby naming another configured RM: try that one next.
                     if let Some(j) = self.addresses.iter().position(|a| Self::origin(a) == Self::origin(&to)) {
                         if j != idx && !order[i..].contains(&j) && !order[..i].contains(&j) {
@@ -146,16 +149,27 @@ impl RmClient {
                     }
                 }
                 Ok((body, None)) => {
-                    let info = model::parse_info(&body)?;
+                    let info = match model::parse_info(&body) {
+                        Ok(i) => i,
+                        Err(m) => {
+                            let e = FetchError::from(m);
+                            tried.push(format!("{}: {e}", Self::origin(base)));
+                            failed.push(e.clone());
+                            last_error = Some(e);
+                            continue;
+                        }
+                    };
                     if info.ha_state.eq_ignore_ascii_case("STANDBY") {
                         tried.push(format!("{}: standby", Self::origin(base)));
+                        failed.push(FetchError::Standby { address: Self::origin(base) });
                         continue;
                     }
                     self.active.store(idx, Relaxed);
-                    return Ok(info);
+                    return Ok((info, failed));
                 }
                 Err(e) => {
                     tried.push(e.to_string());
+                    failed.push(e.clone());
                     last_error = Some(e);
                 }
             }

@@ -83,9 +83,14 @@ pub async fn poll_once(s: &Sidecar) -> Result<(), FetchError> {
     let attempt = now_ms();
     s.write().rm.last_attempt_ms = Some(attempt);
     let before = s.rm.active_address().to_string();
-    let info = s.rm.find_active().await.inspect_err(|e| count(s, "info", e))?;
+    let (info, passed_over) = s.rm.find_active().await.inspect_err(|e| count(s, "info", e))?;
+    for e in &passed_over {
+        count(s, "info", e);
+    }
     let active = s.rm.active_address().to_string();
-    if active != before {
+    // A switch after the first successful poll is a failover; before it,
+    // just finding the active RM.
+    if active != before && s.read().rm.last_success_ms.is_some() {
         s.metrics.rm_failovers.inc();
         tracing::info!(from = %before, to = %active, "following the active ResourceManager");
     }

@@ -117,7 +117,7 @@ function renderChart(chart) {
     width: Math.max(400, $("#chart").clientWidth - 20),
     height: 240,
     scales: { y: { range: [0, 1] } },
-    axes: [{}, { values: (u, ticks) => ticks.map((t) => Math.round(t * 100) + " %") }],
+    axes: [{}, { size: 60, values: (u, ticks) => ticks.map((t) => Math.round(t * 100) + " %") }],
     series: [{}].concat(names.map((n, i) => ({ label: n, stroke: colors[i % colors.length], width: 2, spanGaps: true }))),
   };
   plot = new uPlot(opts, data, $("#chart"));

@@ -236,8 +236,11 @@ pub fn wait_reason(a: &App, v: &AppView, state: Option<&Value>) -> Option<String
             }
         }
     }
-    if let (Some(cat), Some(ps)) = (v.category.as_ref().and_then(Value::as_str), state.and_then(|s| s.get("policy_state"))) {
-        let delta = ps.get("delta").and_then(Value::as_f64);
+    // DRESS's δ, wherever the engine's JSON keeps the plugin's state
+    // (`policy_state` before pipelines, `pipelines` after).
+    let dress_state = state.and_then(|s| ["policy_state", "pipelines", "plugins"].iter().find_map(|k| s.get(*k)));
+    if let (Some(cat), Some(ps)) = (v.category.as_ref().and_then(Value::as_str), dress_state) {
+        let delta = find(ps, &["delta"]).and_then(|d| d.as_f64());
         if let Some(d) = delta {
             let share = if cat == "small" { d } else { 1.0 - d };
             why.push_str(&format!(": DRESS {cat}-demand pool (share {:.0} %)", share * 100.0));

@@ -7,6 +7,8 @@
 pub mod pipeline;
 
 pub use pipeline::PipelineSpec;
+pub mod summary;
+
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -52,6 +54,8 @@ pub struct Config {
     /// The operator's own pipelines, `[pipeline.NAME]`.
     #[serde(rename = "pipeline")]
     pub pipelines: BTreeMap<String, PipelineSpec>,
+    /// The sidecar's control channel (`crate::control::ControlConfig`).
+    pub control: crate::control::ControlConfig,
     #[serde(rename = "queue")]
     pub queues: Vec<QueueConfig>,
 }
@@ -269,6 +273,7 @@ impl Default for Config {
             dress: DressConfig::default(),
             history: HistoryConfig::default(),
             pipelines: BTreeMap::new(),
+            control: Default::default(),
             queues: vec![QueueConfig::default()],
         }
     }
@@ -299,6 +304,7 @@ impl Config {
             return Err(bad("scheduler.refused_placement_backoff_ms", s.refused_placement_backoff_ms, "must be at least 0"));
         }
         self.dress.validate()?;
+        self.control.validate()?;
         if self.history.max_samples == 0 {
             return Err(bad("history.max_samples", self.history.max_samples, "must be at least 1"));
         }

@@ -307,6 +307,11 @@ impl Engine {
                     }
                 }
             }
+            Event::NodeLoadEstimate { .. } | Event::HistorySample { .. } => {
+                if !crate::control::inputs::apply_to_state(s, event) {
+                    return Applied::Unknown;
+                }
+            }
         }
         Applied::Done
     }

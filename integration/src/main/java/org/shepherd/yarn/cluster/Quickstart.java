@@ -20,8 +20,9 @@ import org.shepherd.yarn.ShepherdScheduler;
  * <p>Usage: {@code Quickstart [shepherd.toml]}
  */
 public final class Quickstart {
+  /** The composed default in two queues that share the cluster by DRF. */
   static final String DEFAULT_CONFIG = String.join("\n",
-      "[scheduler]", "policy = \"drf\"",
+      "[scheduler]", "policy = \"composed\"",
       "[[queue]]", "name = \"alpha\"", "capacity = 0.5",
       "[[queue]]", "name = \"beta\"", "capacity = 0.5", "");
 

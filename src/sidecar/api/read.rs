@@ -314,16 +314,32 @@ pub async fn series_keys(s: Ctx, q: Result<Query<SeriesQuery>, QueryRejection>) 
     Ok(Json(json!({"keys": keys})))
 }
 
-/// The page's chart: δ, and each pool's used share, over the last hour.
+/// The labels of a series key `engine.name{k=v,...}`, as (k, v) pairs.
+fn key_labels(key: &str) -> Vec<(&str, &str)> {
+    key.split_once('{')
+        .map(|(_, l)| l.trim_end_matches('}').split(',').filter_map(|kv| kv.split_once('=')).collect())
+        .unwrap_or_default()
+}
+
+/// The page's chart: δ and each pool's used share over the last hour, for
+/// every DRESS reserve (one per queue whose pipeline has one; the queue is
+/// named unless it is `root`, the one pipeline of a flat queue order).
 pub async fn dress_chart(s: Ctx, q: Result<Query<SeriesQuery>, QueryRejection>) -> JsonResult {
     let Query(q) = q?;
     let since = now_ms() - q.since_s.unwrap_or(3600).min(86_400) as i64 * 1000;
     let o = s.read();
     let mut lines = BTreeMap::new();
-    lines.insert("delta".to_string(), o.series.points("engine.dress_reserve_ratio", since));
+    let in_queue = |labels: &[(&str, &str)]| match labels.iter().find(|(k, _)| *k == "queue") {
+        Some((_, q)) if *q != "root" => format!(" ({q})"),
+        _ => String::new(),
+    };
+    for k in o.series.keys_with_prefix("engine.dress_reserve_ratio") {
+        lines.insert(format!("delta{}", in_queue(&key_labels(k))), o.series.points(k, since));
+    }
     for k in o.series.keys_with_prefix("engine.dress_pool_used_ratio{") {
-        let pool = k.trim_start_matches("engine.dress_pool_used_ratio{").trim_end_matches('}').trim_start_matches("pool=");
-        lines.insert(format!("{pool} pool used"), o.series.points(k, since));
+        let labels = key_labels(k);
+        let pool = labels.iter().find(|(k, _)| *k == "pool").map_or("?", |(_, v)| v);
+        lines.insert(format!("{pool} pool used{}", in_queue(&labels)), o.series.points(k, since));
     }
     lines.insert("cluster allocated".to_string(), {
         let alloc = o.series.points("cluster.allocated_memory_mb", since);

@@ -95,7 +95,7 @@ function renderChart(chart) {
     note.textContent = "No data yet (the engine's DRESS series appear when the policy is dress).";
     return;
   }
-  note.textContent = names.includes("delta") ? "" : "The engine publishes no DRESS δ (policy is not dress); showing cluster allocation.";
+  note.textContent = names.some((n) => n.startsWith("delta")) ? "" : "No queue's pipeline has a DRESS reserve; showing cluster allocation.";
   // Align every line on the union of timestamps (uPlot wants one x axis).
   const xs = Array.from(new Set(names.flatMap((n) => chart.lines[n].map((p) => p[0])))).sort((a, b) => a - b);
   const index = new Map(xs.map((x, i) => [x, i]));

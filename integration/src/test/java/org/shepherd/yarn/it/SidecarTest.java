@@ -299,8 +299,10 @@ public class SidecarTest {
     double total = metric(m, "shepherd_cluster_memory_bytes{state=\"total\"}");
     assertEquals(2.0 * NM_MB * 1024 * 1024, total, 1.0);
     assertEquals(0.0, metric(m, "shepherd_sidecar_rm_stale"), 0.0);
-    assertTrue(m, metric(m, "shepherd_dress_reserve_ratio") >= 0.0);
-    assertTrue(m, m.contains("shepherd_dress_pool_used_memory_bytes{pool=\"small\"}"));
+    // Plugin series carry the queue their pipeline serves (root: the one
+    // pipeline of the flat queue order DRESS implies).
+    assertTrue(m, metric(m, "shepherd_dress_reserve_ratio{queue=\"root\"}") >= 0.0);
+    assertTrue(m, m.contains("shepherd_dress_pool_used_memory_bytes{pool=\"small\",queue=\"root\"}"));
     assertTrue(m, metric(m, "shepherd_engine_decision_seconds_count") > 0);
     assertTrue(m, metric(m, "shepherd_jni_crossings_total") >= 0);
     assertEquals(0.0, metric(m, "shepherd_jni_engine_failures_total"), 0.0);

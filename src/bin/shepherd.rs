@@ -99,6 +99,25 @@ enum Command {
         #[arg(long)]
         require_success: bool,
     },
+    /// Fit the simulator's cluster model (AM containers, launch, start-up, exit and task-overhead times,
+    /// heartbeat phases) to real runs of scripts/compare-yarn.sh, then simulate the same trace for every
+    /// scheduler of the run and print the per-job JCT error and whether the schedulers rank the same.
+    Calibrate {
+        /// Harness output directory (OUT/<label>/run-<k>/ with jobs.json; Shepherd runs also activity.json).
+        out: PathBuf,
+        /// The trace the harness ran.
+        #[arg(long)]
+        trace: PathBuf,
+        /// Check with this calibration instead of fitting one from OUT.
+        #[arg(long = "use")]
+        use_calibration: Option<PathBuf>,
+        /// Write the fitted calibration here (default OUT/calibration.json).
+        #[arg(long)]
+        write: Option<PathBuf>,
+        /// Seed of the simulator's draws.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// The REST sidecar: polls the ResourceManager, talks to the engine, serves /metrics, /api/v1 and a status page.
     Sidecar {
         /// Sidecar TOML config (see hadoop-conf/shepherd-sidecar.toml).
@@ -179,6 +198,15 @@ struct WorkloadArgs {
     /// Simulator: submit each job to the queue named after its category.
     #[arg(long, help_heading = "Simulator")]
     queue_by_category: bool,
+    /// Simulator: the cluster-side model (AM containers, launch, start-up, exit and task overhead times,
+    /// heartbeat phases) from this calibration file (`shepherd calibrate --out`); default: the one measured
+    /// on the local YARN cluster (examples/calibration/local.json).
+    #[arg(long, help_heading = "Simulator", conflicts_with = "no_cluster_model")]
+    calibration: Option<PathBuf>,
+    /// Simulator: no cluster-side model — no AM containers, tasks start the instant they are allocated
+    /// (the simulator before calibration; the golden tests use it).
+    #[arg(long, help_heading = "Simulator")]
+    no_cluster_model: bool,
 }
 
 impl WorkloadArgs {
@@ -223,6 +251,12 @@ impl WorkloadArgs {
             naive_heartbeats: self.naive_heartbeats,
             queue_by_category: self.queue_by_category,
             progress: !self.no_progress && std::io::stderr().is_terminal(),
+            cluster_model: match (&self.calibration, self.no_cluster_model) {
+                (_, true) => None,
+                (Some(p), _) => Some(shepherd::sim::calibration::Calibration::load(p)?),
+                (None, false) => d.cluster_model.clone(),
+            },
+            seed: self.seed.unwrap_or(1),
         };
         let source = self.source(default_kind)?;
         let mut exp = Experiment::new(&source, config, None, opts)?;
@@ -251,6 +285,7 @@ fn main() -> ExitCode {
         Command::BenchSim { .. } => "bench-sim",
         Command::BenchHeartbeat { .. } => "bench-heartbeat",
         Command::YarnReport { .. } => "yarn-report",
+        Command::Calibrate { .. } => "calibrate",
         Command::Sidecar { .. } => "sidecar",
     };
     let result = match cli.command {
@@ -269,6 +304,7 @@ fn main() -> ExitCode {
             })
         }
         Command::YarnReport { out, baseline, require_success } => yarn_report(&out, baseline.as_deref(), require_success),
+        Command::Calibrate { out, trace, use_calibration, write, seed } => calibrate(&out, &trace, use_calibration, write, seed),
         Command::Sidecar { config, check, log } => sidecar(&config, check, &log),
     };
     match result {
@@ -278,6 +314,31 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn calibrate(out: &std::path::Path, trace: &std::path::Path, use_file: Option<PathBuf>, write: Option<PathBuf>, seed: u64) -> Result<(), String> {
+    use shepherd::harness::calibrate;
+    let trace = shepherd::workload::load(trace)?;
+    let (fitted, work) = calibrate::fit(out, &trace)?;
+    let cal = match use_file {
+        Some(p) => shepherd::sim::calibration::Calibration::load(&p)?,
+        None => {
+            let path = write.unwrap_or_else(|| calibrate::default_output(out));
+            let text = serde_json::to_string_pretty(&fitted).map_err(|e| e.to_string())? + "\n";
+            std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+            println!("fitted: {}\nwrote {}", fitted.source, path.display());
+            fitted
+        }
+    };
+    let m = |d: &shepherd::sim::calibration::Dist| d.median() / 1000.0;
+    println!(
+        "model: AM {} MB / {} vcores; medians (s): AM ask {:.2}, AM launch {:.2}, AM start-up {:.2}, task launch {:.2}, task overhead {:.2}, AM exit {:.2}; heartbeat phases {:?}",
+        cal.am_memory_mb, cal.am_vcores, m(&cal.am_ask_ms), m(&cal.am_launch_ms), m(&cal.am_startup_ms),
+        m(&cal.task_launch_ms), m(&cal.task_overhead_ms), m(&cal.am_exit_ms), cal.heartbeat_phase.0.iter().map(|p| (p * 100.0).round() / 100.0).collect::<Vec<_>>()
+    );
+    let report = calibrate::check(out, &trace, &cal, &work, seed)?;
+    print!("{}", report.text());
+    Ok(())
 }
 
 fn check_config(path: &std::path::Path) -> Result<(), String> {

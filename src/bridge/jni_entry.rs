@@ -138,6 +138,31 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_step<'l>(
     })
 }
 
+/// Keep the engine's activity log (containers and apps that are gone, node
+/// heartbeats; at most `limit` records of each), or drop it with 0.
+#[no_mangle]
+pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_enableActivityLog<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    ptr: jlong,
+    limit: jint,
+) {
+    guarded(&mut env, (), |_| {
+        session(ptr)?.engine.enable_activity_log(limit.max(0) as usize);
+        Ok::<_, String>(())
+    })
+}
+
+/// The activity log as JSON (`null` when it is not kept).
+#[no_mangle]
+pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_activityJson<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    ptr: jlong,
+) -> jstring {
+    string_from_session(&mut env, ptr, |s| s.engine.activity_json().unwrap_or(serde_json::Value::Null).to_string())
+}
+
 /// Apply new config text in place (`yarn rmadmin -refreshQueues`); a bad
 /// config or a dropped queue that still has apps throws, changing nothing.
 #[no_mangle]

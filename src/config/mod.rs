@@ -154,8 +154,13 @@ pub struct DressConfig {
     /// container reached RUNNING, as in the paper) or `allocated`.
     pub start_on: String,
     /// Leave each app's first container (YARN's ApplicationMaster) out of
-    /// phase detection; it still counts for classification and pool usage.
+    /// phase detection; it still counts for pool usage.
     pub skip_am_container: bool,
+    /// Count the ApplicationMaster container in an app's request for the
+    /// small/large rule. Default false, the paper's: a job's request is its
+    /// task containers (a one-map job on a 16-container cluster is 1/16,
+    /// not 2/16, and stays small at θ = 10 %).
+    pub am_in_request: bool,
 }
 
 impl Default for DressConfig {
@@ -174,6 +179,7 @@ impl Default for DressConfig {
             small_borrows_free: false,
             start_on: "launched".into(),
             skip_am_container: true,
+            am_in_request: false,
         }
     }
 }
@@ -245,6 +251,11 @@ pub struct QueueConfig {
     pub capacity: f64,
     /// Hard cap on the queue's share of the cluster, 0..=1.
     pub max_capacity: f64,
+    /// Share of the queue's maximum capacity its ApplicationMasters may
+    /// hold together, (0, 1]; an app whose AM would exceed it waits
+    /// (ACCEPTED), but a queue always runs at least one. YARN's
+    /// CapacityScheduler defaults to 0.1, the FairScheduler to 0.5.
+    pub max_am_share: f64,
     /// YARN ACL string for submitting (`*` = everyone, `user1,user2 group1`).
     pub submit_acl: String,
     /// YARN ACL string for administering (kill, move).
@@ -259,6 +270,7 @@ impl Default for QueueConfig {
             weight: 1.0,
             capacity: 1.0,
             max_capacity: 1.0,
+            max_am_share: 0.5,
             submit_acl: "*".into(),
             admin_acl: "*".into(),
         }
@@ -328,6 +340,9 @@ impl Config {
             }
             if !(0.0..=1.0).contains(&q.capacity) {
                 return Err(bad(&key("capacity"), q.capacity, "must be within 0..=1"));
+            }
+            if !(q.max_am_share > 0.0 && q.max_am_share <= 1.0) {
+                return Err(bad(&key("max_am_share"), q.max_am_share, "must be within (0, 1]"));
             }
             if !(0.0..=1.0).contains(&q.max_capacity) || q.max_capacity < q.capacity || q.max_capacity == 0.0 {
                 return Err(bad(

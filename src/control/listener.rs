@@ -270,7 +270,9 @@ fn answer(line: &[u8], out: &mut TcpStream, targets: &Targets, stats: &ListenerS
         }
     };
     let Some(target) = targets.lock().unwrap_or_else(|p| p.into_inner()).last().cloned() else {
-        return write_line(out, &error("no engine is attached")).is_ok() && false;
+        // Answer, then close the connection: there is nothing to talk to.
+        let _ = write_line(out, &error("no engine is attached"));
+        return false;
     };
     if !target.secret.matches(&req.secret) {
         stats.auth_failures.fetch_add(1, Relaxed);

@@ -22,8 +22,8 @@
 //! * [`timing`]   — the engine's decision-time histogram (measured around `step`).
 //! * [`secret`]   — the shared secret: read from a file, compared in constant time.
 //! * [`shared`]   — what the JNI handle and the listener thread share.
-//! * [`listener`] — the loopback listener thread(s), one per address, shared by
-//!                  the engines of one JVM (a rebuilt engine takes over the port).
+//! * [`listener`] — the loopback listener thread(s), one per address, shared
+//!   by the engines of one JVM (a rebuilt engine takes over the port).
 //! * [`handler`]  — what each request does.
 //! * [`client`]   — the blocking client the sidecar and the tests use.
 

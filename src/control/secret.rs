@@ -46,9 +46,9 @@ impl Secret {
         let a = &self.0;
         let b = offered.as_bytes();
         let mut diff = (a.len() ^ b.len()) as u64;
-        for i in 0..a.len() {
+        for (i, x) in a.iter().enumerate() {
             let y = b.get(i).copied().unwrap_or(0);
-            diff |= (a[i] ^ y) as u64;
+            diff |= (x ^ y) as u64;
         }
         std::hint::black_box(diff) == 0
     }

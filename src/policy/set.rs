@@ -98,10 +98,8 @@ impl Pipeline {
     /// The plugins' checks for one ask on one node, in point order:
     /// classify (main phase only), reserve, filters.
     fn check(&self, ctx: &Ctx, app: &App, ask: &Ask, node: &Node, leftover_phase: bool) -> Result<(), Blocked> {
-        if !leftover_phase {
-            if !self.is_default(ctx, app, ask) {
-                return Err(Blocked::Altruistic);
-            }
+        if !leftover_phase && !self.is_default(ctx, app, ask) {
+            return Err(Blocked::Altruistic);
         }
         if let Some(r) = &self.reserve {
             if !r.plugin.admits(ctx, app, ask) {

@@ -159,7 +159,7 @@ pub fn app_views(rm_apps: &[App], state: Option<&Value>) -> Vec<AppView> {
                     }
                 }
             }
-            let engine = (!merged.is_empty()).then(|| Value::Object(merged));
+            let engine = (!merged.is_empty()).then_some(Value::Object(merged));
             let get = |names: &[&str]| engine.as_ref().and_then(|v| find(v, names));
             let pending = e.and_then(|e| e.get("pending_containers")).and_then(Value::as_i64);
             let mut v = AppView {

@@ -20,7 +20,13 @@ check_prerequisites() {
   fi
 }
 
-MVN=(mvn -B -q -Dstyle.color=never)
+# SHEPHERD_M2: a separate local Maven repository (e.g. for a second worktree
+# whose shepherd-yarn-shim SNAPSHOT must not mix with another's).
+MVN_REPO=()
+if [ -n "${SHEPHERD_M2:-}" ]; then
+  MVN_REPO=(-Dmaven.repo.local="$SHEPHERD_M2")
+fi
+MVN=(mvn -B -q -Dstyle.color=never "${MVN_REPO[@]}")
 
 build_engine() {
   echo "==> building the Rust engine (cargo build --release)"

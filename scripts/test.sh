@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Every Shepherd test: the Rust engine's unit and policy tests, then the
 # integration tests that start a real YARN cluster (ResourceManager with
-# ShepherdScheduler, real NodeManagers) and run real MapReduce jobs on it,
+# ShepherdScheduler, real NodeManagers) and run real MapReduce jobs on it
+# (SidecarTest runs the sidecar against it with a real Prometheus and
+# headless Chromium, installed by scripts/sidecar-deps.sh if missing),
 # and the comparison harness in quick mode (every job must succeed under
 # Shepherd, the CapacityScheduler and the FairScheduler).
 source "$(dirname "$0")/lib.sh"
@@ -10,8 +12,10 @@ build_engine
 echo "==> Rust tests"
 cargo test --release --locked
 build_shim
-echo "==> integration tests against a real YARN cluster"
-mvn -B -Dstyle.color=never -f integration/pom.xml test \
+# Prometheus, headless Chromium and playwright-core for SidecarTest.
+bash "$ROOT/scripts/sidecar-deps.sh"
+echo "==> integration tests against a real YARN cluster (incl. the sidecar with Prometheus and Chromium)"
+mvn -B -Dstyle.color=never "${MVN_REPO[@]}" -f integration/pom.xml test \
   -Dshepherd.native.library="$ROOT/target/release/libshepherd.so"
 echo "==> real-YARN comparison harness, quick mode (Shepherd-DRESS, CapacityScheduler, FairScheduler)"
 bash "$ROOT/scripts/compare-yarn.sh" --quick

@@ -6,6 +6,8 @@
 //! * [`policy`]  — scheduling policies as pipelines of plugins at the pass's extension points.
 //! * [`config`]  — Shepherd's config file, validated with errors that name key and value.
 //! * [`bridge`]  — the JNI entry points the Java shim calls, and their wire format.
+//! * [`control`] — the control channel the sidecar talks to the engine over.
+//! * [`sidecar`] — `shepherd sidecar`: RM poller, Prometheus metrics, JSON API, status page.
 //! * [`bench`]   — benchmarks that print numbers.
 //! * [`sim`]     — the trace-driven simulator that drives the same engine.
 //! * [`workload`] — trace formats (Shepherd JSON, SLS, SWIM) and seeded generators.
@@ -16,6 +18,7 @@
 pub mod bench;
 pub mod bridge;
 pub mod config;
+pub mod control;
 pub mod engine;
 pub mod event;
 pub mod harness;
@@ -23,6 +26,7 @@ pub mod metrics;
 pub mod model;
 pub mod policy;
 pub mod report;
+pub mod sidecar;
 pub mod sim;
 pub mod workload;
 

@@ -27,7 +27,7 @@ fn stage(after: &[usize], n: usize, units: i64, ms: i64) -> Stage {
 }
 
 fn job(id: &str, stages: Vec<Stage>) -> Job {
-    Job { id: id.into(), submit_ms: 0, user: id.into(), name: id.into(), queue: "default".into(), category: None, gang: false, stages }
+    Job { id: id.into(), submit_ms: 0, user: id.into(), name: id.into(), queue: "default".into(), category: None, gang: false, am: None, stages }
 }
 
 fn node(units: i64) -> ClusterSpec {
@@ -36,8 +36,11 @@ fn node(units: i64) -> ClusterSpec {
 
 /// Finish time (ms) of every job under `config`'s policy.
 fn finishes(jobs: &[Job], cluster: &ClusterSpec, config: &str) -> BTreeMap<String, i64> {
-    let trace = Trace { cluster: None, jobs: jobs.to_vec() };
-    let out = simulate(&trace, cluster, Config::parse(config).unwrap(), &SimOptions::default()).unwrap();
+    let trace = Trace { cluster: None, am: None, jobs: jobs.to_vec() };
+    // The idealized cluster (no AM containers, no launch latencies): the
+    // hand-derived schedules and Theorem 3.1's offline model have neither.
+    let opts = SimOptions { cluster_model: None, ..SimOptions::default() };
+    let out = simulate(&trace, cluster, Config::parse(config).unwrap(), &opts).unwrap();
     assert_eq!(out.summary.unfinished_jobs, 0, "{config}");
     out.jobs.iter().map(|j| (j.id.clone(), j.finish_ms)).collect()
 }
@@ -203,8 +206,9 @@ fn theorem_3_1_offline_altruism_never_delays_a_job() {
 /// Each job's T_k when all are submitted at 0 (Pseudocode 1 line 17: its
 /// completion under its DRF share, its tasks packed greedily): the
 /// engine's plan at its first pass, read from the state view. The jobs
-/// arrive as the simulator's AMs send them: one key per stage (priority =
-/// stage index), the DAG hint, the root stages asked.
+/// arrive as the simulator's AMs send them (without the cluster model: no
+/// AM container): one key per stage (`stage_key`), the DAG hint, the root
+/// stages asked.
 fn t_k_at_arrival(jobs: &[Job], cluster: &ClusterSpec, config: &str) -> BTreeMap<String, f64> {
     use shepherd::model::{Ask, ExecutionType};
     use shepherd::policy::carbyne::hint::{format, HintStage};
@@ -217,7 +221,7 @@ fn t_k_at_arrival(jobs: &[Job], cluster: &ClusterSpec, config: &str) -> BTreeMap
             .iter()
             .enumerate()
             .map(|(s, st)| HintStage {
-                priority: s as i32,
+                priority: shepherd::sim::run::stage_key(s).priority,
                 tasks: st.tasks.len() as i64,
                 task_ms: Some(st.tasks[0].duration_ms as f64),
                 parents: st.after.clone(),

@@ -38,7 +38,9 @@ fn example(file: &str) -> Source {
 const TWO_QUEUES: &str = "[[queue]]\nname = \"small\"\ncapacity = 0.3\nweight = 1.0\n[[queue]]\nname = \"large\"\ncapacity = 0.7\nweight = 2.0\n";
 
 fn cases() -> Vec<Case> {
-    let d = SimOptions::default;
+    // The simulator as it was when the files were recorded: no cluster-side
+    // model (no AM containers, no launch times).
+    let d = || SimOptions { cluster_model: None, ..SimOptions::default() };
     vec![
         Case { name: "hibench", source: generated("hibench", 3, 20, None), config: "", opts: d(), only: None },
         Case {

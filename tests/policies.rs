@@ -34,7 +34,7 @@ fn app(e: &mut Engine, id: u32, queue: &str, name: &str, submit: i64, work: i64,
     e.apply(Event::AskUpdated {
         app: id,
         ask: Ask {
-            key: SchedulerKey { priority: 0, allocation_request_id: 0 },
+            key: SchedulerKey { priority: 1, allocation_request_id: 0 },
             capability: Resources::new(mem, 1),
             count,
             relax_locality: true,

@@ -4,6 +4,12 @@ use shepherd::sim::{simulate, SimOptions};
 use shepherd::workload::{ClusterSpec, Job, Stage, Task, Trace};
 use shepherd::Config;
 
+/// The simulator without its cluster-side model: no AM containers, tasks
+/// start the instant they are allocated (the papers' setting).
+fn instant() -> SimOptions {
+    SimOptions { cluster_model: None, ..SimOptions::default() }
+}
+
 fn job(id: &str, submit_s: i64, containers: usize, secs: i64) -> Job {
     Job {
         id: id.into(),
@@ -13,6 +19,7 @@ fn job(id: &str, submit_s: i64, containers: usize, secs: i64) -> Job {
         queue: "default".into(),
         category: None,
         gang: false,
+        am: None,
         stages: vec![Stage {
             name: "only".into(),
             after: vec![],
@@ -32,11 +39,12 @@ fn job(id: &str, submit_s: i64, containers: usize, secs: i64) -> Job {
 fn dress_fig1_under_strict_fifo() {
     let trace = Trace {
         cluster: None,
+        am: None,
         jobs: vec![job("J1", 0, 3, 10), job("J2", 1, 4, 20), job("J3", 2, 3, 10), job("J4", 3, 2, 10)],
     };
     let cluster = ClusterSpec { nodes: 1, memory_mb: 6 * 1024, vcores: 6, rack_size: 1 };
     let config = Config::parse("[scheduler]\npolicy = \"fifo\"\n[fifo]\nstrict_order = true\n").unwrap();
-    let opts = SimOptions { gang: true, ..SimOptions::default() };
+    let opts = SimOptions { gang: true, cluster_model: None, ..SimOptions::default() };
     let out = simulate(&trace, &cluster, config, &opts).unwrap();
     let waits: Vec<i64> = out.jobs.iter().map(|j| j.wait_ms() / 1000).collect();
     assert_eq!(waits, vec![0, 9, 28, 27]);
@@ -47,10 +55,10 @@ fn dress_fig1_under_strict_fifo() {
 /// Without gang start the same trace lets J2 start on the 3 free slots.
 #[test]
 fn gang_start_is_an_option_not_a_special_case() {
-    let trace = Trace { cluster: None, jobs: vec![job("J1", 0, 3, 10), job("J2", 1, 4, 20)] };
+    let trace = Trace { cluster: None, am: None, jobs: vec![job("J1", 0, 3, 10), job("J2", 1, 4, 20)] };
     let cluster = ClusterSpec { nodes: 1, memory_mb: 6 * 1024, vcores: 6, rack_size: 1 };
     let config = Config::parse("[scheduler]\npolicy = \"fifo\"\n").unwrap();
-    let out = simulate(&trace, &cluster, config, &SimOptions::default()).unwrap();
+    let out = simulate(&trace, &cluster, config, &instant()).unwrap();
     assert_eq!(out.jobs[1].wait_ms(), 0);
     assert_eq!(out.jobs[1].finish_ms, 30_000);
 }
@@ -63,8 +71,8 @@ fn barriers_and_slowstart() {
     let run = |slowstart: Option<f64>| {
         let mut j = j.clone();
         j.stages[1].slowstart = slowstart;
-        let t = Trace { cluster: None, jobs: vec![j] };
-        simulate(&t, &cluster, Config::default(), &SimOptions::default()).unwrap()
+        let t = Trace { cluster: None, am: None, jobs: vec![j] };
+        simulate(&t, &cluster, Config::default(), &instant()).unwrap()
     };
     // Barrier: reduce starts at 10 s (heartbeat grid), ends at 15 s.
     assert_eq!(run(None).jobs[0].finish_ms, 15_000);
@@ -139,24 +147,89 @@ fn skipping_idle_heartbeats_equals_naive_ticking() {
         ("tpcds", "fifo", false, strict),
     ] {
         let params = GenParams { seed: 11, jobs: Some(12), nodes: Some(4), ..Default::default() };
-        let run = |naive: bool| {
-            let opts = SimOptions { naive_heartbeats: naive, gang, heartbeat_ms: 3000, ..SimOptions::default() };
-            let exp = Experiment::new(&Source::Generate(kind.into(), params.clone()), config.clone(), None, opts).unwrap();
-            let out = exp.run(policy).unwrap();
-            (shepherd::report::files::jobs_csv(&out.jobs), out.summary.engine_passes)
-        };
-        let (fast, fast_passes) = run(false);
-        let (naive, naive_passes) = run(true);
-        assert_eq!(fast, naive, "{kind}/{policy}");
-        assert!(fast_passes < naive_passes, "{kind}/{policy}: {fast_passes} vs {naive_passes}");
+        // Without the cluster model, and with one that has AM containers,
+        // every delay and per-node heartbeat phases.
+        for model in [None, Some(busy_cluster())] {
+            let run = |naive: bool| {
+                let opts = SimOptions { naive_heartbeats: naive, gang, heartbeat_ms: 3000, cluster_model: model.clone(), ..SimOptions::default() };
+                let exp = Experiment::new(&Source::Generate(kind.into(), params.clone()), config.clone(), None, opts).unwrap();
+                let out = exp.run(policy).unwrap();
+                (shepherd::report::files::jobs_csv(&out.jobs), out.summary.engine_passes)
+            };
+            let (fast, fast_passes) = run(false);
+            let (naive, naive_passes) = run(true);
+            let phases = model.is_some();
+            assert_eq!(fast, naive, "{kind}/{policy} (phases: {phases})");
+            assert!(fast_passes < naive_passes, "{kind}/{policy} (phases: {phases}): {fast_passes} vs {naive_passes}");
+        }
     }
+}
+
+/// A cluster model with every delay non-zero and NodeManagers heartbeating
+/// at their own phases.
+fn busy_cluster() -> shepherd::sim::calibration::Calibration {
+    use shepherd::sim::calibration::{Calibration, Dist};
+    Calibration {
+        source: "test".into(),
+        am_memory_mb: 1024,
+        am_vcores: 1,
+        am_ask_ms: Dist(vec![0.0, 300.0]),
+        am_launch_ms: Dist(vec![500.0, 1500.0, 4000.0]),
+        am_startup_ms: Dist(vec![2000.0, 5000.0]),
+        task_launch_ms: Dist(vec![300.0, 900.0, 2500.0]),
+        task_overhead_ms: Dist(vec![100.0, 1200.0]),
+        am_exit_ms: Dist(vec![500.0, 1000.0]),
+        heartbeat_phase: Dist(vec![0.0, 1.0]),
+    }
+}
+
+/// With the cluster model: every job's AM is placed first and held until
+/// the job is done; tasks start after their launch time; the job ends after
+/// the AM exits.
+#[test]
+fn application_masters_and_launch_times_are_modelled() {
+    use shepherd::sim::calibration::{Calibration, Dist};
+    let mut model = Calibration::instant();
+    model.am_memory_mb = 1024;
+    model.am_launch_ms = Dist::constant(1000.0);
+    model.am_startup_ms = Dist::constant(4000.0);
+    model.task_launch_ms = Dist::constant(2000.0);
+    model.task_overhead_ms = Dist::constant(500.0);
+    model.am_exit_ms = Dist::constant(1500.0);
+    // One node of 4 GB; a job of 2 tasks of 1 GB × 10 s.
+    let trace = Trace { cluster: None, am: None, jobs: vec![job("a", 0, 2, 10)] };
+    let cluster = ClusterSpec { nodes: 1, memory_mb: 4096, vcores: 4, rack_size: 1 };
+    let opts = SimOptions { cluster_model: Some(model), ..SimOptions::default() };
+    let out = simulate(&trace, &cluster, Config::parse("[scheduler]\npolicy = \"fifo\"\n").unwrap(), &opts).unwrap();
+    let j = &out.jobs[0];
+    // AM allocated at t = 0, RUNNING at 1 s, asks at 5 s; tasks allocated
+    // on the heartbeat at 5 s, RUNNING (first task start) at 7 s, finished at
+    // 7 + 10 + 0.5 = 17.5 s; the AM exits 1.5 s later.
+    assert_eq!(j.first_start_ms, 7_000);
+    assert_eq!(j.finish_ms, 19_000);
+    // The AM held 1 GB of 4 for the whole 19 s, the tasks 2 GB for 12.5 s.
+    let expected = (1024.0 * 19.0 + 2048.0 * 12.5) / (4096.0 * 19.0);
+    assert!((out.summary.utilization.alloc_memory - expected).abs() < 1e-9, "{:?}", out.summary.utilization);
+
+    // An AM that does not fit waits like any ask: with a 3.5 GB AM on a
+    // 4.5 GB node the second job's AM waits for the first job to finish.
+    // Even with no delays, a job's tasks are placed one heartbeat after its
+    // AM (the AM asks once it runs): allocated at 1 s, done at 11 s.
+    let mut big = Calibration::instant();
+    big.am_memory_mb = 3584;
+    let trace = Trace { cluster: None, am: None, jobs: vec![job("a", 0, 1, 10), job("b", 0, 1, 10)] };
+    let cluster = ClusterSpec { nodes: 1, memory_mb: 4608, vcores: 4, rack_size: 1 };
+    let opts = SimOptions { cluster_model: Some(big), ..SimOptions::default() };
+    let out = simulate(&trace, &cluster, Config::parse("[scheduler]\npolicy = \"fifo\"\n").unwrap(), &opts).unwrap();
+    assert_eq!(out.jobs[0].finish_ms, 11_000);
+    assert!(out.jobs[1].first_start_ms >= 11_000, "{:?}", out.jobs[1]);
 }
 
 #[test]
 fn actual_use_below_request_shows_in_utilization() {
-    let trace = Trace { cluster: None, jobs: vec![job("a", 0, 4, 60)] };
+    let trace = Trace { cluster: None, am: None, jobs: vec![job("a", 0, 4, 60)] };
     let cluster = ClusterSpec { nodes: 1, memory_mb: 4096, vcores: 4, rack_size: 1 };
-    let opts = SimOptions { usage_factor: 0.5, ..SimOptions::default() };
+    let opts = SimOptions { usage_factor: 0.5, ..instant() };
     let out = simulate(&trace, &cluster, Config::default(), &opts).unwrap();
     let u = out.summary.utilization;
     assert!((u.alloc_memory - 1.0).abs() < 1e-9, "{u:?}");

@@ -1,14 +1,7 @@
-//! `shepherd` command-line tool.
-//!
-//! Subcommands:
-//! * `check-config FILE` — parse and validate a Shepherd config, print the
-//!   effective policy and queues, exit non-zero with the offending key.
-//! * `simulate` — replay a trace (or a generated workload) through the engine.
-//! * `compare`  — run several policies on the same workload, print factors of improvement.
-//! * `generate` — write a generated workload as a Shepherd trace file.
-//! * `bench-sim` — simulator speed: events per second and peak memory.
-//! * `bench-heartbeat` — engine decision time per node heartbeat (P50/P99/max, µs).
+//! `shepherd` command-line tool (clap). Every subcommand's `--help` explains
+//! its flags; an unknown or misspelled flag is an error with a suggestion.
 
+use clap::{Args, Parser, Subcommand};
 use shepherd::sim::experiment::{peak_rss_kib, Experiment, Source};
 use shepherd::sim::SimOptions;
 use shepherd::workload::gen::{GenParams, KINDS};
@@ -19,106 +12,262 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-const USAGE: &str = "usage:
-  shepherd check-config FILE
-  shepherd simulate (--trace FILE | --generate KIND) [--policy P] [--out DIR] [options]
-  shepherd compare  (--trace FILE | --generate KIND) --policies P1,P2,.. [--baseline P] [--out DIR] [options]
-  shepherd compare  --generate KIND --seeds N [--seed FIRST] --policies .. [--baseline P] [options]   (median [min, max] over seeds)
-  shepherd generate --generate KIND --out FILE [generator options]
-  shepherd bench-sim [--jobs 7000] [--tasks 650000] [--nodes 3000] [--policy drf] [options]
-  shepherd bench-heartbeat [--nodes 1000] [--pending 10000] [--apps 500] [--heartbeats 20000] [--policy drf]
-  shepherd yarn-report OUT [--baseline LABEL] [--require-success]
-             (OUT/<label>/run-<k>/{jobs.json,samples.jsonl} from the YARN harness -> per-run metrics.json,
-              jobs.csv; OUT/summary.json, summary.csv, jct-cdf.svg, wait-cdf.svg, utilization.svg;
-              --require-success: exit non-zero if any job did not finish SUCCEEDED)
-
-workload:   --trace FILE (Shepherd .json, SLS .sls.json, SWIM .swim/.tsv) | --generate KIND
-generator:  --seed N --jobs N --tasks N --nodes N --load F --small-share F --offline
-            --interval-ms N (fixed gap between submissions instead of Poisson arrivals)
-cluster:    --nodes N --node-memory-mb N --node-vcores N (override the trace's cluster)
-engine:     --config FILE (Shepherd TOML; --policy overrides scheduler.policy)
-simulator:  --heartbeat-ms N --slowstart F --gang --usage-factor F --window-ms N --naive-heartbeats --no-progress
-            --queue-by-category (submit each job to the queue named after its category)";
-
-struct Args {
-    flags: HashMap<String, String>,
+#[derive(Parser)]
+#[command(name = "shepherd", version, about = "Shepherd: YARN-compatible pluggable scheduler — config check, simulator, comparisons, benchmarks, sidecar")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
 }
 
-impl Args {
-    fn parse(raw: &[String]) -> Result<Args, String> {
-        let mut flags = HashMap::new();
-        let mut it = raw.iter().peekable();
-        while let Some(a) = it.next() {
-            let Some(key) = a.strip_prefix("--") else { return Err(format!("unexpected argument `{a}`")) };
-            let value = match it.peek() {
-                Some(v) if !v.starts_with("--") => it.next().cloned().unwrap_or_default(),
-                _ => "true".to_string(),
-            };
-            flags.insert(key.to_string(), value);
-        }
-        Ok(Args { flags })
-    }
+#[derive(Subcommand)]
+enum Command {
+    /// Parse and validate a Shepherd config; print the effective policy and queues, or the offending key and value.
+    CheckConfig {
+        /// Shepherd TOML config (e.g. hadoop-conf/shepherd.toml).
+        file: PathBuf,
+    },
+    /// Replay a trace (or a generated workload) through the engine.
+    Simulate {
+        #[command(flatten)]
+        w: WorkloadArgs,
+        /// Policy to run (default: the config's scheduler.policy).
+        #[arg(long)]
+        policy: Option<String>,
+        /// Write metrics.json, jobs.csv, utilization.csv, fairness.csv and plots here.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Run several policies on the same workload and print factors of improvement.
+    Compare {
+        #[command(flatten)]
+        w: WorkloadArgs,
+        /// Policies to compare, comma-separated.
+        #[arg(long, default_value = "fifo,capacity,drf,sjf")]
+        policies: String,
+        /// Policy the others are compared against.
+        #[arg(long, default_value = "fifo")]
+        baseline: String,
+        /// Write comparison.json, factors.csv, speedups.csv, jct_cdf.svg and one directory per policy here.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Repeat on the generator's workloads of seeds --seed .. --seed + N − 1 and print median [min, max] (needs --generate; no --trace, no --out).
+        #[arg(long)]
+        seeds: Option<u64>,
+    },
+    /// Write a generated workload as a Shepherd trace file.
+    Generate {
+        #[command(flatten)]
+        w: WorkloadArgs,
+        /// Trace file to write.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Simulator speed: events per second and peak memory (default workload: --generate facebook).
+    BenchSim {
+        #[command(flatten)]
+        w: WorkloadArgs,
+        /// Policy to run.
+        #[arg(long, default_value = "drf")]
+        policy: String,
+    },
+    /// Engine decision time per node heartbeat (P50/P90/P99/max, µs).
+    BenchHeartbeat {
+        /// NodeManagers.
+        #[arg(long, default_value_t = 1000)]
+        nodes: u32,
+        /// Pending asks spread over the apps.
+        #[arg(long, default_value_t = 10_000)]
+        pending: u32,
+        /// Applications.
+        #[arg(long, default_value_t = 500)]
+        apps: u32,
+        /// Heartbeats to time.
+        #[arg(long, default_value_t = 20_000)]
+        heartbeats: u32,
+        /// Policy to run.
+        #[arg(long, default_value = "drf")]
+        policy: String,
+    },
+    /// Metrics, tables and plots of repeated runs on a real YARN cluster (the output of scripts/compare-yarn.sh).
+    YarnReport {
+        /// Harness output directory: OUT/<label>/run-<k>/{jobs.json,samples.jsonl}.
+        out: PathBuf,
+        /// Label the others are compared against (default: the first starting with `shepherd`).
+        #[arg(long)]
+        baseline: Option<String>,
+        /// Exit non-zero if any job did not finish SUCCEEDED.
+        #[arg(long)]
+        require_success: bool,
+    },
+    /// Fit the simulator's cluster model (AM containers, launch, start-up, exit and task-overhead times,
+    /// heartbeat phases) to real runs of scripts/compare-yarn.sh, then simulate the same trace for every
+    /// scheduler of the run and print the per-job JCT error and whether the schedulers rank the same.
+    Calibrate {
+        /// Harness output directory (OUT/<label>/run-<k>/ with jobs.json; Shepherd runs also activity.json).
+        out: PathBuf,
+        /// The trace the harness ran.
+        #[arg(long)]
+        trace: PathBuf,
+        /// Check with this calibration instead of fitting one from OUT.
+        #[arg(long = "use")]
+        use_calibration: Option<PathBuf>,
+        /// Write the fitted calibration here (default OUT/calibration.json).
+        #[arg(long)]
+        write: Option<PathBuf>,
+        /// Seed of the simulator's draws.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// The REST sidecar: polls the ResourceManager, talks to the engine, serves /metrics, /api/v1 and a status page.
+    Sidecar {
+        /// Sidecar TOML config (see hadoop-conf/shepherd-sidecar.toml).
+        #[arg(long)]
+        config: PathBuf,
+        /// Only validate the config and exit.
+        #[arg(long)]
+        check: bool,
+        /// Log filter (tracing EnvFilter syntax, e.g. `info`, `shepherd=debug`); RUST_LOG overrides it.
+        #[arg(long, default_value = "info")]
+        log: String,
+    },
+}
 
-    fn get(&self, k: &str) -> Option<&str> {
-        self.flags.get(k).map(String::as_str)
-    }
+/// Where the workload comes from and how the simulated cluster and engine are set up.
+#[derive(Args, Clone, Default)]
+struct WorkloadArgs {
+    /// Workload file: Shepherd .json, Hadoop SLS .sls.json, SWIM .swim/.tsv.
+    #[arg(long, help_heading = "Workload")]
+    trace: Option<PathBuf>,
+    /// Generate a workload of this kind instead (hibench, hibench-local, facebook, google, google2019, tpcds, ...).
+    #[arg(long, help_heading = "Workload")]
+    generate: Option<String>,
+    /// Generator seed.
+    #[arg(long, help_heading = "Generator")]
+    seed: Option<u64>,
+    /// Generator: number of jobs.
+    #[arg(long, help_heading = "Generator")]
+    jobs: Option<u32>,
+    /// Generator: total tasks.
+    #[arg(long, help_heading = "Generator")]
+    tasks: Option<u64>,
+    /// Generator: nodes; with --trace, overrides the trace's cluster size.
+    #[arg(long, help_heading = "Generator")]
+    nodes: Option<u32>,
+    /// Generator: offered load (1.0 = the cluster's capacity).
+    #[arg(long, help_heading = "Generator")]
+    load: Option<f64>,
+    /// Generator: share of small jobs.
+    #[arg(long, help_heading = "Generator")]
+    small_share: Option<f64>,
+    /// Generator: submit every job at time 0.
+    #[arg(long, help_heading = "Generator")]
+    offline: bool,
+    /// Generator: fixed gap between submissions (ms) instead of Poisson arrivals.
+    #[arg(long, help_heading = "Generator")]
+    interval_ms: Option<i64>,
+    /// Cluster: memory per node (MB), overrides the workload's.
+    #[arg(long, help_heading = "Cluster")]
+    node_memory_mb: Option<i64>,
+    /// Cluster: vcores per node, overrides the workload's.
+    #[arg(long, help_heading = "Cluster")]
+    node_vcores: Option<i64>,
+    /// Shepherd TOML config for the engine (--policy overrides scheduler.policy).
+    #[arg(long, help_heading = "Engine")]
+    config: Option<PathBuf>,
+    /// Simulator: NodeManager heartbeat interval, ms (default 1000).
+    #[arg(long, help_heading = "Simulator")]
+    heartbeat_ms: Option<i64>,
+    /// Simulator: MapReduce slow-start — a stage asks once this fraction of its parents' tasks finished.
+    #[arg(long, help_heading = "Simulator")]
+    slowstart: Option<f64>,
+    /// Simulator: gang start — hold a stage's containers until all are allocated.
+    #[arg(long, help_heading = "Simulator")]
+    gang: bool,
+    /// Simulator: tasks use this fraction of their request (utilization studies).
+    #[arg(long, help_heading = "Simulator")]
+    usage_factor: Option<f64>,
+    /// Simulator: fairness window, ms.
+    #[arg(long, help_heading = "Simulator")]
+    window_ms: Option<i64>,
+    /// Simulator: heartbeat every node every interval (slower, same results).
+    #[arg(long, help_heading = "Simulator")]
+    naive_heartbeats: bool,
+    /// Simulator: no progress bar.
+    #[arg(long, help_heading = "Simulator")]
+    no_progress: bool,
+    /// Simulator: submit each job to the queue named after its category.
+    #[arg(long, help_heading = "Simulator")]
+    queue_by_category: bool,
+    /// Simulator: the cluster-side model (AM containers, launch, start-up, exit and task overhead times,
+    /// heartbeat phases) from this calibration file (`shepherd calibrate --out`); default: the one measured
+    /// on the local YARN cluster (examples/calibration/local.json).
+    #[arg(long, help_heading = "Simulator", conflicts_with = "no_cluster_model")]
+    calibration: Option<PathBuf>,
+    /// Simulator: no cluster-side model — no AM containers, tasks start the instant they are allocated
+    /// (the simulator before calibration; the golden tests use it).
+    #[arg(long, help_heading = "Simulator")]
+    no_cluster_model: bool,
+}
 
-    fn num<T: std::str::FromStr>(&self, k: &str) -> Result<Option<T>, String> {
-        self.get(k).map(|v| v.parse::<T>().map_err(|_| format!("--{k}: cannot parse `{v}`"))).transpose()
-    }
-
+impl WorkloadArgs {
     fn source(&self, default_kind: Option<&str>) -> Result<Source, String> {
-        if let Some(p) = self.get("trace") {
-            return Ok(Source::File(PathBuf::from(p)));
+        if let Some(p) = &self.trace {
+            return Ok(Source::File(p.clone()));
         }
         let kind = self
-            .get("generate")
+            .generate
+            .as_deref()
             .or(default_kind)
             .ok_or_else(|| format!("need --trace FILE or --generate KIND ({})", KINDS.join(", ")))?;
         let params = GenParams {
-            seed: self.num("seed")?.unwrap_or(1),
-            jobs: self.num("jobs")?,
-            tasks: self.num("tasks")?,
-            nodes: self.num("nodes")?,
-            load: self.num("load")?,
-            small_share: self.num("small-share")?,
-            offline: self.get("offline").is_some(),
-            interval_ms: self.num("interval-ms")?,
+            seed: self.seed.unwrap_or(1),
+            jobs: self.jobs.map(|v| v as _),
+            tasks: self.tasks.map(|v| v as _),
+            nodes: self.nodes.map(|v| v as _),
+            load: self.load,
+            small_share: self.small_share,
+            offline: self.offline,
+            interval_ms: self.interval_ms.map(|v| v as _),
         };
         Ok(Source::Generate(kind.to_string(), params))
     }
 
     fn experiment(&self, default_kind: Option<&str>) -> Result<Experiment, String> {
-        let config = match self.get("config") {
+        let config = match &self.config {
             Some(p) => {
-                let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read {p}: {e}"))?;
+                let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
                 shepherd::Config::parse(&text).map_err(|e| e.to_string())?
             }
             None => shepherd::Config::default(),
         };
         let d = SimOptions::default();
         let opts = SimOptions {
-            heartbeat_ms: self.num("heartbeat-ms")?.unwrap_or(d.heartbeat_ms),
-            slowstart: self.num("slowstart")?.unwrap_or(d.slowstart),
-            gang: self.get("gang").is_some(),
-            usage_factor: self.num("usage-factor")?.unwrap_or(d.usage_factor),
-            window_ms: self.num("window-ms")?.unwrap_or(d.window_ms),
+            heartbeat_ms: self.heartbeat_ms.unwrap_or(d.heartbeat_ms),
+            slowstart: self.slowstart.unwrap_or(d.slowstart),
+            gang: self.gang,
+            usage_factor: self.usage_factor.unwrap_or(d.usage_factor),
+            window_ms: self.window_ms.unwrap_or(d.window_ms),
             small_theta: d.small_theta,
-            naive_heartbeats: self.get("naive-heartbeats").is_some(),
-            queue_by_category: self.get("queue-by-category").is_some(),
-            progress: self.get("no-progress").is_none() && std::io::stderr().is_terminal(),
+            naive_heartbeats: self.naive_heartbeats,
+            queue_by_category: self.queue_by_category,
+            progress: !self.no_progress && std::io::stderr().is_terminal(),
+            cluster_model: match (&self.calibration, self.no_cluster_model) {
+                (_, true) => None,
+                (Some(p), _) => Some(shepherd::sim::calibration::Calibration::load(p)?),
+                (None, false) => d.cluster_model.clone(),
+            },
+            seed: self.seed.unwrap_or(1),
         };
         let source = self.source(default_kind)?;
         let mut exp = Experiment::new(&source, config, None, opts)?;
         // Explicit cluster flags override the trace's cluster (with a trace file, --nodes sizes the cluster).
-        let (mem, cores) = (self.num::<i64>("node-memory-mb")?, self.num::<i64>("node-vcores")?);
-        let nodes = if matches!(source, Source::File(_)) { self.num::<u32>("nodes")? } else { None };
-        if mem.is_some() || cores.is_some() || nodes.is_some() {
+        let nodes = if matches!(source, Source::File(_)) { self.nodes } else { None };
+        if self.node_memory_mb.is_some() || self.node_vcores.is_some() || nodes.is_some() {
             let c = &exp.cluster;
             exp.cluster = ClusterSpec {
                 nodes: nodes.unwrap_or(c.nodes),
-                memory_mb: mem.unwrap_or(c.memory_mb),
-                vcores: cores.unwrap_or(c.vcores),
+                memory_mb: self.node_memory_mb.unwrap_or(c.memory_mb),
+                vcores: self.node_vcores.unwrap_or(c.vcores),
                 rack_size: c.rack_size,
             };
         }
@@ -127,55 +276,106 @@ impl Args {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(cmd) = args.first().map(String::as_str) else {
-        eprintln!("{USAGE}");
-        return ExitCode::from(2);
+    let cli = Cli::parse();
+    let name = match &cli.command {
+        Command::CheckConfig { .. } => "check-config",
+        Command::Simulate { .. } => "simulate",
+        Command::Compare { .. } => "compare",
+        Command::Generate { .. } => "generate",
+        Command::BenchSim { .. } => "bench-sim",
+        Command::BenchHeartbeat { .. } => "bench-heartbeat",
+        Command::YarnReport { .. } => "yarn-report",
+        Command::Calibrate { .. } => "calibrate",
+        Command::Sidecar { .. } => "sidecar",
     };
-    let result = match cmd {
-        "check-config" => check_config(args.get(1)),
-        "yarn-report" => yarn_report(&args[1..]),
-        "simulate" | "compare" | "generate" | "bench-sim" | "bench-heartbeat" => Args::parse(&args[1..]).and_then(|a| match cmd {
-            "simulate" => simulate(&a),
-            "compare" => compare(&a),
-            "generate" => generate(&a),
-            "bench-heartbeat" => bench_heartbeat(&a),
-            _ => bench(&a),
-        }),
-        _ => {
-            eprintln!("{USAGE}");
-            return ExitCode::from(2);
+    let result = match cli.command {
+        Command::CheckConfig { file } => check_config(&file),
+        Command::Simulate { w, policy, out } => simulate(&w, policy, out),
+        Command::Compare { w, policies, baseline, out, seeds } => compare(&w, &policies, &baseline, out, seeds),
+        Command::Generate { w, out } => generate(&w, &out),
+        Command::BenchSim { w, policy } => bench(&w, &policy),
+        Command::BenchHeartbeat { nodes, pending, apps, heartbeats, policy } => {
+            bench_heartbeat(shepherd::bench::heartbeat::HeartbeatBench {
+                nodes: nodes as _,
+                pending: pending as _,
+                apps: apps as _,
+                heartbeats: heartbeats as _,
+                policy,
+            })
         }
+        Command::YarnReport { out, baseline, require_success } => yarn_report(&out, baseline.as_deref(), require_success),
+        Command::Calibrate { out, trace, use_calibration, write, seed } => calibrate(&out, &trace, use_calibration, write, seed),
+        Command::Sidecar { config, check, log } => sidecar(&config, check, &log),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("shepherd {cmd}: {e}");
+            eprintln!("shepherd {name}: {e}");
             ExitCode::FAILURE
         }
     }
 }
 
-fn check_config(path: Option<&String>) -> Result<(), String> {
-    let path = path.ok_or_else(|| USAGE.to_string())?;
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-    let c = shepherd::Config::parse(&text).map_err(|e| e.to_string())?;
-    // Building the engine builds every plugin the config names.
-    shepherd::Engine::with_config(c.clone()).map_err(|e| e.to_string())?;
-    print!("{}", c.describe());
+fn calibrate(out: &std::path::Path, trace: &std::path::Path, use_file: Option<PathBuf>, write: Option<PathBuf>, seed: u64) -> Result<(), String> {
+    use shepherd::harness::calibrate;
+    let trace = shepherd::workload::load(trace)?;
+    let (fitted, work) = calibrate::fit(out, &trace)?;
+    let cal = match use_file {
+        Some(p) => shepherd::sim::calibration::Calibration::load(&p)?,
+        None => {
+            let path = write.unwrap_or_else(|| calibrate::default_output(out));
+            let text = serde_json::to_string_pretty(&fitted).map_err(|e| e.to_string())? + "\n";
+            std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+            println!("fitted: {}\nwrote {}", fitted.source, path.display());
+            fitted
+        }
+    };
+    let m = |d: &shepherd::sim::calibration::Dist| d.median() / 1000.0;
+    println!(
+        "model: AM {} MB / {} vcores; medians (s): AM ask {:.2}, AM launch {:.2}, AM start-up {:.2}, task launch {:.2}, task overhead {:.2}, AM exit {:.2}; heartbeat phases {:?}",
+        cal.am_memory_mb, cal.am_vcores, m(&cal.am_ask_ms), m(&cal.am_launch_ms), m(&cal.am_startup_ms),
+        m(&cal.task_launch_ms), m(&cal.task_overhead_ms), m(&cal.am_exit_ms), cal.heartbeat_phase.0.iter().map(|p| (p * 100.0).round() / 100.0).collect::<Vec<_>>()
+    );
+    let report = calibrate::check(out, &trace, &cal, &work, seed)?;
+    print!("{}", report.text());
     Ok(())
 }
 
-fn yarn_report(raw: &[String]) -> Result<(), String> {
-    let Some((out, rest)) = raw.split_first().filter(|(o, _)| !o.starts_with("--")) else {
-        return Err("needs the harness output directory: shepherd yarn-report OUT [--baseline LABEL] [--require-success]".into());
-    };
-    let a = Args::parse(rest)?;
-    if let Some(k) = a.flags.keys().find(|k| !["baseline", "require-success"].contains(&k.as_str())) {
-        return Err(format!("unknown option --{k} (options: --baseline LABEL, --require-success)"));
+fn check_config(path: &std::path::Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let c = shepherd::Config::parse(&text).map_err(|e| e.to_string())?;
+    // Building the engine builds every plugin the config names.
+    shepherd::Engine::with_config(c.clone()).map_err(|e| e.to_string())?;
+    print!("{}", shepherd::config::summary::summary(&c));
+    Ok(())
+}
+
+fn sidecar(path: &std::path::Path, check: bool, log: &str) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let config = shepherd::sidecar::config::SidecarConfig::parse(&text)
+        .map_err(|e| e.to_string().replacen("invalid Shepherd config", "invalid sidecar config", 1))?;
+    if check {
+        println!(
+            "sidecar config OK: listen {}, RM {}, engine {}",
+            config.server.listen,
+            config.rm.addresses.join(", "),
+            if config.control.address.is_empty() { "not linked" } else { &config.control.address }
+        );
+        return Ok(());
     }
-    let out = std::path::Path::new(out);
-    let report = shepherd::harness::analyze(out, a.get("baseline"))?;
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .or_else(|_| tracing_subscriber::EnvFilter::try_new(log))
+        .map_err(|e| format!("--log {log}: {e}"))?;
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_writer(std::io::stderr)
+        .init();
+    shepherd::sidecar::run(config)
+}
+
+fn yarn_report(out: &std::path::Path, baseline: Option<&str>, require_success: bool) -> Result<(), String> {
+    let report = shepherd::harness::analyze(out, baseline)?;
     print!("{}", report.text());
     report.write(out)?;
     println!(
@@ -183,62 +383,73 @@ fn yarn_report(raw: &[String]) -> Result<(), String> {
         out.display()
     );
     match report.failure_message() {
-        Some(m) if a.get("require-success").is_some() => Err(m),
+        Some(m) if require_success => Err(m),
         _ => Ok(()),
     }
 }
 
-fn simulate(a: &Args) -> Result<(), String> {
-    let exp = a.experiment(None)?;
-    let policy = a.get("policy").map(str::to_string).unwrap_or_else(|| exp.config.scheduler.policy.clone());
+fn simulate(w: &WorkloadArgs, policy: Option<String>, out_dir: Option<PathBuf>) -> Result<(), String> {
+    let exp = w.experiment(None)?;
+    let policy = policy.unwrap_or_else(|| exp.config.scheduler.policy.clone());
     let out = exp.run(&policy)?;
     print!("{}", shepherd::report::table::absolute(std::slice::from_ref(&out.summary)));
-    if let Some(dir) = a.get("out") {
-        shepherd::report::files::write_run(std::path::Path::new(dir), &out).map_err(|e| format!("{dir}: {e}"))?;
-        println!("wrote {dir}/metrics.json, jobs.csv, utilization.csv, fairness.csv, jct_cdf.svg, utilization.svg");
+    if let Some(dir) = out_dir {
+        shepherd::report::files::write_run(&dir, &out).map_err(|e| format!("{}: {e}", dir.display()))?;
+        println!("wrote {}/metrics.json, jobs.csv, utilization.csv, fairness.csv, jct_cdf.svg, utilization.svg", dir.display());
     }
     Ok(())
 }
 
-fn compare(a: &Args) -> Result<(), String> {
-    if a.get("seeds").is_some() {
-        return compare_seeds(a);
+fn policy_list(p: &str) -> Vec<String> {
+    p.split(',').map(|s| s.trim().to_string()).collect()
+}
+
+fn compare(w: &WorkloadArgs, policies: &str, baseline: &str, out: Option<PathBuf>, seeds: Option<u64>) -> Result<(), String> {
+    if let Some(n) = seeds {
+        if out.is_some() {
+            return Err("--seeds needs --generate KIND (and no --trace or --out)".into());
+        }
+        return compare_seeds(w, policies, baseline, n);
     }
-    let exp = a.experiment(None)?;
-    let policies: Vec<String> = a.get("policies").unwrap_or("fifo,capacity,drf,sjf").split(',').map(|s| s.trim().to_string()).collect();
-    let baseline = a.get("baseline").unwrap_or("fifo");
+    let exp = w.experiment(None)?;
     let jobs = exp.trace.jobs.len();
     let tasks = exp.trace.task_count();
     println!(
         "workload: {jobs} jobs, {tasks} tasks on {} nodes ({} MB, {} vcores each)\n",
         exp.cluster.nodes, exp.cluster.memory_mb, exp.cluster.vcores
     );
-    let cmp = exp.compare(&policies, baseline)?;
+    let cmp = exp.compare(&policy_list(policies), baseline)?;
     print!("{}", cmp.text());
-    if let Some(dir) = a.get("out") {
-        cmp.write(std::path::Path::new(dir)).map_err(|e| format!("{dir}: {e}"))?;
-        println!("wrote {dir}/comparison.json, factors.csv, speedups.csv, jct_cdf.svg and one directory per policy");
+    if let Some(dir) = out {
+        cmp.write(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        println!("wrote {}/comparison.json, factors.csv, speedups.csv, jct_cdf.svg and one directory per policy", dir.display());
     }
     Ok(())
 }
 
 /// `compare --seeds N`: the same comparison on the generator's workloads of
 /// seeds FIRST .. FIRST + N − 1, summarized per (policy, category) row.
-fn compare_seeds(a: &Args) -> Result<(), String> {
-    let n: u64 = a.num("seeds")?.filter(|n| *n > 0).ok_or("--seeds needs a positive count")?;
-    if a.get("trace").is_some() || a.get("generate").is_none() || a.get("out").is_some() {
+fn compare_seeds(w: &WorkloadArgs, policies: &str, baseline: &str, n: u64) -> Result<(), String> {
+    if n == 0 {
+        return Err("--seeds needs a positive count".into());
+    }
+    if w.trace.is_some() || w.generate.is_none() {
         return Err("--seeds needs --generate KIND (and no --trace or --out)".into());
     }
-    let first: u64 = a.num("seed")?.unwrap_or(1);
-    let policies: Vec<String> = a.get("policies").unwrap_or("fifo,capacity,drf,sjf").split(',').map(|s| s.trim().to_string()).collect();
-    let baseline = a.get("baseline").unwrap_or("fifo");
+    let first = w.seed.unwrap_or(1);
+    let policies = policy_list(policies);
     let (mut per_seed, mut ideal) = (Vec::new(), Vec::new());
     for seed in first..first + n {
-        let mut flags = a.flags.clone();
-        flags.insert("seed".into(), seed.to_string());
-        let exp = Args { flags }.experiment(None)?;
+        let exp = WorkloadArgs { seed: Some(seed), ..w.clone() }.experiment(None)?;
         if seed == first {
-            println!("workload: {} on {} nodes ({} MB, {} vcores each), seeds {first}..{}\n", a.get("generate").unwrap_or(""), exp.cluster.nodes, exp.cluster.memory_mb, exp.cluster.vcores, first + n - 1);
+            println!(
+                "workload: {} on {} nodes ({} MB, {} vcores each), seeds {first}..{}\n",
+                w.generate.as_deref().unwrap_or(""),
+                exp.cluster.nodes,
+                exp.cluster.memory_mb,
+                exp.cluster.vcores,
+                first + n - 1
+            );
         }
         let cmp = exp.compare(&policies, baseline)?;
         let critical: HashMap<String, i64> = exp.trace.jobs.iter().map(|j| (j.id.clone(), j.critical_path_ms())).collect();
@@ -250,20 +461,18 @@ fn compare_seeds(a: &Args) -> Result<(), String> {
     Ok(())
 }
 
-fn generate(a: &Args) -> Result<(), String> {
-    let Source::Generate(kind, params) = a.source(None)? else { return Err("generate needs --generate KIND".into()) };
+fn generate(w: &WorkloadArgs, out: &std::path::Path) -> Result<(), String> {
+    let Source::Generate(kind, params) = w.source(None)? else { return Err("generate needs --generate KIND".into()) };
     let trace = shepherd::workload::gen::generate(&kind, &params)?;
-    let out = a.get("out").ok_or("generate needs --out FILE")?;
-    std::fs::write(out, trace.to_json()).map_err(|e| format!("{out}: {e}"))?;
-    println!("wrote {out}: {} jobs, {} tasks", trace.jobs.len(), trace.task_count());
+    std::fs::write(out, trace.to_json()).map_err(|e| format!("{}: {e}", out.display()))?;
+    println!("wrote {}: {} jobs, {} tasks", out.display(), trace.jobs.len(), trace.task_count());
     Ok(())
 }
 
-fn bench(a: &Args) -> Result<(), String> {
+fn bench(w: &WorkloadArgs, policy: &str) -> Result<(), String> {
     let t0 = Instant::now();
-    let exp = a.experiment(Some("facebook"))?;
+    let exp = w.experiment(Some("facebook"))?;
     let gen_s = t0.elapsed().as_secs_f64();
-    let policy = a.get("policy").unwrap_or("drf");
     println!(
         "workload: {} jobs, {} tasks, {} nodes (generated/loaded in {gen_s:.2} s)",
         exp.trace.jobs.len(),
@@ -292,14 +501,7 @@ fn bench(a: &Args) -> Result<(), String> {
     Ok(())
 }
 
-fn bench_heartbeat(a: &Args) -> Result<(), String> {
-    let b = shepherd::bench::heartbeat::HeartbeatBench {
-        nodes: a.num("nodes")?.unwrap_or(1000),
-        pending: a.num("pending")?.unwrap_or(10_000),
-        apps: a.num("apps")?.unwrap_or(500),
-        heartbeats: a.num("heartbeats")?.unwrap_or(20_000),
-        policy: a.get("policy").unwrap_or("drf").to_string(),
-    };
+fn bench_heartbeat(b: shepherd::bench::heartbeat::HeartbeatBench) -> Result<(), String> {
     let r = b.run();
     println!(
         "engine decision time per heartbeat ({} policy, {} nodes, {} pending asks over {} apps, {} heartbeats, {} allocations):",

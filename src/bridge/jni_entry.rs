@@ -5,16 +5,27 @@
 //! become `ShepherdEngineException`s. A session whose lock was poisoned by a
 //! panic refuses further calls; the shim then builds a fresh engine and
 //! replays its state into it.
+//!
+//! When Shepherd's config enables `[control]`, `create` also attaches the
+//! engine to the control channel's listener thread (`crate::control`), which
+//! shares the session through an `Arc`; `destroy` detaches it (the last
+//! engine of an address stops the thread and frees the port). Inputs the
+//! sidecar pushed are applied at the start of the next `step`.
 
 use super::guard::guarded;
 use super::session::Session;
 use jni::objects::{JByteArray, JClass, JObjectArray, JString};
 use jni::sys::{jint, jlong, jlongArray, jstring};
 use jni::JNIEnv;
-use std::sync::Mutex;
+use crate::control::{listener::Attachment, EngineShared};
+use std::sync::{Arc, Mutex};
 
 struct Handle {
-    session: Mutex<Session>,
+    /// Held for its `Drop`, and dropped first: detaching stops the control
+    /// thread before the engine goes.
+    #[allow(dead_code)]
+    control: Option<Attachment>,
+    shared: Arc<EngineShared>,
     scratch: Mutex<Vec<i8>>,
 }
 
@@ -34,6 +45,7 @@ fn err<E: std::fmt::Display>(e: E) -> String {
 /// The handle's session, unless a panic poisoned its lock.
 fn session(ptr: jlong) -> Result<std::sync::MutexGuard<'static, Session>, String> {
     handle(ptr)?
+        .shared
         .session
         .lock()
         .map_err(|_| "Shepherd engine is unusable after an earlier panic; recreate it".to_string())
@@ -64,10 +76,13 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_create<'l>(
             names.push(s);
         }
         let session = Session::new(&text, names).map_err(err)?;
-        let h = Box::new(Handle {
-            session: Mutex::new(session),
-            scratch: Mutex::new(Vec::new()),
-        });
+        let control_config = session.engine.config().control.clone();
+        let shared = Arc::new(EngineShared::new(session));
+        let control = match control_config.enabled {
+            true => Some(crate::control::listener::attach(&control_config, shared.clone())?),
+            false => None,
+        };
+        let h = Box::new(Handle { control, shared, scratch: Mutex::new(Vec::new()) });
         Ok::<_, String>(Box::into_raw(h) as jlong)
     })
 }
@@ -110,11 +125,42 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_step<'l>(
         let bytes: &[u8] = unsafe { std::slice::from_raw_parts(scratch.as_ptr() as *const u8, len) };
         let mut session = session(ptr)?;
         let node = if node >= 0 { Some(node as u32) } else { None };
+        let started = std::time::Instant::now();
+        // Sidecar inputs first: the engine changes only on this path.
+        h.shared.inbox.drain_into(&mut session.engine, now_ms);
         let out = session.step(bytes, now_ms, node).map_err(err)?;
+        if node.is_some() {
+            h.shared.timing.record(started.elapsed());
+        }
         let arr = env.new_long_array(out.len() as i32).map_err(err)?;
         env.set_long_array_region(&arr, 0, out).map_err(err)?;
         Ok::<_, String>(arr.into_raw())
     })
+}
+
+/// Keep the engine's activity log (containers and apps that are gone, node
+/// heartbeats; at most `limit` records of each), or drop it with 0.
+#[no_mangle]
+pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_enableActivityLog<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    ptr: jlong,
+    limit: jint,
+) {
+    guarded(&mut env, (), |_| {
+        session(ptr)?.engine.enable_activity_log(limit.max(0) as usize);
+        Ok::<_, String>(())
+    })
+}
+
+/// The activity log as JSON (`null` when it is not kept).
+#[no_mangle]
+pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_activityJson<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    ptr: jlong,
+) -> jstring {
+    string_from_session(&mut env, ptr, |s| s.engine.activity_json().unwrap_or(serde_json::Value::Null).to_string())
 }
 
 /// Apply new config text in place (`yarn rmadmin -refreshQueues`); a bad

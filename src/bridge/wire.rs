@@ -18,6 +18,8 @@
 //! | 11  | ContainerFinished   | u64 container, i32 exit_status, i64 at_ms |
 //! | 12  | ContainerRecovered  | u64 container, u32 app, u32 node, i32 priority, i64 allocation_request_id, res resources, u8 execution, i64 start_ms |
 //! | 13  | AllocationRejected  | u64 container |
+//! | 14  | NodeLoadEstimate    | str host, res used, i64 expires_ms (sidecar input; the shim never sends it) |
+//! | 15  | HistorySample       | str app_id, str user, str name, i64 size_ms (sidecar input; the shim never sends it) |
 //!
 //! `str` is a u16 byte length followed by UTF-8; `res` is a u8 count `k`
 //! followed by `k` × i64 (memory MB, vcores, then extra types in the order
@@ -50,6 +52,9 @@ pub mod tag {
     pub const CONTAINER_FINISHED: u8 = 11;
     pub const CONTAINER_RECOVERED: u8 = 12;
     pub const ALLOCATION_REJECTED: u8 = 13;
+    // Sidecar inputs (crate::control); encoded for recordings and tests.
+    pub const NODE_LOAD_ESTIMATE: u8 = 14;
+    pub const HISTORY_SAMPLE: u8 = 15;
 }
 
 pub const DECISION_ALLOCATE: i64 = 1;
@@ -184,6 +189,13 @@ pub fn decode_events(buf: &[u8], out: &mut Vec<Event>) -> Result<(), WireError> 
                 start_ms: r.i64()?,
             },
             tag::ALLOCATION_REJECTED => Event::AllocationRejected { container: r.u64()? },
+            tag::NODE_LOAD_ESTIMATE => Event::NodeLoadEstimate { host: r.str()?, used: r.res()?, expires_ms: r.i64()? },
+            tag::HISTORY_SAMPLE => Event::HistorySample {
+                app_id: r.str()?,
+                user: r.str()?,
+                name: r.str()?,
+                size_ms: r.i64()?,
+            },
             other => return Err(WireError { offset: at, what: format!("unknown event tag {other}") }),
         };
         out.push(ev);
@@ -320,6 +332,12 @@ impl EventWriter {
                 .u8(execution.code() as u8)
                 .i64(*start_ms),
             Event::AllocationRejected { container } => self.u8(tag::ALLOCATION_REJECTED).i64(*container as i64),
+            Event::NodeLoadEstimate { host, used, expires_ms } => {
+                self.u8(tag::NODE_LOAD_ESTIMATE).str(host).res(used, k).i64(*expires_ms)
+            }
+            Event::HistorySample { app_id, user, name, size_ms } => {
+                self.u8(tag::HISTORY_SAMPLE).str(app_id).str(user).str(name).i64(*size_ms)
+            }
         }
     }
 }
@@ -379,6 +397,8 @@ mod tests {
             Event::AttemptRemoved { app: 1, attempt: 1 },
             Event::AppRemoved { app: 1 },
             Event::NodeRemoved { node: 3 },
+            Event::NodeLoadEstimate { host: "nm-1".into(), used: Resources::new(2048, 1500), expires_ms: 90_000 },
+            Event::HistorySample { app_id: "application_1_0002".into(), user: "alice".into(), name: "wc".into(), size_ms: 123_456 },
         ]
     }
 

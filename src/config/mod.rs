@@ -9,6 +9,8 @@ pub mod pipeline;
 
 pub use carbyne::CarbyneConfig;
 pub use pipeline::PipelineSpec;
+pub mod summary;
+
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -55,6 +57,8 @@ pub struct Config {
     /// The operator's own pipelines, `[pipeline.NAME]`.
     #[serde(rename = "pipeline")]
     pub pipelines: BTreeMap<String, PipelineSpec>,
+    /// The sidecar's control channel (`crate::control::ControlConfig`).
+    pub control: crate::control::ControlConfig,
     #[serde(rename = "queue")]
     pub queues: Vec<QueueConfig>,
 }
@@ -153,8 +157,13 @@ pub struct DressConfig {
     /// container reached RUNNING, as in the paper) or `allocated`.
     pub start_on: String,
     /// Leave each app's first container (YARN's ApplicationMaster) out of
-    /// phase detection; it still counts for classification and pool usage.
+    /// phase detection; it still counts for pool usage.
     pub skip_am_container: bool,
+    /// Count the ApplicationMaster container in an app's request for the
+    /// small/large rule. Default false, the paper's: a job's request is its
+    /// task containers (a one-map job on a 16-container cluster is 1/16,
+    /// not 2/16, and stays small at θ = 10 %).
+    pub am_in_request: bool,
 }
 
 impl Default for DressConfig {
@@ -173,6 +182,7 @@ impl Default for DressConfig {
             small_borrows_free: false,
             start_on: "launched".into(),
             skip_am_container: true,
+            am_in_request: false,
         }
     }
 }
@@ -244,6 +254,11 @@ pub struct QueueConfig {
     pub capacity: f64,
     /// Hard cap on the queue's share of the cluster, 0..=1.
     pub max_capacity: f64,
+    /// Share of the queue's maximum capacity its ApplicationMasters may
+    /// hold together, (0, 1]; an app whose AM would exceed it waits
+    /// (ACCEPTED), but a queue always runs at least one. YARN's
+    /// CapacityScheduler defaults to 0.1, the FairScheduler to 0.5.
+    pub max_am_share: f64,
     /// YARN ACL string for submitting (`*` = everyone, `user1,user2 group1`).
     pub submit_acl: String,
     /// YARN ACL string for administering (kill, move).
@@ -258,6 +273,7 @@ impl Default for QueueConfig {
             weight: 1.0,
             capacity: 1.0,
             max_capacity: 1.0,
+            max_am_share: 0.5,
             submit_acl: "*".into(),
             admin_acl: "*".into(),
         }
@@ -273,6 +289,7 @@ impl Default for Config {
             history: HistoryConfig::default(),
             carbyne: CarbyneConfig::default(),
             pipelines: BTreeMap::new(),
+            control: Default::default(),
             queues: vec![QueueConfig::default()],
         }
     }
@@ -304,6 +321,7 @@ impl Config {
         }
         self.dress.validate()?;
         self.carbyne.validate()?;
+        self.control.validate()?;
         if self.history.max_samples == 0 {
             return Err(bad("history.max_samples", self.history.max_samples, "must be at least 1"));
         }
@@ -327,6 +345,9 @@ impl Config {
             }
             if !(0.0..=1.0).contains(&q.capacity) {
                 return Err(bad(&key("capacity"), q.capacity, "must be within 0..=1"));
+            }
+            if !(q.max_am_share > 0.0 && q.max_am_share <= 1.0) {
+                return Err(bad(&key("max_am_share"), q.max_am_share, "must be within (0, 1]"));
             }
             if !(0.0..=1.0).contains(&q.max_capacity) || q.max_capacity < q.capacity || q.max_capacity == 0.0 {
                 return Err(bad(

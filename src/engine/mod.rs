@@ -10,6 +10,7 @@
 //! event. Decisions are committed to the engine's own state when they are
 //! returned; a driver that cannot carry one out sends `AllocationRejected`.
 
+pub mod activity;
 mod pass;
 
 pub use crate::event::{Decision, Event};
@@ -56,6 +57,9 @@ enum Applied {
 pub struct Engine {
     pub state: ClusterState,
     policies: PolicySet,
+    /// What happened to containers and apps, when asked to keep it
+    /// (`enable_activity_log`): the simulator's calibration input.
+    activity: Option<activity::ActivityLog>,
     config: Config,
     next_container: ContainerId,
     counters: Counters,
@@ -85,6 +89,7 @@ impl Engine {
         Ok(Engine {
             state,
             policies,
+            activity: None,
             config,
             next_container: 1,
             counters: Counters::default(),
@@ -124,6 +129,9 @@ impl Engine {
     /// (estimators all events; pipelines those of their scope).
     pub fn apply(&mut self, event: Event) {
         self.counters.events += 1;
+        if self.activity.is_some() {
+            self.log_activity(&event);
+        }
         let before = self.queue_of(&event);
         if let (Event::ContainerFinished { container, at_ms, .. }, Some(q)) = (&event, before) {
             if let Some(c) = self.state.containers.get(container) {
@@ -141,6 +149,49 @@ impl Engine {
         }
         let queue = self.queue_of(&event).or(before);
         self.policies.on_event(&self.state, &event, queue);
+    }
+
+    /// Keep the activity log (bounded to `limit` records of each kind), or
+    /// drop it with 0.
+    pub fn enable_activity_log(&mut self, limit: usize) {
+        self.activity = (limit > 0).then(|| activity::ActivityLog::new(limit));
+    }
+
+    /// The activity log as JSON, if it is kept.
+    pub fn activity_json(&self) -> Option<serde_json::Value> {
+        self.activity.as_ref().map(|a| a.json())
+    }
+
+    /// Record the containers (and app) `event` is about to release.
+    fn log_activity(&mut self, event: &Event) {
+        let (Some(log), s) = (self.activity.as_mut(), &self.state) else { return };
+        let now = s.now_ms;
+        match event {
+            Event::ContainerFinished { container, exit_status, at_ms } => {
+                if let Some(c) = s.containers.get(container) {
+                    log.container_gone(s, c, Some((*at_ms, *exit_status)));
+                }
+            }
+            Event::AllocationRejected { container } => {
+                if let Some(c) = s.containers.get(container) {
+                    log.container_gone(s, c, None);
+                }
+            }
+            Event::NodeRemoved { node } => {
+                for c in s.nodes.get(node).into_iter().flat_map(|n| n.containers.iter()).filter_map(|c| s.containers.get(c)) {
+                    log.container_gone(s, c, None);
+                }
+            }
+            Event::AppRemoved { app } => {
+                if let Some(a) = s.apps.get(app) {
+                    for c in a.containers.iter().filter_map(|c| s.containers.get(c)) {
+                        log.container_gone(s, c, Some((now, 0)));
+                    }
+                    log.app_gone(s, a);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// The queue of the app an event concerns (its own, or its container's).
@@ -222,6 +273,9 @@ impl Engine {
                         allocations_total: 0,
                         service_done_ms: 0,
                         live_start_sum_ms: 0,
+                        am_container: None,
+                        am_ask_ms: None,
+                        first_task_ask_ms: None,
                         blocked: None,
                     },
                 );
@@ -250,6 +304,10 @@ impl Engine {
             }
             Event::AskUpdated { app, ask } => {
                 let Some(a) = s.apps.get_mut(app) else { return Applied::Unknown };
+                if ask.count > 0 {
+                    let first = if ask.key.priority == crate::model::ask::AM_PRIORITY { &mut a.am_ask_ms } else { &mut a.first_task_ask_ms };
+                    first.get_or_insert(now);
+                }
                 let before = a.pending();
                 if ask.count <= 0 && ask.locations.iter().all(|(_, c)| *c <= 0) {
                     a.asks.remove(&ask.key);
@@ -274,6 +332,9 @@ impl Engine {
                 if !s.nodes.contains_key(node) || !s.apps.contains_key(app) {
                     return Applied::Unknown;
                 }
+                // A recovered container at the AM's priority, while the app
+                // has none, is its AM (work-preserving restart keeps it).
+                let am = key.priority == crate::model::ask::AM_PRIORITY && s.apps[app].am_container.is_none();
                 let c = Container {
                     id: *container,
                     app: *app,
@@ -283,6 +344,7 @@ impl Engine {
                     execution: *execution,
                     allocated_ms: *start_ms,
                     launched_ms: Some(*start_ms),
+                    am,
                 };
                 Self::commit_container(s, c);
             }
@@ -307,6 +369,11 @@ impl Engine {
                     }
                 }
             }
+            Event::NodeLoadEstimate { .. } | Event::HistorySample { .. } => {
+                if !crate::control::inputs::apply_to_state(s, event) {
+                    return Applied::Unknown;
+                }
+            }
         }
         Applied::Done
     }
@@ -318,6 +385,10 @@ impl Engine {
             n.containers.insert(c.id);
         }
         if let Some(a) = s.apps.get_mut(&c.app) {
+            if c.am {
+                a.am_container = Some(c.id);
+                s.queues[a.queue].am_used += c.resources;
+            }
             a.allocated += c.resources;
             a.containers.insert(c.id);
             a.live_start_sum_ms += c.allocated_ms;
@@ -340,6 +411,10 @@ impl Engine {
             n.containers.remove(&id);
         }
         if let Some(a) = s.apps.get_mut(&c.app) {
+            if a.am_container == Some(id) {
+                a.am_container = None;
+                s.queues[a.queue].am_used -= c.resources;
+            }
             a.allocated -= c.resources;
             a.containers.remove(&id);
             a.live_start_sum_ms -= c.allocated_ms;
@@ -366,6 +441,9 @@ impl Engine {
         self.state.now_ms = self.state.now_ms.max(now_ms);
         if let Some(n) = self.state.nodes.get_mut(&node) {
             n.last_heartbeat_ms = now_ms;
+            if let Some(log) = self.activity.as_mut() {
+                log.heartbeat(node, now_ms);
+            }
         }
         self.counters.passes += 1;
         let _span = tracing::debug_span!("schedule_node", node).entered();
@@ -444,6 +522,7 @@ impl Engine {
         let n = s.nodes.get(&node)?;
         let (host, rack) = (n.host.clone(), n.rack.clone());
         let a = s.apps.get_mut(&app)?;
+        let am = key.priority == crate::model::ask::AM_PRIORITY && a.am_container.is_none();
         let ask = a.asks.get_mut(&key)?;
         let locality = ask.locality_on(&host, &rack)?;
         ask.consume_one(&host, &rack, locality);
@@ -463,6 +542,7 @@ impl Engine {
             execution,
             allocated_ms: now_ms,
             launched_ms: None,
+            am,
         };
         let queue = a.queue;
         Self::commit_container(s, c.clone());
@@ -586,7 +666,9 @@ fn set_queues(state: &mut ClusterState, config: &Config) {
             weight: q.weight,
             capacity: q.capacity,
             max_capacity: q.max_capacity,
+            max_am_share: q.max_am_share,
             allocated: Default::default(),
+            am_used: Default::default(),
             pending: Default::default(),
             running_apps: 0,
         });
@@ -597,12 +679,16 @@ fn set_queues(state: &mut ClusterState, config: &Config) {
 /// queue list changed).
 fn recount_queues(state: &mut ClusterState) {
     for q in state.queues.iter_mut() {
+        q.am_used = Default::default();
         q.allocated = Default::default();
         q.pending = Default::default();
         q.running_apps = 0;
     }
     for a in state.apps.values() {
         let q = &mut state.queues[a.queue];
+        if let Some(am) = a.am_container.and_then(|c| state.containers.get(&c)) {
+            q.am_used += am.resources;
+        }
         q.allocated += a.allocated;
         q.pending += a.pending();
         q.running_apps += 1;

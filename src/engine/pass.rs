@@ -168,6 +168,9 @@ fn check_ask(
     if !(queue.allocated + ask.capability).fits_in(&queue.max_capacity_of(&s.capacity)) {
         return Err(Blocked::QueueMax);
     }
+    if app.is_am_ask(ask) && !queue.admits_am(&ask.capability, &s.capacity) {
+        return Err(Blocked::AmLimit);
+    }
     policies.check(s, app, ask, n, leftover_phase)
 }
 

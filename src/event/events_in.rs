@@ -83,4 +83,28 @@ pub enum Event {
     AllocationRejected {
         container: ContainerId,
     },
+
+    // ---- Slow-path inputs pushed by the sidecar over the control channel
+    // (`crate::control`). They reach the engine through the JNI `step` path
+    // like every other event, so decisions stay a function of the event
+    // sequence; without the sidecar none arrive and the engine runs on its
+    // defaults.
+    /// Expected actual use of the NodeManager on `host` (the engine's
+    /// `Node.host`), in the units of `NodeUtilization` (memory MB, vcores in
+    /// millis), estimated from its utilization series; ignored after
+    /// `expires_ms` (what ROSE's over-subscription reads).
+    NodeLoadEstimate {
+        host: String,
+        used: Resources,
+        expires_ms: i64,
+    },
+    /// One finished run of job (`user`, `name`), YARN application `app_id`,
+    /// that this engine did not watch finish: `size_ms` container-ms. For
+    /// history-based size estimators.
+    HistorySample {
+        app_id: String,
+        user: String,
+        name: String,
+        size_ms: i64,
+    },
 }

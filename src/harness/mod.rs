@@ -45,6 +45,7 @@
 //!   times > 1 means the baseline is faster; for utilization and Jain's
 //!   index > 1 means the other scheduler's value is higher.
 
+pub mod calibrate;
 pub mod derive;
 pub mod input;
 pub mod output;

@@ -39,6 +39,14 @@ pub struct App {
     /// Sum of the live containers' allocation times, so the running
     /// containers' service at `now` is `containers.len() · now − this`.
     pub live_start_sum_ms: i64,
+    /// Its live ApplicationMaster container (the container of its
+    /// `AM_PRIORITY` ask), if any.
+    pub am_container: Option<u64>,
+    /// When the RM asked for its AM container, and when the AM first asked
+    /// for task containers (both `None` until then): the AM's start-up time
+    /// on a real cluster, which the simulator is calibrated with.
+    pub am_ask_ms: Option<i64>,
+    pub first_task_ask_ms: Option<i64>,
     /// Why the app's most urgent ask was not placed the last time a pass
     /// considered it and could not serve it: (time, node, reason). Cleared
     /// when it gets a container. The state view's "why is this pending".
@@ -60,6 +68,8 @@ pub enum Blocked {
     Label,
     /// The queue would exceed its maximum capacity.
     QueueMax,
+    /// The queue's ApplicationMasters already hold their maximum share.
+    AmLimit,
     /// YARN refused this app a container on this node a moment ago.
     RefusedHere,
     /// The classify point holds the ask back for the leftover phase.
@@ -78,6 +88,7 @@ impl std::fmt::Display for Blocked {
             Blocked::Locality => write!(f, "ask is pinned to other hosts or racks"),
             Blocked::Label => write!(f, "ask's node label does not match the node"),
             Blocked::QueueMax => write!(f, "queue is at its maximum capacity"),
+            Blocked::AmLimit => write!(f, "queue's ApplicationMasters hold their maximum share (max_am_share)"),
             Blocked::RefusedHere => write!(f, "YARN refused this node to the app recently"),
             Blocked::Altruistic => write!(f, "ask held back (ALTRUISTIC) for leftover capacity"),
             Blocked::Reserve(p) => write!(f, "reserve `{p}` keeps the app inside its pool"),
@@ -106,6 +117,11 @@ impl App {
     /// size estimators subtract from a job's estimated size.
     pub fn attained_ms(&self, now_ms: i64) -> i64 {
         self.service_done_ms + self.containers.len() as i64 * now_ms - self.live_start_sum_ms
+    }
+
+    /// Is `ask` for the app's ApplicationMaster (still to be placed)?
+    pub fn is_am_ask(&self, ask: &Ask) -> bool {
+        ask.key.priority == super::ask::AM_PRIORITY && self.am_container.is_none()
     }
 
     pub fn pending_containers(&self) -> i64 {

@@ -3,6 +3,11 @@
 use super::resource::Resources;
 use serde::Serialize;
 
+/// The priority YARN's RM asks an ApplicationMaster container at
+/// (`RMAppAttemptImpl.AM_CONTAINER_PRIORITY`); tasks ask at others
+/// (MapReduce: maps 20, reduces 10).
+pub const AM_PRIORITY: i32 = 0;
+
 /// YARN `SchedulerRequestKey`: the AM's priority (lower value = more urgent)
 /// and the allocation request id. Ordering puts the most urgent key first,
 /// as YARN's schedulers iterate them.

@@ -22,4 +22,6 @@ pub struct Container {
     pub execution: ExecutionType,
     pub allocated_ms: i64,
     pub launched_ms: Option<i64>,
+    /// The app's ApplicationMaster container.
+    pub am: bool,
 }

@@ -24,6 +24,16 @@ pub struct Node {
     pub attributes: BTreeMap<String, String>,
     pub containers: BTreeSet<u64>,
     pub last_heartbeat_ms: i64,
+    /// The sidecar's estimate of this node's actual use (`Event::NodeLoadEstimate`).
+    pub load_estimate: Option<LoadEstimate>,
+}
+
+/// Expected actual use of a node (memory MB, vcores in millis, as
+/// `Node::utilization`), valid until `expires_ms`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LoadEstimate {
+    pub used: Resources,
+    pub expires_ms: i64,
 }
 
 impl Node {
@@ -39,7 +49,14 @@ impl Node {
             attributes: BTreeMap::new(),
             containers: BTreeSet::new(),
             last_heartbeat_ms: 0,
+            load_estimate: None,
         }
+    }
+
+    /// The sidecar's load estimate if it has not expired at `now_ms`; `None`
+    /// means "no estimate": callers use their defaults.
+    pub fn load_estimate_at(&self, now_ms: i64) -> Option<Resources> {
+        self.load_estimate.filter(|e| now_ms <= e.expires_ms).map(|e| e.used)
     }
 
     /// Capacity not yet given to containers (YARN's "unallocated resource").

@@ -8,8 +8,16 @@ use std::collections::BinaryHeap;
 pub enum SimEvent {
     /// Job (index into the sorted trace) is submitted.
     Arrival(u32),
+    /// The RM asks for the job's ApplicationMaster container.
+    AmAsk(u32),
+    /// This container is RUNNING (an AM starts up; a task starts its work).
+    Launch(u64),
+    /// The job's AM has started and asks for its first tasks.
+    AmReady(u32),
     /// The task in this container ends.
     TaskEnd(u64),
+    /// The job's AM has finished its job and exits.
+    AmExit(u32),
 }
 
 #[derive(Default)]

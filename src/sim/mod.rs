@@ -5,9 +5,11 @@
 //! * [`clock`]   — the event queue (time, then insertion order: deterministic).
 //! * [`cluster`] — NodeManagers: start-up events and which nodes are worth a heartbeat.
 //! * [`am`]      — one ApplicationMaster per job, asking stage by stage.
+//! * [`calibration`] — the cluster-side model: AM containers, launch and tear-down times, heartbeat phases.
 //! * [`run`]     — the event loop: arrivals, task ends, heartbeat rounds.
 
 pub mod am;
+pub mod calibration;
 pub mod clock;
 pub mod experiment;
 pub mod cluster;

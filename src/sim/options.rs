@@ -29,6 +29,15 @@ pub struct SimOptions {
     pub naive_heartbeats: bool,
     /// Draw a progress bar on stderr (only when stderr is a terminal).
     pub progress: bool,
+    /// The cluster-side model: ApplicationMaster containers and the times a
+    /// real cluster adds (launch, AM start-up and exit, task overhead,
+    /// heartbeat phases). Default: the calibration measured on this
+    /// project's local YARN cluster; `None` = no AMs, tasks start the
+    /// instant they are allocated (the model before calibration).
+    #[serde(skip)]
+    pub cluster_model: Option<super::calibration::Calibration>,
+    /// Seed of the draws from the cluster model's distributions.
+    pub seed: u64,
 }
 
 impl Default for SimOptions {
@@ -43,6 +52,8 @@ impl Default for SimOptions {
             queue_by_category: false,
             naive_heartbeats: false,
             progress: false,
+            cluster_model: Some(super::calibration::Calibration::measured()),
+            seed: 1,
         }
     }
 }

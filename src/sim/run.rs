@@ -10,6 +10,7 @@
 //! heartbeat at once, so decisions equal those of naive heartbeating.
 
 use super::am::{AmActions, JobRun};
+use super::calibration::Calibration;
 use super::clock::{grid_ceil, Clock, SimEvent};
 use super::cluster::SimCluster;
 use super::options::SimOptions;
@@ -19,7 +20,9 @@ use crate::metrics::fairness::{self, JobShares, ShareTrack};
 use crate::metrics::summary::{self, CategorySummary, Summary, Utilization};
 use crate::metrics::timeline::{Timeline, UtilizationPoint};
 use crate::metrics::JobRecord;
+use crate::model::ask::AM_PRIORITY;
 use crate::model::{Ask, ContainerId, ExecutionType, NodeId, Resources, SchedulerKey};
+use crate::workload::rng::Rng;
 use crate::workload::{ClusterSpec, Trace};
 use std::collections::{BTreeMap, HashMap};
 
@@ -62,7 +65,26 @@ struct Sim<'a> {
     actions: AmActions,
     sim_events: u64,
     finished_tasks: u64,
+    /// The cluster-side model (AM containers, launch and tear-down times,
+    /// heartbeat phases); `None`: tasks start the instant they are allocated
+    /// and jobs have no AM.
+    model: Option<&'a Calibration>,
+    rng: Rng,
+    /// Each job's ApplicationMaster container, while it holds one, and the
+    /// job of each AM container.
+    am_of: Vec<Option<(ContainerId, NodeId, Resources)>>,
+    job_of_am: HashMap<ContainerId, u32>,
+    /// Each node's heartbeat slot: the sub-interval of the heartbeat period
+    /// its heartbeats fall in (all 0 without phases).
+    slot: Vec<u32>,
+    /// Heartbeat sub-intervals per period: 1 (a common grid) or `PHASE_SLOTS`.
+    slots: i64,
+    /// Until when every node must be offered a heartbeat after a change.
+    dirty_until: i64,
 }
+
+/// Heartbeat phases are resolved to a tenth of the heartbeat interval.
+const PHASE_SLOTS: i64 = 10;
 
 /// Simulate `trace` (jobs sorted by submission) on `cluster` under `config`.
 pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &SimOptions) -> Result<SimOutcome, String> {
@@ -70,9 +92,10 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
     trace.sort_by_submit();
     trace.validate()?;
     let engine = Engine::with_config(config).map_err(|e| e.to_string())?;
+    let model = opts.cluster_model.as_ref();
     let mut min_demand = Resources::new(i64::MAX, i64::MAX);
-    for s in trace.jobs.iter().flat_map(|j| &j.stages) {
-        let d = s.demand();
+    let am_demands = trace.jobs.iter().filter(|_| model.is_some()).map(|j| am_size(&trace, j, model));
+    for d in trace.jobs.iter().flat_map(|j| &j.stages).map(|s| s.demand()).chain(am_demands) {
         if !d.fits_in(&cluster.capacity()) {
             return Err(format!("a task asks for {d:?}, more than a node's {:?}", cluster.capacity()));
         }
@@ -85,6 +108,12 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
     }
     let mut engine = engine;
     let sim_cluster = SimCluster::start(&mut engine, cluster, min_demand);
+    let mut rng = Rng::seeded(opts.seed);
+    let phases = model.map(|m| &m.heartbeat_phase).filter(|d| !d.0.is_empty());
+    let slot: Vec<u32> = (0..cluster.nodes)
+        .map(|_| phases.map_or(0, |d| (d.draw(&mut rng).clamp(0.0, 0.999_999) * PHASE_SLOTS as f64) as u32))
+        .collect();
+    let slots = if phases.is_some() && opts.heartbeat_ms >= PHASE_SLOTS { PHASE_SLOTS } else { 1 };
     let start = trace.jobs.first().map(|j| j.submit_ms).unwrap_or(0);
     let mut sim = Sim {
         trace: &trace,
@@ -103,6 +132,13 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         actions: AmActions::default(),
         sim_events: 0,
         finished_tasks: 0,
+        model,
+        rng,
+        am_of: vec![None; trace.jobs.len()],
+        job_of_am: HashMap::new(),
+        slot,
+        slots,
+        dirty_until: i64::MIN,
     };
     for (i, j) in trace.jobs.iter().enumerate() {
         sim.clock.push(j.submit_ms, SimEvent::Arrival(i as u32));
@@ -115,8 +151,12 @@ impl<'a> Sim<'a> {
     fn run(&mut self) {
         let progress = crate::report::progress::bar(self.trace.task_count() as u64, self.opts.progress);
         let hb = self.opts.heartbeat_ms.max(1);
+        // Rounds fall on a grid of heartbeat sub-intervals: one per period
+        // when every node heartbeats at the same time, `PHASE_SLOTS` when
+        // each node has its own phase (a round then visits that slot's nodes).
+        let sub = hb / self.slots;
         // Next heartbeat round, and next periodic step of the engine's
-        // plugins, both on the heartbeat grid.
+        // plugins, both on that grid.
         let mut round_due: Option<i64> = None;
         let mut timer_due: Option<i64> = None;
         let mut last_round: i64 = i64::MIN;
@@ -137,15 +177,21 @@ impl<'a> Sim<'a> {
                 self.sim_events += 1;
                 match ev {
                     SimEvent::Arrival(j) => self.arrive(j, t),
+                    SimEvent::AmAsk(j) => self.am_ask(j),
+                    SimEvent::Launch(c) => self.launch(c, t),
+                    SimEvent::AmReady(j) => self.am_ready(j, t),
                     SimEvent::TaskEnd(c) => self.task_end(c, t),
+                    SimEvent::AmExit(j) => self.am_exit(j, t),
                 }
+                // Every node is offered a heartbeat within one period of a change.
+                self.dirty_until = self.dirty_until.max(t + hb);
                 let not_before = t.max(last_round.saturating_add(1));
                 if self.pending > 0 || self.opts.naive_heartbeats {
-                    let next = grid_ceil(not_before, hb);
+                    let next = grid_ceil(not_before, sub);
                     round_due = Some(round_due.map_or(next, |d| d.min(next)));
                 }
                 if timer_due.is_none() {
-                    timer_due = self.engine.next_tick_ms().map(|nt| grid_ceil(nt.max(not_before), hb));
+                    timer_due = self.engine.next_tick_ms().map(|nt| grid_ceil(nt.max(not_before), sub));
                 }
                 if self.finished_tasks & 0xfff == 0 {
                     progress.set_position(self.finished_tasks);
@@ -156,35 +202,42 @@ impl<'a> Sim<'a> {
                     timer_due = None;
                     self.engine.tick(t)
                 };
+                if changed {
+                    self.dirty_until = self.dirty_until.max(t + hb);
+                }
                 let mut made = 0;
                 if round_due == Some(t) || (changed && self.pending > 0) {
                     round_due = None;
                     last_round = t;
-                    made = self.round(t, &mut decisions);
-                    if made > 0 && self.pending > 0 {
-                        round_due = Some(t + hb);
+                    made = self.round(t, (t / sub).rem_euclid(self.slots) as u32, &mut decisions);
+                    // Go on while rounds place containers, and until every
+                    // slot's nodes had their heartbeat since the last change.
+                    if self.pending > 0 && (made > 0 || t + sub < self.dirty_until) {
+                        round_due = Some(t + sub);
                     }
                     if self.opts.naive_heartbeats && (!self.clock.is_empty() || (self.pending > 0 && made > 0)) {
-                        round_due = Some(t + hb);
+                        round_due = Some(t + sub);
                     }
                 }
                 // The periodic steps go on while a naive simulator would
                 // still heartbeat: while events are coming, or while rounds
                 // still place containers.
                 if !self.clock.is_empty() || (self.pending > 0 && made > 0) {
-                    timer_due = self.engine.next_tick_ms().map(|nt| grid_ceil(nt.max(t + 1), hb));
+                    timer_due = self.engine.next_tick_ms().map(|nt| grid_ceil(nt.max(t + 1), sub));
                 }
             }
         }
         progress.finish_and_clear();
     }
 
-    /// One heartbeat round at `t`: every node with room, in node order.
-    fn round(&mut self, t: i64, decisions: &mut Vec<Decision>) -> usize {
+    /// One heartbeat round at `t`: every node of heartbeat slot `slot` with
+    /// room (every node, naively), in node order.
+    fn round(&mut self, t: i64, slot: u32, decisions: &mut Vec<Decision>) -> usize {
+        let in_slot = |n: &NodeId| self.slot.get(*n as usize).is_none_or(|s| *s == slot);
         let nodes: Vec<NodeId> = if self.opts.naive_heartbeats {
-            self.engine.state.nodes.keys().copied().collect()
+            self.engine.state.nodes.keys().copied().filter(in_slot).collect()
         } else {
-            self.cluster.roomy.iter().copied().collect()
+            self.cluster.roomy.iter().copied().filter(in_slot).collect()
         };
         let mut made = 0;
         for node in nodes {
@@ -239,6 +292,40 @@ impl<'a> Sim<'a> {
             priority: 0,
         });
         self.engine.apply(Event::AttemptAdded { app: j, attempt: 1 });
+        match self.model {
+            // The RM asks for the AM's container; the AM asks for tasks once
+            // it runs.
+            Some(m) => {
+                let d = m.am_ask_ms.draw(&mut self.rng) as i64;
+                self.clock.push(t + d, SimEvent::AmAsk(j));
+            }
+            None => self.am_ready(j, t),
+        }
+    }
+
+    /// The RM asks for job `j`'s ApplicationMaster container.
+    fn am_ask(&mut self, j: u32) {
+        let size = am_size(self.trace, &self.trace.jobs[j as usize], self.model);
+        self.pending += 1;
+        *self.shapes.entry((size.0[0], size.0[1])).or_default() += 1;
+        self.engine.apply(Event::AskUpdated {
+            app: j,
+            ask: Ask {
+                key: SchedulerKey { priority: AM_PRIORITY, allocation_request_id: -1 },
+                capability: size,
+                count: 1,
+                relax_locality: true,
+                execution: ExecutionType::Guaranteed,
+                locations: vec![],
+                label: String::new(),
+            },
+        });
+    }
+
+    /// Job `j`'s AM runs and asks for the stages it can start.
+    fn am_ready(&mut self, j: u32, t: i64) {
+        let trace: &'a Trace = self.trace;
+        let job = &trace.jobs[j as usize];
         let mut actions = std::mem::take(&mut self.actions);
         self.runs[j as usize].advance(job, self.opts.slowstart, &mut actions);
         self.act(j, t, &mut actions);
@@ -277,7 +364,7 @@ impl<'a> Sim<'a> {
             let waiting = std::mem::take(&mut self.runs[j as usize].stages[s].waiting);
             for c in waiting {
                 let rt = &self.tasks[&c];
-                let d = job.stages[rt.stage].tasks[rt.task].duration_ms;
+                let d = job.stages[rt.stage].tasks[rt.task].duration_ms + self.overhead();
                 self.clock.push(t + d, SimEvent::TaskEnd(c));
             }
         }
@@ -291,6 +378,9 @@ impl<'a> Sim<'a> {
             if *n <= 0 {
                 self.shapes.remove(&shape);
             }
+        }
+        if key.priority == AM_PRIORITY {
+            return self.am_allocated(c, app, node, res, t);
         }
         let s = key.allocation_request_id as usize;
         let trace: &'a Trace = self.trace;
@@ -319,15 +409,56 @@ impl<'a> Sim<'a> {
             if st.next_task == job.stages[s].tasks.len() {
                 let held = std::mem::take(&mut st.held);
                 for (hc, _, _) in held {
-                    self.launch(hc, t);
+                    self.start_launch(hc, t);
                 }
             }
         } else {
-            self.launch(c, t);
+            self.start_launch(c, t);
         }
     }
 
+    /// The AM container of job `j` is allocated: it holds its resources
+    /// until the job is done and starts up after its launch time.
+    fn am_allocated(&mut self, c: ContainerId, j: u32, node: NodeId, res: Resources, t: i64) {
+        self.am_of[j as usize] = Some((c, node, res));
+        self.job_of_am.insert(c, j);
+        let run = &mut self.runs[j as usize];
+        run.allocated += res;
+        let share = run.allocated.dominant_share(&self.cluster.capacity);
+        self.tracks[j as usize].set(t, share, self.opts.window_ms);
+        let cap = &self.cluster.capacity;
+        self.timeline.add(t, [frac(res.0[0], cap.0[0]), frac(res.0[1], cap.0[1]), 0.0, 0.0]);
+        let d = self.model.map_or(0.0, |m| m.am_launch_ms.draw(&mut self.rng)) as i64;
+        self.clock.push(t + d, SimEvent::Launch(c));
+    }
+
+    /// A task container was handed to its AM: it runs after the launch time.
+    fn start_launch(&mut self, c: ContainerId, t: i64) {
+        match self.model {
+            Some(m) => {
+                let d = m.task_launch_ms.draw(&mut self.rng) as i64;
+                self.clock.push(t + d, SimEvent::Launch(c));
+            }
+            None => self.launch(c, t),
+        }
+    }
+
+    /// Time a task container outlives its task's own work.
+    fn overhead(&mut self) -> i64 {
+        self.model.map_or(0.0, |m| m.task_overhead_ms.draw(&mut self.rng)) as i64
+    }
+
+    /// Container `c` is RUNNING: an AM starts up, a task starts its work.
     fn launch(&mut self, c: ContainerId, t: i64) {
+        if let Some(&j) = self.job_of_am.get(&c) {
+            self.engine.apply(Event::ContainerLaunched { container: c, at_ms: t });
+            let used = self.am_of[j as usize].map(|(_, _, r)| r).unwrap_or_default();
+            let cap = &self.cluster.capacity;
+            self.timeline.add(t, [0.0, 0.0, frac(used.0[0], cap.0[0]), frac(used.0[1], cap.0[1])]);
+            let d = self.model.map_or(0.0, |m| m.am_startup_ms.draw(&mut self.rng)) as i64;
+            self.clock.push(t + d, SimEvent::AmReady(j));
+            return;
+        }
         self.engine.apply(Event::ContainerLaunched { container: c, at_ms: t });
         let rt = &self.tasks[&c];
         let (j, s, task, used) = (rt.job, rt.stage, rt.task, rt.used);
@@ -337,6 +468,7 @@ impl<'a> Sim<'a> {
         run.first_start_ms.get_or_insert(t);
         if run.stages[s].parents_done {
             let d = self.trace.jobs[j as usize].stages[s].tasks[task].duration_ms;
+            let d = d + self.overhead();
             self.clock.push(t + d, SimEvent::TaskEnd(c));
         } else {
             run.stages[s].waiting.push(c);
@@ -380,7 +512,35 @@ impl<'a> Sim<'a> {
         })
     }
 
+    /// Every task of job `j` is done: with an AM, it exits after its exit
+    /// time; then the job is done.
     fn job_done(&mut self, j: u32, t: i64) {
+        match self.model {
+            Some(m) => {
+                let d = m.am_exit_ms.draw(&mut self.rng) as i64;
+                self.clock.push(t + d, SimEvent::AmExit(j));
+            }
+            None => self.finish_job(j, t),
+        }
+    }
+
+    /// Job `j`'s AM exits: its container finishes, the job is done.
+    fn am_exit(&mut self, j: u32, t: i64) {
+        if let Some((c, node, res)) = self.am_of[j as usize].take() {
+            self.job_of_am.remove(&c);
+            self.engine.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: t });
+            self.cluster.refresh(&self.engine, node);
+            let cap = self.cluster.capacity;
+            self.timeline.add(t, [-frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1]), -frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1])]);
+            let run = &mut self.runs[j as usize];
+            run.allocated -= res;
+            let share = run.allocated.dominant_share(&cap);
+            self.tracks[j as usize].set(t, share, self.opts.window_ms);
+        }
+        self.finish_job(j, t);
+    }
+
+    fn finish_job(&mut self, j: u32, t: i64) {
         self.engine.apply(Event::AppRemoved { app: j });
         let trace: &'a Trace = self.trace;
         let job = &trace.jobs[j as usize];
@@ -479,10 +639,22 @@ fn dag_hint(job: &crate::workload::Job) -> String {
     format(&stages)
 }
 
+/// The ApplicationMaster container of `job`: the job's own, else the
+/// trace's, else the cluster model's default (MapReduce's).
+fn am_size(trace: &Trace, job: &crate::workload::Job, model: Option<&Calibration>) -> Resources {
+    let (m, v) = job
+        .am
+        .or(trace.am)
+        .map(|a| (a.memory_mb, a.vcores))
+        .unwrap_or_else(|| model.map_or((1536, 1), |c| (c.am_memory_mb, c.am_vcores)));
+    Resources::new(m, v)
+}
+
 /// Scheduler key of stage `s`: earlier stages are more urgent (lower YARN
-/// priority value); the request id names the stage.
+/// priority value), all after the ApplicationMaster's `AM_PRIORITY`; the
+/// request id names the stage.
 pub fn stage_key(s: usize) -> SchedulerKey {
-    SchedulerKey { priority: s as i32, allocation_request_id: s as i64 }
+    SchedulerKey { priority: crate::model::ask::AM_PRIORITY + 1 + s as i32, allocation_request_id: s as i64 }
 }
 
 fn frac(v: i64, total: i64) -> f64 {

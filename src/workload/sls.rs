@@ -133,11 +133,12 @@ pub fn to_trace(jobs: &[SlsJob]) -> Trace {
                 queue: j.queue.clone(),
                 category: None,
                 gang: false,
+                am: None,
                 stages,
             }
         })
         .collect();
-    Trace { cluster: None, jobs }
+    Trace { cluster: None, am: None, jobs }
 }
 
 #[cfg(test)]

@@ -123,11 +123,12 @@ pub fn to_trace(jobs: &[SwimJob], m: &SwimModel) -> Trace {
                 queue: "default".into(),
                 category: None,
                 gang: false,
+                am: None,
                 stages,
             }
         })
         .collect();
-    Trace { cluster: None, jobs }
+    Trace { cluster: None, am: None, jobs }
 }
 
 #[cfg(test)]

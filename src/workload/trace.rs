@@ -18,7 +18,24 @@ use serde::{Deserialize, Serialize};
 pub struct Trace {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster: Option<ClusterSpec>,
+    /// The ApplicationMaster container of every job that names none (the
+    /// simulator's cluster model has a default otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub am: Option<AmSpec>,
     pub jobs: Vec<Job>,
+}
+
+/// An ApplicationMaster container's size.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AmSpec {
+    pub memory_mb: i64,
+    #[serde(default = "one")]
+    pub vcores: i64,
+}
+
+fn one() -> i64 {
+    1
 }
 
 /// A homogeneous cluster: `nodes` NodeManagers of the same capacity.
@@ -71,6 +88,9 @@ pub struct Job {
     /// containers until the whole stage is allocated).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub gang: bool,
+    /// Its ApplicationMaster container, if not the trace's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub am: Option<AmSpec>,
     pub stages: Vec<Stage>,
 }
 

@@ -23,12 +23,14 @@
 //! gives them. The ApplicationMaster's container (YARN asks it at priority
 //! 0, `AM_CONTAINER_PRIORITY`) is held for the whole job: it is not a
 //! stage, it only reduces the share the tasks can use. (The simulator's
-//! apps, type SIMULATED, have no AM.)
+//! apps ask for theirs at the same priority; with `--no-cluster-model` they
+//! have none, and no priority-0 key either.)
 
 use super::amount::Amount;
 use super::hint::{self, HintStage};
 use crate::config::CarbyneConfig;
 use crate::event::Event;
+use crate::model::ask::AM_PRIORITY;
 use crate::model::{App, AppId, ContainerId, Resources, SchedulerKey};
 use crate::policy::points::Ctx;
 use std::collections::{BTreeMap, HashMap};
@@ -117,14 +119,12 @@ pub struct KeyLog {
     pub failed: u64,
     /// The current attempt's AM container.
     pub am: Option<ContainerId>,
-    /// Whether the app has an AM container at all (not SIMULATED).
-    pub has_am: bool,
     pub hint: Option<Result<Vec<HintStage>, String>>,
 }
 
 impl KeyLog {
     fn new(app: &App) -> KeyLog {
-        KeyLog { has_am: !app.app_type.eq_ignore_ascii_case("SIMULATED"), hint: hint::of_app(app), ..Default::default() }
+        KeyLog { hint: hint::of_app(app), ..Default::default() }
     }
 
     /// A log for an app met mid-life (the plugin was built by
@@ -135,15 +135,13 @@ impl KeyLog {
         for k in app.asks.keys() {
             log.seen.push((*k, app.submit_ms));
         }
-        if log.has_am {
-            log.am = app.containers.iter().copied().find(|c| ctx.state.containers.get(c).is_some_and(|c| c.key.priority == 0));
-        }
+        log.am = app.containers.iter().copied().find(|c| ctx.state.containers.get(c).is_some_and(|c| c.key.priority == AM_PRIORITY));
         log
     }
 
     /// Is `key` the AM's ask (always DEFAULT: the job cannot run without it)?
     pub fn is_am_ask(&self, key: &SchedulerKey) -> bool {
-        self.has_am && self.am.is_none() && key.priority == 0
+        self.am.is_none() && key.priority == AM_PRIORITY
     }
 }
 
@@ -192,7 +190,7 @@ impl KeyLogs {
                     Some(a) => self.apps.entry(*app).or_insert_with(|| KeyLog::rebuilt(ctx, a)),
                     None => return Some(*app),
                 };
-                if ask.count > 0 && !log.seen.iter().any(|(k, _)| *k == ask.key) {
+                if ask.count > 0 && !log.is_am_ask(&ask.key) && !log.seen.iter().any(|(k, _)| *k == ask.key) {
                     log.seen.push((ask.key, ctx.state.now_ms));
                 }
                 Some(*app)
@@ -219,7 +217,7 @@ impl KeyLogs {
             }
             Event::ContainerRecovered { container, app, key, .. } => {
                 if let Some(log) = self.apps.get_mut(app) {
-                    if log.has_am && log.am.is_none() && key.priority == 0 {
+                    if log.am.is_none() && key.priority == AM_PRIORITY {
                         log.am = Some(*container);
                     }
                 }
@@ -232,7 +230,7 @@ impl KeyLogs {
     /// A container was committed: the app's first priority-0 container is its AM.
     pub fn on_allocated(&mut self, ctx: &Ctx, c: &crate::model::Container) {
         if let Some(log) = self.apps.get_mut(&c.app) {
-            if log.has_am && log.am.is_none() && c.key.priority == 0 {
+            if log.am.is_none() && c.key.priority == AM_PRIORITY {
                 log.am = Some(c.id);
             }
         } else if let Some(a) = ctx.state.apps.get(&c.app) {

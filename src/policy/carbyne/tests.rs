@@ -28,6 +28,9 @@ pub(super) fn bare_app(id: u32, app_type: &str) -> App {
         service_done_ms: 0,
         live_start_sum_ms: 0,
         blocked: None,
+        am_container: None,
+        am_ask_ms: None,
+        first_task_ask_ms: None,
     }
 }
 

@@ -127,8 +127,8 @@ impl Dress {
         let capacity = ctx.scope.capacity(ctx.state);
         let against_total = self.cfg.classify_against == "total";
         let theta = self.cfg.theta;
+        let request = self.request(ctx, app);
         let info = self.apps.entry(app.id).or_insert_with(AppInfo::new);
-        let request = app.allocated + app.pending();
         let mut peak = info.peak_request;
         for (p, r) in peak.0.iter_mut().zip(request.0.iter()) {
             *p = (*p).max(*r);
@@ -155,6 +155,23 @@ impl Dress {
             _ => {}
         }
         info.category = Some(cat);
+    }
+
+    /// An app's request for the rule "request ≤ θ·A_c": what it holds plus
+    /// what it asks for — without its ApplicationMaster container unless
+    /// `am_in_request` (the paper counts a job's task containers; YARN adds
+    /// one AM per app, which on a small cluster alone can exceed θ).
+    fn request(&self, ctx: &Ctx, app: &App) -> Resources {
+        let mut r = app.allocated + app.pending();
+        if !self.cfg.am_in_request {
+            if let Some(am) = app.am_container.and_then(|c| ctx.state.containers.get(&c)) {
+                r -= am.resources;
+            }
+            for ask in app.asks.values().filter(|a| a.count > 0 && app.is_am_ask(a)) {
+                r -= ask.capability.times(ask.count as i64);
+            }
+        }
+        r
     }
 
     /// Classification (re-decided if its request grew) and pool share of

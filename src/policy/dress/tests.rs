@@ -25,6 +25,7 @@ fn shipped_config_is_complete_and_defaulted() {
         "small_borrows_free",
         "start_on",
         "skip_am_container",
+        "am_in_request",
     ];
     assert_eq!(dress.len(), knobs.len());
     for k in knobs {
@@ -428,4 +429,25 @@ fn algorithm3_leftover_move_serves_one_more_small_job() {
     assert!((last["moved_share"].as_f64().unwrap() - 0.1).abs() < 1e-9);
     assert!((st["delta"].as_f64().unwrap() - 0.4).abs() < 1e-9);
     assert_eq!([count(&out, 1), count(&out, 2), count(&out, 3), count(&out, 4)], [6, 2, 2, 0]);
+}
+
+/// A one-map job on a 16-container cluster: with its ApplicationMaster it
+/// would be 2/16 = 12.5 % > θ; the paper counts its task containers only
+/// (1/16), so by default it is small-demand. `am_in_request` counts the AM.
+#[test]
+fn the_application_master_is_left_out_of_the_request_by_default() {
+    for (extra, expected) in [("", "small"), ("am_in_request = true", "large")] {
+        let mut e = dress_engine(extra);
+        add_node(&mut e, 1, 16 * 512, 16);
+        add_app(&mut e, 1, "default", "alice", 0);
+        // The RM asks for the AM at YARN's AM priority, the AM for its map.
+        ask(&mut e, 1, crate::model::ask::AM_PRIORITY, 512, 1, 1);
+        let mut out = vec![];
+        e.schedule_node(1, 0, &mut out).unwrap();
+        assert!(e.state.apps[&1].am_container.is_some());
+        ask(&mut e, 1, 20, 512, 1, 1);
+        e.schedule_node(1, 1000, &mut out).unwrap();
+        let app = &e.state_json()["apps"][0];
+        assert_eq!(app["pipeline"]["pool"], expected, "{extra}: {app}");
+    }
 }

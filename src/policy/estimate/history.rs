@@ -128,6 +128,14 @@ impl Plugin for History {
         self.learn(&app.user, &app.name, size);
     }
 
+    /// A run the engine did not watch (it finished before this engine was
+    /// built), pushed by the sidecar from the RM's app list.
+    fn on_event(&mut self, _ctx: &Ctx, event: &crate::event::Event) {
+        if let crate::event::Event::HistorySample { user, name, size_ms, .. } = event {
+            self.learn(user, name, *size_ms as f64);
+        }
+    }
+
     fn state_json(&self, _ctx: &Ctx) -> serde_json::Value {
         serde_json::json!({
             "mode": format!("{:?}", self.mode).to_lowercase(),

@@ -56,6 +56,7 @@ pub fn generate(rng: &mut Rng, p: &GenParams) -> Trace {
                 queue: "default".into(),
                 category: None,
                 gang: false,
+                am: None,
                 stages,
             }
         })
@@ -69,5 +70,5 @@ pub fn generate(rng: &mut Rng, p: &GenParams) -> Trace {
         t.duration_ms = ((t.duration_ms as f64 * f) as i64).clamp(1, MAX_TASK_MS);
     }
     jobs.sort_by_key(|j| j.submit_ms);
-    Trace { cluster: Some(cluster), jobs }
+    Trace { cluster: Some(cluster), am: None, jobs }
 }

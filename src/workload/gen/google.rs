@@ -54,6 +54,7 @@ pub fn generate(rng: &mut Rng, p: &GenParams, v: &Variant) -> Trace {
                 queue: "default".into(),
                 category: Some(if w < 3 { "thin" } else { "wide" }.into()),
                 gang: false,
+                am: None,
                 stages: vec![Stage {
                     name: "tasks".into(),
                     after: vec![],
@@ -66,7 +67,7 @@ pub fn generate(rng: &mut Rng, p: &GenParams, v: &Variant) -> Trace {
         })
         .collect();
     poisson_arrivals(rng, &mut jobs, &cluster, p.load.unwrap_or(1.0));
-    Trace { cluster: Some(cluster), jobs }
+    Trace { cluster: Some(cluster), am: None, jobs }
 }
 
 /// Half the jobs thin (1–2 tasks), the rest log-uniform in 3..=150.

@@ -88,10 +88,11 @@ pub fn generate(rng: &mut Rng, p: &GenParams) -> Trace {
                 queue: "default".into(),
                 category: Some(if *small { "small" } else { "large" }.into()),
                 gang: false,
+                am: None,
                 stages,
             }
         })
         .collect();
     poisson_arrivals(rng, &mut jobs, &cluster, p.load.unwrap_or(1.2));
-    Trace { cluster: Some(cluster), jobs }
+    Trace { cluster: Some(cluster), am: None, jobs }
 }

@@ -74,11 +74,12 @@ pub fn generate(rng: &mut Rng, p: &GenParams) -> Trace {
                 queue: "default".into(),
                 category: Some(if *small { "small" } else { "large" }.into()),
                 gang: false,
+                am: None,
                 stages: vec![map, reduce],
             }
         })
         .collect();
-    Trace { cluster: Some(cluster), jobs }
+    Trace { cluster: Some(cluster), am: None, jobs }
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //!
 //! * `hibench`    — DRESS §V: HiBench MapReduce/Spark mix, settable small-job share.
 //! * `hibench-local` — the same experiment shrunk to a real YARN cluster on one machine.
+//! * `local-burst`, `local-mix` — SleepJob mixes for that cluster that nothing was tuned on.
 //! * `tpcds`      — Carbyne §2.2 Tables 1–2 / §5: TPC-DS-like DAGs with barriers.
 //! * `google`, `google2019` — SLearn §4: Google 2011/2019-like widths and skew, load ≈ 1.
 //! * `facebook`   — Carbyne §5: the Facebook trace's scale (7 000 jobs, 650 000 tasks,
@@ -13,12 +14,13 @@ pub mod facebook;
 pub mod google;
 pub mod hibench;
 pub mod local;
+pub mod local_sleep;
 pub mod tpcds;
 
 use super::rng::Rng;
 use super::trace::{ClusterSpec, Job, Trace};
 
-pub const KINDS: &[&str] = &["hibench", "hibench-local", "tpcds", "google", "google2019", "facebook"];
+pub const KINDS: &[&str] = &["hibench", "hibench-local", "local-burst", "local-mix", "tpcds", "google", "google2019", "facebook"];
 
 /// Generator parameters; `None` means the generator's paper-derived default.
 #[derive(Debug, Clone, Default)]
@@ -45,6 +47,8 @@ pub fn generate(kind: &str, p: &GenParams) -> Result<Trace, String> {
     let t = match kind {
         "hibench" => hibench::generate(&mut rng, p),
         "hibench-local" => local::generate(&mut rng, p),
+        "local-burst" => local_sleep::burst(&mut rng, p),
+        "local-mix" => local_sleep::mix(&mut rng, p),
         "tpcds" => tpcds::generate(&mut rng, p),
         "google" => google::generate(&mut rng, p, &google::GOOGLE_2011),
         "google2019" => google::generate(&mut rng, p, &google::GOOGLE_2019),

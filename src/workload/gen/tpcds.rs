@@ -16,7 +16,7 @@ pub fn generate(rng: &mut Rng, p: &GenParams) -> Trace {
     let n = p.jobs.unwrap_or(200);
     let mut jobs: Vec<Job> = (0..n).map(|i| dag(rng, i)).collect();
     poisson_arrivals(rng, &mut jobs, &cluster, p.load.unwrap_or(0.9));
-    Trace { cluster: Some(cluster), jobs }
+    Trace { cluster: Some(cluster), am: None, jobs }
 }
 
 fn dag(rng: &mut Rng, i: usize) -> Job {
@@ -86,6 +86,7 @@ fn dag(rng: &mut Rng, i: usize) -> Job {
         queue: "default".into(),
         category: None,
         gang: false,
+        am: None,
         stages,
     }
 }

@@ -24,6 +24,8 @@ final class EngineLink {
   private String configText;
   private final String[] resourceNames;
   private final long retryMs;
+  /** Records the activity log keeps (0 = off), re-applied to rebuilt engines. */
+  private int activityLog;
   private final EventBatch batch = new EventBatch();
   private long handle;
   private boolean degraded;
@@ -151,6 +153,9 @@ final class EngineLink {
     long old = handle;
     handle = fresh;
     degraded = false;
+    if (activityLog > 0) {
+      NativeEngine.enableActivityLog(handle, activityLog);
+    }
     rebuilds++;
     try {
       NativeEngine.destroy(old);
@@ -158,6 +163,30 @@ final class EngineLink {
       LOG.warn("Could not free the failed Shepherd engine", e);
     }
     LOG.info("Shepherd engine rebuilt from the scheduler's state (rebuild #" + rebuilds + ")");
+  }
+
+  /** Keep the engine's activity log of {@code limit} records (0 = off). */
+  synchronized void enableActivityLog(int limit) {
+    activityLog = limit;
+    if (!degraded && handle != 0) {
+      NativeEngine.enableActivityLog(handle, limit);
+    }
+  }
+
+  /**
+   * The activity log, after applying the events batched since the last
+   * heartbeat (an app that just finished is in it).
+   */
+  synchronized String activityJson() {
+    try {
+      if (!degraded) {
+        NativeEngine.step(handle, batch.array(), batch.length(), System.currentTimeMillis(), -1);
+        batch.clear();
+      }
+      return NativeEngine.activityJson(handle);
+    } catch (ShepherdEngineException | Error e) {
+      return "null";
+    }
   }
 
   synchronized long[] counters() {

@@ -117,6 +117,11 @@ public class ShepherdScheduler extends FifoScheduler {
   /** How long to run on the safe FIFO before rebuilding a failed engine. */
   public static final String ENGINE_RETRY_MS = PREFIX + "engine-retry-ms";
   public static final long DEFAULT_ENGINE_RETRY_MS = 30_000L;
+  /**
+   * Records of the engine's activity log (finished containers and apps,
+   * heartbeats) to keep for calibrating the simulator; 0 (default) = none.
+   */
+  public static final String ACTIVITY_LOG = PREFIX + "activity-log";
 
   /** Keys for containers the shim itself placed or recovered (wire.rs). */
   private static final long SHIM_KEY_BIT = 1L << 62;
@@ -168,6 +173,7 @@ public class ShepherdScheduler extends FifoScheduler {
       throw new YarnRuntimeException("Shepherd scheduler cannot start: " + e.getMessage(), e);
     }
     buildQueues(conf, engine.stateJson());
+    engine.enableActivityLog(conf.getInt(ACTIVITY_LOG, 0));
     policyMetrics = ShepherdPolicyMetrics.register(() -> engine);
     LOG.info("Shepherd scheduler started: native engine " + NativeEngine.version()
         + ", resource types " + String.join(",", resourceNames) + ", queues "
@@ -996,6 +1002,14 @@ public class ShepherdScheduler extends FifoScheduler {
    */
   public String getEngineGauges() {
     return engine.gauges();
+  }
+
+  /**
+   * The engine's activity log (finished containers and apps, heartbeats) as
+   * JSON, or {@code null} unless {@link #ACTIVITY_LOG} is set.
+   */
+  public String getEngineActivityJson() {
+    return engine.activityJson();
   }
 
   /** JSON view of the engine's state, including the policy's. */

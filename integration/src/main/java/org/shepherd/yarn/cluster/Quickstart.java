@@ -20,8 +20,9 @@ import org.shepherd.yarn.ShepherdScheduler;
  * <p>Usage: {@code Quickstart [shepherd.toml]}
  */
 public final class Quickstart {
+  /** The composed default in two queues that share the cluster by DRF. */
   static final String DEFAULT_CONFIG = String.join("\n",
-      "[scheduler]", "policy = \"drf\"",
+      "[scheduler]", "policy = \"composed\"",
       "[[queue]]", "name = \"alpha\"", "capacity = 0.5",
       "[[queue]]", "name = \"beta\"", "capacity = 0.5", "");
 
@@ -32,11 +33,36 @@ public final class Quickstart {
     String toml = args.length > 0
         ? new String(Files.readAllBytes(Paths.get(args[0])), StandardCharsets.UTF_8)
         : DEFAULT_CONFIG;
+    // scripts/quickstart.sh starts the sidecar beside the cluster: the RM on
+    // a known web port, the engine's control channel open to the sidecar.
+    String webPort = System.getProperty("shepherd.rm.webapp.port", "");
+    String controlPort = System.getProperty("shepherd.control.port", "");
+    String secretFile = System.getProperty("shepherd.control.secret.file", "");
+    if (!controlPort.isEmpty() && !secretFile.isEmpty() && !toml.contains("[control]")) {
+      toml = toml + "\n[control]\nenabled = true\nport = " + controlPort
+          + "\nsecret_file = \"" + secretFile + "\"\n";
+    }
     long t0 = System.currentTimeMillis();
-    try (ShepherdCluster cluster = ShepherdCluster.start("quickstart", toml)) {
+    try (ShepherdCluster cluster = ShepherdCluster.start("quickstart", toml, conf -> {
+      if (!webPort.isEmpty()) {
+        ShepherdCluster.reportUtilization(conf);
+        try {
+          ShepherdCluster.fixedRmPorts(conf, Integer.parseInt(webPort));
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }
+    })) {
       System.out.printf("YARN cluster up in %.1f s: ResourceManager with %s, %d NodeManagers%n",
           (System.currentTimeMillis() - t0) / 1000.0, ShepherdScheduler.class.getName(),
           ShepherdCluster.NODE_MANAGERS);
+      System.out.println("ResourceManager web UI and REST: http://"
+          + cluster.conf.get(org.apache.hadoop.yarn.conf.YarnConfiguration.RM_WEBAPP_ADDRESS));
+      String sidecar = System.getProperty("shepherd.sidecar.url", "");
+      if (!sidecar.isEmpty()) {
+        System.out.println("Shepherd sidecar: status page " + sidecar + "/ , metrics " + sidecar
+            + "/metrics , API " + sidecar + "/api/v1");
+      }
       File dir = Files.createTempDirectory(cluster.workDir.toPath(), "jobs").toFile();
       ExecutorService pool = Executors.newFixedThreadPool(4);
       List<Future<?>> jobs = new ArrayList<>();
@@ -78,6 +104,11 @@ public final class Quickstart {
           .readTree(s.getEngineStateJson());
       System.out.println("engine policy " + state.path("policy").asText() + ", counters "
           + state.path("counters"));
+      long holdS = Long.getLong("shepherd.quickstart.hold.s", 0L);
+      if (holdS > 0) {
+        System.out.printf("keeping the cluster up for %d s (SHEPHERD_HOLD_S) — Ctrl-C to stop%n", holdS);
+        Thread.sleep(holdS * 1000);
+      }
     }
     System.exit(0);
   }

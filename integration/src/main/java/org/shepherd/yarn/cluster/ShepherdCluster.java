@@ -135,6 +135,47 @@ public final class ShepherdCluster implements AutoCloseable {
     shared.set(null, injected.get(rmFilter));
   }
 
+  /**
+   * Puts the ResourceManager on fixed addresses (web UI and REST on
+   * {@code webPort}, its RPC services on free ports), so a sidecar started
+   * before it, or an RM restarted under it, finds it at the same place.
+   */
+  public static void fixedRmPorts(Configuration conf, int webPort) throws IOException {
+    conf.setBoolean(YarnConfiguration.YARN_MINICLUSTER_FIXED_PORTS, true);
+    conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "127.0.0.1:" + webPort);
+    conf.set(YarnConfiguration.RM_ADDRESS, "127.0.0.1:" + freePort());
+    conf.set(YarnConfiguration.RM_SCHEDULER_ADDRESS, "127.0.0.1:" + freePort());
+    conf.set(YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS, "127.0.0.1:" + freePort());
+    conf.set(YarnConfiguration.RM_ADMIN_ADDRESS, "127.0.0.1:" + freePort());
+  }
+
+  /**
+   * Lets the NodeManagers measure and report node utilization (off in
+   * MiniYARNCluster by default): the sidecar's load estimates read it.
+   */
+  public static void reportUtilization(Configuration conf) {
+    conf.setBoolean("yarn.minicluster.control-resource-monitoring", true);
+    conf.setLong(YarnConfiguration.NM_RESOURCE_MON_INTERVAL_MS, 1000);
+  }
+
+  /** A TCP port nothing listens on right now. */
+  public static int freePort() throws IOException {
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  /** Stops the ResourceManager, leaving the NodeManagers running. */
+  public void stopResourceManager() {
+    cluster.stopResourceManager(0);
+  }
+
+  /** Starts a fresh ResourceManager on the same addresses (needs {@link #fixedRmPorts}). */
+  public void restartResourceManager() throws Exception {
+    cluster.restartResourceManager(0);
+    routeWebRequestsToResourceManager(cluster.getResourceManager());
+  }
+
   public static String nativeLibrary() {
     String lib = System.getProperty("shepherd.native.library");
     if (lib == null || !new File(lib).isFile()) {

@@ -153,6 +153,10 @@ public final class CompareYarn {
         // operator would look at if a run went wrong.
         Files.write(new File(dir, "engine-state.json").toPath(),
             cluster.scheduler().getEngineStateJson().getBytes(StandardCharsets.UTF_8));
+        // What `shepherd calibrate` fits the simulator to: AM start-up,
+        // container launch and tear-down, heartbeat times.
+        Files.write(new File(dir, "activity.json").toPath(),
+            cluster.scheduler().getEngineActivityJson().getBytes(StandardCharsets.UTF_8));
       }
       System.out.printf("    %s run %d: %d jobs, %d not succeeded, %.1f s%n", spec.label, run,
           trace.jobs.size(), failed, (System.currentTimeMillis() - t0) / 1000.0);

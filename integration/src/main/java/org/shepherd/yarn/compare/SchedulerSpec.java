@@ -92,6 +92,8 @@ public final class SchedulerSpec {
           : String.join("\n", "[scheduler]", "policy = \"" + policy + "\"", "",
               "[[queue]]", "name = \"default\"", "capacity = 1.0", "");
       ShepherdCluster.useShepherd(conf, text, workDir);
+      // Keep the engine's activity log for `shepherd calibrate`.
+      conf.setInt(org.shepherd.yarn.ShepherdScheduler.ACTIVITY_LOG, 1_000_000);
     } else if (label.equals("capacity")) {
       conf.set(YarnConfiguration.RM_SCHEDULER,
           "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler");

@@ -72,6 +72,16 @@ public final class NativeEngine {
    */
   public static native void reconfigure(long handle, String configToml);
 
+  /**
+   * Keep the engine's activity log (containers and apps that are gone,
+   * node heartbeats; at most {@code limit} records of each), or drop it
+   * with 0. What {@code shepherd calibrate} fits the simulator to.
+   */
+  public static native void enableActivityLog(long handle, int limit);
+
+  /** The activity log as JSON, {@code null} when it is not kept. */
+  public static native String activityJson(long handle);
+
   /** JSON view of the engine state (cluster, queues, apps, pipelines and their plugins' state). */
   public static native String stateJson(long handle);
 

@@ -1,0 +1,458 @@
+package org.shepherd.yarn.it;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotEquals;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.HttpURLConnection;
+import java.net.ServerSocket;
+import java.net.URL;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.FixMethodOrder;
+import org.junit.Test;
+import org.junit.runners.MethodSorters;
+import org.shepherd.yarn.cluster.ShepherdCluster;
+import org.shepherd.yarn.cluster.Workloads;
+
+/**
+ * Issue 12: the sidecar ({@code shepherd sidecar}, the real binary) against a
+ * real YARN cluster whose ResourceManager runs Shepherd with the control
+ * channel open, while real MapReduce jobs run: the JSON API and metrics
+ * show the live cluster and the engine's state, bad requests get JSON 4xx,
+ * inputs reach the engine, a real Prometheus (Debian package) scrapes it
+ * and every query of the shipped Grafana dashboard returns a series, the
+ * status page renders in headless Chromium, and the sidecar survives the
+ * ResourceManager stopping and restarting under it. Steps run in order on
+ * one cluster (one cluster start is most of the cost).
+ */
+@FixMethodOrder(MethodSorters.NAME_ASCENDING)
+public class SidecarTest {
+  static final ObjectMapper JSON = new ObjectMapper();
+  static final int NM_MB = 16 * 1024;
+  static final String TOKEN = "sidecar-test-token-0123456789";
+
+  static Path root;
+  static Path work;
+  static ShepherdCluster cluster;
+  static Process sidecar;
+  static Process prometheus;
+  static File sidecarLog;
+  static int rmPort;
+  static int controlPort;
+  static int sidecarPort;
+  static int prometheusPort;
+  static ExecutorService pool;
+  static final List<Future<Boolean>> jobs = new ArrayList<>();
+  static String smallApp;
+  static String largeApp;
+
+  @BeforeClass
+  public static void start() throws Exception {
+    root = Paths.get(System.getProperty("basedir", "."), "..").toRealPath();
+    work = Files.createTempDirectory("shepherd-sidecar-it");
+    rmPort = ShepherdCluster.freePort();
+    controlPort = ShepherdCluster.freePort();
+    sidecarPort = ShepherdCluster.freePort();
+    int deadRmPort = ShepherdCluster.freePort();
+    Path secret = work.resolve("control.secret");
+    Files.write(secret, "sidecar-it-secret-0123456789abcdef\n".getBytes(StandardCharsets.UTF_8));
+    Path token = work.resolve("token");
+    Files.write(token, (TOKEN + "\n").getBytes(StandardCharsets.UTF_8));
+
+    String toml = String.join("\n",
+        "[scheduler]", "policy = \"dress\"",
+        "[[queue]]", "name = \"alpha\"", "capacity = 0.5",
+        "[[queue]]", "name = \"beta\"", "capacity = 0.5",
+        "[control]", "enabled = true", "port = " + controlPort, "secret_file = \"" + secret + "\"", "");
+    cluster = ShepherdCluster.start("sidecar", toml, conf -> {
+      try {
+        ShepherdCluster.fixedRmPorts(conf, rmPort);
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      ShepherdCluster.reportUtilization(conf);
+      // Advertised size (as DressMetricsTest): a one-map job is small-demand (≤ θ = 10 %).
+      conf.setInt(YarnConfiguration.YARN_MINICLUSTER_NM_PMEM_MB, NM_MB);
+      conf.setInt(YarnConfiguration.NM_PMEM_MB, NM_MB);
+      conf.setInt(YarnConfiguration.NM_VCORES, 16);
+    });
+
+    // A dead address first: the sidecar must find the live RM (HA-style list).
+    String cfg = String.join("\n",
+        "[server]", "listen = \"127.0.0.1:" + sidecarPort + "\"", "token_file = \"" + token + "\"",
+        "[rm]", "addresses = [\"http://127.0.0.1:" + deadRmPort + "\", \"http://127.0.0.1:" + rmPort + "\"]",
+        "poll_interval_ms = 1000", "timeout_ms = 2000", "backoff_initial_ms = 500",
+        "backoff_max_ms = 4000", "stale_after_ms = 4000",
+        "[control]", "address = \"127.0.0.1:" + controlPort + "\"", "secret_file = \"" + secret + "\"",
+        "poll_interval_ms = 1000",
+        "[load]", "window_s = 60", "segments = 5", "ttl_ms = 30000", "");
+    Path cfgFile = work.resolve("sidecar.toml");
+    Files.write(cfgFile, cfg.getBytes(StandardCharsets.UTF_8));
+    sidecarLog = work.resolve("sidecar.log").toFile();
+    sidecar = new ProcessBuilder(root.resolve("target/release/shepherd").toString(), "sidecar",
+        "--config", cfgFile.toString())
+        .redirectErrorStream(true).redirectOutput(sidecarLog).start();
+    waitFor("sidecar /healthz", 30, () -> get("/healthz").code == 200);
+    pool = Executors.newFixedThreadPool(3);
+  }
+
+  @AfterClass
+  public static void stop() throws Exception {
+    if (pool != null) {
+      pool.shutdownNow();
+    }
+    for (Process p : new Process[] {prometheus, sidecar}) {
+      if (p != null) {
+        p.destroy();
+        if (!p.waitFor(10, TimeUnit.SECONDS)) {
+          p.destroyForcibly();
+        }
+      }
+    }
+    if (sidecarLog != null && sidecarLog.exists()) {
+      System.out.println("---- sidecar log (last lines)");
+      List<String> lines = Files.readAllLines(sidecarLog.toPath());
+      lines.subList(Math.max(0, lines.size() - 40), lines.size()).forEach(System.out::println);
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  // ------------------------------------------------------------------ HTTP
+
+  static final class Reply {
+    final int code;
+    final String body;
+    final String contentType;
+
+    Reply(int code, String body, String contentType) {
+      this.code = code;
+      this.body = body;
+      this.contentType = contentType == null ? "" : contentType;
+    }
+
+    JsonNode json() throws IOException {
+      return JSON.readTree(body);
+    }
+  }
+
+  static Reply request(String method, String url, String body, String token) throws IOException {
+    HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();
+    c.setRequestMethod(method);
+    c.setConnectTimeout(5000);
+    c.setReadTimeout(20000);
+    if (token != null) {
+      c.setRequestProperty("Authorization", "Bearer " + token);
+    }
+    if (body != null) {
+      c.setDoOutput(true);
+      c.setRequestProperty("Content-Type", "application/json");
+      try (OutputStream o = c.getOutputStream()) {
+        o.write(body.getBytes(StandardCharsets.UTF_8));
+      }
+    }
+    int code = c.getResponseCode();
+    InputStream in = code >= 400 ? c.getErrorStream() : c.getInputStream();
+    String text = in == null ? "" : new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    return new Reply(code, text, c.getContentType());
+  }
+
+  static Reply get(String path) throws IOException {
+    return request("GET", "http://127.0.0.1:" + sidecarPort + path, null, null);
+  }
+
+  interface Check {
+    boolean ok() throws Exception;
+  }
+
+  static void waitFor(String what, int seconds, Check check) throws Exception {
+    long end = System.currentTimeMillis() + seconds * 1000L;
+    Exception last = null;
+    while (System.currentTimeMillis() < end) {
+      try {
+        if (check.ok()) {
+          return;
+        }
+      } catch (Exception e) {
+        last = e;
+      }
+      assertTrue("the sidecar exited: see " + sidecarLog, sidecar.isAlive());
+      Thread.sleep(500);
+    }
+    fail("timed out after " + seconds + " s waiting for " + what + (last == null ? "" : ": " + last));
+  }
+
+  /** The value of the first sample of {@code series} (name plus exact label text) in /metrics. */
+  static double metric(String text, String series) {
+    for (String line : text.split("\n")) {
+      if (line.startsWith(series + " ")) {
+        return Double.parseDouble(line.substring(series.length() + 1).trim());
+      }
+    }
+    return Double.NaN;
+  }
+
+  static void assertJsonError(Reply r, int code) throws IOException {
+    assertEquals(r.body, code, r.code);
+    assertTrue(r.contentType, r.contentType.startsWith("application/json"));
+    JsonNode j = r.json();
+    assertEquals(code, j.path("status").asInt());
+    assertFalse(r.body, j.path("error").asText().isEmpty());
+  }
+
+  static JsonNode unfinishedApps() throws IOException {
+    return get("/api/v1/apps?state=unfinished").json().path("apps");
+  }
+
+  static JsonNode findApp(JsonNode apps, Predicate<JsonNode> p) {
+    for (JsonNode a : apps) {
+      if (p.test(a)) {
+        return a;
+      }
+    }
+    return null;
+  }
+
+  // ----------------------------------------------------------------- steps
+
+  @Test
+  public void step1ServesTheLiveClusterAndTheEngineWhileJobsRun() throws Exception {
+    // A finished job first (finished-size histogram, history), then a
+    // small-demand and a large-demand job that run while we look.
+    assertTrue(Workloads.sleep(cluster.jobConf(), "alice", "alpha", 1, 0, 500, 0));
+    jobs.add(pool.submit(() -> Workloads.sleep(cluster.jobConf(), "bob", "beta", 8, 0, 90_000, 0)));
+    jobs.add(pool.submit(() -> Workloads.sleep(cluster.jobConf(), "carol", "alpha", 1, 0, 90_000, 0)));
+
+    waitFor("/readyz 200", 60, () -> get("/readyz").code == 200);
+    waitFor("a small and a large app running, classified by the engine", 120, () -> {
+      JsonNode apps = unfinishedApps();
+      JsonNode small = findApp(apps, a -> "small".equals(a.path("category").asText())
+          && "RUNNING".equals(a.path("state").asText()));
+      JsonNode large = findApp(apps, a -> "large".equals(a.path("category").asText())
+          && "RUNNING".equals(a.path("state").asText()));
+      if (small == null || large == null) {
+        return false;
+      }
+      smallApp = small.path("id").asText();
+      largeApp = large.path("id").asText();
+      return true;
+    });
+    JsonNode small = get("/api/v1/apps/" + smallApp).json().path("app");
+    assertEquals("carol", small.path("user").asText());
+    assertEquals("root.alpha", small.path("queue").asText());
+    assertTrue(small.toString(), small.path("engine").isObject());
+    JsonNode large = get("/api/v1/apps/" + largeApp).json().path("app");
+    assertEquals("bob", large.path("user").asText());
+    assertTrue(large.toString(), large.path("share").asDouble() > 0.1);
+
+    JsonNode status = get("/api/v1/status").json();
+    assertEquals("http://127.0.0.1:" + rmPort + "/", status.at("/rm/active_address").asText());
+    assertEquals("ACTIVE", status.at("/rm/ha_state").asText());
+    assertFalse(status.at("/rm/stale").asBoolean());
+    assertFalse(status.at("/engine/stale").asBoolean());
+
+    JsonNode queues = get("/api/v1/queues").json();
+    assertEquals("dress", queues.path("policy").asText());
+    List<String> names = new ArrayList<>();
+    queues.path("queues").forEach(q -> names.add(q.path("name").asText()));
+    assertTrue(names.toString(), names.contains("alpha") && names.contains("beta"));
+
+    JsonNode plugins = get("/api/v1/plugins").json();
+    // DRESS's δ in the reserve plugin's state of the flat pipeline.
+    assertTrue(plugins.toString(),
+        plugins.at("/pipelines/0/plugins/reserve/state/delta").isNumber());
+    assertTrue(plugins.at("/gauges/dress").size() > 5);
+
+    // Load estimates: the NodeManagers' utilization series → LLA → pushed →
+    // applied by the engine at a heartbeat crossing, visible in its node view.
+    waitFor("a load estimate applied in the engine", 60, () -> {
+      JsonNode nodes = get("/api/v1/nodes").json().path("nodes");
+      return nodes.size() == ShepherdCluster.NODE_MANAGERS
+          && nodes.get(0).at("/engine/load_estimate/used").isArray()
+          && nodes.get(0).at("/pushed_load_estimate/samples").asInt() > 0;
+    });
+
+    String m = get("/metrics").body;
+    double total = metric(m, "shepherd_cluster_memory_bytes{state=\"total\"}");
+    assertEquals(2.0 * NM_MB * 1024 * 1024, total, 1.0);
+    assertEquals(0.0, metric(m, "shepherd_sidecar_rm_stale"), 0.0);
+    // Plugin series carry the queue their pipeline serves (root: the one
+    // pipeline of the flat queue order DRESS implies).
+    assertTrue(m, metric(m, "shepherd_dress_reserve_ratio{queue=\"root\"}") >= 0.0);
+    assertTrue(m, m.contains("shepherd_dress_pool_used_memory_bytes{pool=\"small\",queue=\"root\"}"));
+    assertTrue(m, metric(m, "shepherd_engine_decision_seconds_count") > 0);
+    assertTrue(m, metric(m, "shepherd_jni_crossings_total") >= 0);
+    assertEquals(0.0, metric(m, "shepherd_jni_engine_failures_total"), 0.0);
+    assertTrue(m, metric(m, "shepherd_control_inputs_total{outcome=\"applied\"}") > 0);
+    assertTrue(m, metric(m, "shepherd_apps{category=\"small\",state=\"running\"}") >= 1);
+    // The dead address was tried (and counted) before the live RM was found.
+    assertTrue(m, metric(m,
+        "shepherd_sidecar_rm_request_errors_total{endpoint=\"info\",kind=\"unreachable\"}") >= 1);
+  }
+
+  @Test
+  public void step2BadRequestsGetJson4xxAndWritesNeedTheToken() throws Exception {
+    String base = "http://127.0.0.1:" + sidecarPort;
+    assertJsonError(get("/api/v1/nope"), 404);
+    assertJsonError(get("/api/v1/apps/not-an-app"), 400);
+    assertJsonError(get("/api/v1/apps/application_1_99999"), 404);
+    assertJsonError(get("/api/v1/apps?state=sleeping"), 400);
+    assertJsonError(get("/api/v1/apps?limit=0"), 400);
+    assertJsonError(get("/api/v1/apps?limt=5"), 400);
+    assertJsonError(get("/api/v1/series"), 400);
+    assertJsonError(request("DELETE", base + "/metrics", null, null), 405);
+    assertJsonError(request("POST", base + "/api/v1/poll", "", null), 401);
+    assertJsonError(request("POST", base + "/api/v1/poll", "", "wrong-token"), 401);
+    assertEquals(202, request("POST", base + "/api/v1/poll", "", TOKEN).code);
+    assertJsonError(request("POST", base + "/api/v1/history", "{not json", TOKEN), 400);
+    assertJsonError(request("POST", base + "/api/v1/history", "{\"samples\": []}", TOKEN), 400);
+    assertJsonError(request("POST", base + "/api/v1/history",
+        "{\"samples\": [{\"app_id\": \"job_1\", \"user\": \"u\", \"size_ms\": 5}]}", TOKEN), 422);
+    Reply ok = request("POST", base + "/api/v1/history",
+        "{\"samples\": [{\"app_id\": \"application_42_0001\", \"user\": \"zed\", \"name\": \"etl\","
+            + " \"size_ms\": 120000}]}", TOKEN);
+    assertEquals(ok.body, 200, ok.code);
+    assertEquals(1, ok.json().path("accepted").asInt());
+    // A series the page charts: the cluster's allocation.
+    assertTrue(get("/api/v1/series?key=" + URLEncoder.encode("cluster.total_memory_mb", "UTF-8"))
+        .json().path("points").size() > 0);
+  }
+
+  @Test
+  public void step3PrometheusScrapesItAndEveryDashboardQueryReturnsASeries() throws Exception {
+    assertFalse("the jobs should still run", jobs.stream().allMatch(Future::isDone));
+    prometheusPort = ShepherdCluster.freePort();
+    String shipped = new String(Files.readAllBytes(
+        root.resolve("hadoop-conf/prometheus/shepherd-sidecar.yml")), StandardCharsets.UTF_8);
+    String cfg = shipped.replace("127.0.0.1:9470", "127.0.0.1:" + sidecarPort)
+        .replace("15s", "1s");
+    Path cfgFile = work.resolve("prometheus.yml");
+    Files.write(cfgFile, cfg.getBytes(StandardCharsets.UTF_8));
+    prometheus = new ProcessBuilder("prometheus", "--config.file=" + cfgFile,
+        "--storage.tsdb.path=" + work.resolve("tsdb"),
+        "--web.listen-address=127.0.0.1:" + prometheusPort)
+        .redirectErrorStream(true).redirectOutput(work.resolve("prometheus.log").toFile()).start();
+    String prom = "http://127.0.0.1:" + prometheusPort;
+    waitFor("Prometheus ready", 60, () -> request("GET", prom + "/-/ready", null, null).code == 200);
+    waitFor("Prometheus scraped the sidecar", 60, () -> request("GET", prom
+        + "/api/v1/query?query=" + URLEncoder.encode("up{job=\"shepherd-sidecar\"} == 1", "UTF-8"),
+        null, null).json().at("/data/result").size() == 1);
+
+    JsonNode dash = JSON.readTree(root.resolve("hadoop-conf/grafana/shepherd-dashboard.json").toFile());
+    List<String> queries = new ArrayList<>();
+    for (JsonNode p : dash.path("panels")) {
+      for (JsonNode t : p.path("targets")) {
+        queries.add(t.path("expr").asText());
+      }
+    }
+    assertTrue(queries.size() > 20);
+    List<String> empty = new ArrayList<>(queries);
+    long end = System.currentTimeMillis() + 60_000;
+    while (!empty.isEmpty() && System.currentTimeMillis() < end) {
+      List<String> still = new ArrayList<>();
+      for (String q : empty) {
+        String promql = q.replace("$__rate_interval", "20s");
+        JsonNode r = request("GET", prom + "/api/v1/query?query=" + URLEncoder.encode(promql, "UTF-8"),
+            null, null).json();
+        assertEquals(q + ": " + r, "success", r.path("status").asText());
+        boolean hasSeries = false;
+        for (JsonNode s : r.at("/data/result")) {
+          String v = s.at("/value/1").asText();
+          hasSeries |= !v.equals("NaN");
+        }
+        if (!hasSeries) {
+          still.add(q);
+        }
+      }
+      empty = still;
+      if (!empty.isEmpty()) {
+        Thread.sleep(2000);
+      }
+    }
+    assertTrue("dashboard queries without a series: " + empty, empty.isEmpty());
+    System.out.println("all " + queries.size() + " dashboard queries return series");
+  }
+
+  @Test
+  public void step4StatusPageRendersInHeadlessChromium() throws Exception {
+    File shot = root.resolve("integration/target/sidecar-status.png").toFile();
+    Process p = new ProcessBuilder("node", root.resolve("integration/page-check/check-page.mjs").toString(),
+        "http://127.0.0.1:" + sidecarPort + "/", shot.toString(), "--policy", "dress",
+        "--app", smallApp, "--app", largeApp, "--category")
+        .redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue("page check timed out", p.waitFor(120, TimeUnit.SECONDS));
+    System.out.println(out);
+    assertEquals(out, 0, p.exitValue());
+    assertTrue(shot.length() > 10_000);
+  }
+
+  @Test
+  public void step5SurvivesTheResourceManagerStoppingAndRestarting() throws Exception {
+    for (Future<Boolean> j : jobs) {
+      assertTrue(j.get(5, TimeUnit.MINUTES));
+    }
+    long instance = get("/api/v1/status").json().at("/engine/instance").asLong();
+    int appsBefore = get("/api/v1/apps").json().path("count").asInt();
+    assertTrue(appsBefore >= 3);
+
+    cluster.stopResourceManager();
+    waitFor("the sidecar to flag the RM data stale", 60,
+        () -> get("/api/v1/status").json().at("/rm/stale").asBoolean());
+    Reply ready = get("/readyz");
+    assertEquals(ready.body, 503, ready.code);
+    assertTrue(ready.body, ready.json().path("reasons").get(0).asText().startsWith("RM data stale"));
+    String m = get("/metrics").body;
+    assertEquals(1.0, metric(m, "shepherd_sidecar_rm_stale"), 0.0);
+    assertTrue(metric(m, "shepherd_sidecar_rm_polls_total{outcome=\"error\"}") >= 1);
+    // Still serving what it last saw, flagged stale.
+    JsonNode apps = get("/api/v1/apps").json();
+    assertEquals(appsBefore, apps.path("count").asInt());
+    assertTrue(apps.path("stale").asBoolean());
+    // The RM's scheduler destroyed its engine: the control port is free again.
+    waitFor("the engine's control port to be released", 30, () -> {
+      try (ServerSocket s = new ServerSocket()) {
+        s.setReuseAddress(true);
+        s.bind(new java.net.InetSocketAddress("127.0.0.1", controlPort));
+        return true;
+      } catch (IOException busy) {
+        return false;
+      }
+    });
+    waitFor("the engine link to go stale", 30,
+        () -> get("/api/v1/status").json().at("/engine/stale").asBoolean());
+    assertTrue(sidecar.isAlive());
+
+    cluster.restartResourceManager();
+    waitFor("the sidecar to recover (/readyz 200)", 120, () -> get("/readyz").code == 200);
+    JsonNode status = get("/api/v1/status").json();
+    assertFalse(status.at("/rm/stale").asBoolean());
+    assertNotEquals("the restarted RM built a new engine", instance, status.at("/engine/instance").asLong());
+    m = get("/metrics").body;
+    assertEquals(0.0, metric(m, "shepherd_sidecar_rm_stale"), 0.0);
+    assertTrue(sidecar.isAlive());
+  }
+}

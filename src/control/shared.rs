@@ -1,0 +1,42 @@
+//! What the JNI handle and the control listener share: the engine's session
+//! behind its lock, the inbox of pushed inputs and the decision timing.
+
+use super::inbox::Inbox;
+use super::timing::DecisionTiming;
+use crate::bridge::session::Session;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+static NEXT_INSTANCE: AtomicU64 = AtomicU64::new(1);
+
+pub struct EngineShared {
+    pub session: Mutex<Session>,
+    pub inbox: Inbox,
+    pub timing: DecisionTiming,
+    /// Distinct for every engine this process builds: tells the sidecar that
+    /// the RM built a new engine (restart, queue refresh, rebuild).
+    pub instance: u64,
+    /// Wall-clock ms when this engine was built.
+    pub started_ms: i64,
+}
+
+impl EngineShared {
+    pub fn new(session: Session) -> EngineShared {
+        let c = &session.engine.config().control;
+        let inbox = Inbox::new(c.max_pending_inputs, c.max_ttl_ms);
+        EngineShared {
+            session: Mutex::new(session),
+            inbox,
+            timing: DecisionTiming::default(),
+            instance: NEXT_INSTANCE.fetch_add(1, Ordering::Relaxed),
+            started_ms: now_ms(),
+        }
+    }
+}
+
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}

@@ -1,0 +1,454 @@
+//! `shepherd calibrate`: fit the simulator's cluster model to real runs of
+//! the comparison harness, then check the simulator against them.
+//!
+//! **Fit.** Every Shepherd run of the harness saves the engine's activity
+//! log (`activity.json`: containers and apps that are gone, node
+//! heartbeats). From those:
+//!
+//! * `am_ask_ms`: app submitted → the RM asked for its AM container;
+//! * `am_launch_ms` / `task_launch_ms`: container allocated → RUNNING;
+//! * `am_startup_ms`: AM RUNNING → the app's first task ask;
+//! * `task_overhead_ms`: task container RUNNING → finished, minus the
+//!   task's own work — measured on `SleepJob`s only, whose work is known
+//!   (each task sleeps its stage's mean trace duration);
+//! * `am_exit_ms`: the app's last task finished → app gone;
+//! * `heartbeat_phase`: each NodeManager's heartbeat offset within the
+//!   heartbeat interval (its median `time mod interval`, as a fraction);
+//! * the AM container's size (median of the AM containers).
+//!
+//! **Workload.** The HiBench programs' tasks (WordCount, Sort, TeraSort) do
+//! real work whose time the trace does not know; their stages' durations
+//! are replaced by the median measured container run time minus the median
+//! task overhead, per (program, stage). SleepJobs keep the trace's.
+//!
+//! **Check.** For every scheduler of the output directory, the trace is
+//! simulated under its counterpart — a Shepherd policy as itself (with the
+//! run's own `shepherd.toml`), the CapacityScheduler as the engine's
+//! `capacity` policy and the FairScheduler as `drf`, each with the
+//! harness's AM share (0.5) — and per job the simulated JCT is compared
+//! with the real one: |sim − real| ÷ real, median and P90 over every job
+//! of every run; then whether the schedulers rank the same by mean JCT,
+//! for all jobs and for small ones.
+
+use super::input::{discover, read_run, JobsFile};
+use crate::config::Config;
+use crate::metrics::stats::percentile;
+use crate::sim::calibration::{Calibration, Dist};
+use crate::sim::{simulate, SimOptions};
+use crate::workload::{ClusterSpec, Trace};
+use serde::Deserialize;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+/// Quantile points kept per distribution.
+const POINTS: usize = 21;
+
+#[derive(Debug, Deserialize)]
+struct Activity {
+    containers: Vec<ContainerRec>,
+    apps: Vec<AppRec>,
+    #[serde(default)]
+    heartbeats: Vec<Heartbeat>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ContainerRec {
+    app: String,
+    priority: i32,
+    am: bool,
+    memory_mb: i64,
+    vcores: i64,
+    allocated_ms: i64,
+    launched_ms: Option<i64>,
+    finished_ms: Option<i64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct AppRec {
+    app: String,
+    submit_ms: i64,
+    am_ask_ms: Option<i64>,
+    first_task_ask_ms: Option<i64>,
+    removed_ms: i64,
+}
+
+#[derive(Debug, Deserialize)]
+struct Heartbeat {
+    node: u32,
+    at_ms: i64,
+}
+
+/// MapReduce's scheduler-key priorities: maps 20 (5 for a failed map's
+/// retry), reduces 10. The trace's stage 0 is the maps, stage 1 the reduces.
+fn stage_of_priority(p: i32) -> Option<usize> {
+    match p {
+        20 | 5 => Some(0),
+        10 => Some(1),
+        _ => None,
+    }
+}
+
+/// One Shepherd run's activity with the run's job list.
+struct ShepherdRun {
+    activity: Activity,
+    jobs: JobsFile,
+}
+
+fn shepherd_runs(out: &Path) -> Result<Vec<ShepherdRun>, String> {
+    let mut runs = Vec::new();
+    for (label, dirs) in discover(out)? {
+        if !label.starts_with("shepherd") {
+            continue;
+        }
+        for (k, dir) in dirs {
+            let path = dir.join("activity.json");
+            let Ok(text) = std::fs::read_to_string(&path) else { continue };
+            if text.trim() == "null" {
+                continue;
+            }
+            let activity: Activity = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            let jobs = read_run(&dir, &label, k)?.jobs;
+            runs.push(ShepherdRun { activity, jobs });
+        }
+    }
+    if runs.is_empty() {
+        return Err(format!(
+            "{}: no Shepherd run with an activity.json (re-run scripts/compare-yarn.sh with a shepherd:<policy> scheduler)",
+            out.display()
+        ));
+    }
+    Ok(runs)
+}
+
+/// Mean trace duration of each stage of each job, by trace job id.
+fn stage_means(trace: &Trace) -> HashMap<&str, Vec<f64>> {
+    trace
+        .jobs
+        .iter()
+        .map(|j| {
+            let means = j
+                .stages
+                .iter()
+                .map(|s| s.tasks.iter().map(|t| t.duration_ms as f64).sum::<f64>() / s.tasks.len().max(1) as f64)
+                .collect();
+            (j.id.as_str(), means)
+        })
+        .collect()
+}
+
+/// What the real runs say about the HiBench programs' own task times.
+#[derive(Debug, Clone, Default)]
+pub struct MeasuredWork {
+    /// (program, stage) → median container run time (RUNNING → finished), ms.
+    pub run_ms: BTreeMap<(String, usize), f64>,
+}
+
+/// Fit the cluster model from every Shepherd run in `out`.
+pub fn fit(out: &Path, trace: &Trace) -> Result<(Calibration, MeasuredWork), String> {
+    let runs = shepherd_runs(out)?;
+    let means = stage_means(trace);
+    let (mut am_ask, mut am_launch, mut am_startup, mut task_launch, mut overhead, mut am_exit) =
+        (vec![], vec![], vec![], vec![], vec![], vec![]);
+    let (mut am_mem, mut am_cores, mut phases) = (vec![], vec![], vec![]);
+    let mut work: BTreeMap<(String, usize), Vec<f64>> = BTreeMap::new();
+    for run in &runs {
+        let job_of: HashMap<&str, (&str, &str)> = run
+            .jobs
+            .jobs
+            .iter()
+            .filter_map(|j| Some((j.app_id.as_deref()?, (j.id.as_str(), j.kind.as_str()))))
+            .collect();
+        let mut am_running: HashMap<&str, i64> = HashMap::new();
+        let mut last_task_end: HashMap<&str, i64> = HashMap::new();
+        for c in &run.activity.containers {
+            let (Some(launched), Some(finished)) = (c.launched_ms, c.finished_ms) else { continue };
+            if c.am {
+                am_launch.push((launched - c.allocated_ms) as f64);
+                am_running.insert(c.app.as_str(), launched);
+                am_mem.push(c.memory_mb as f64);
+                am_cores.push(c.vcores as f64);
+                continue;
+            }
+            task_launch.push((launched - c.allocated_ms) as f64);
+            let end = last_task_end.entry(c.app.as_str()).or_insert(finished);
+            *end = (*end).max(finished);
+            let (Some((id, kind)), Some(stage)) = (job_of.get(c.app.as_str()), stage_of_priority(c.priority)) else { continue };
+            let ran = (finished - launched) as f64;
+            if *kind == "sleep" {
+                if let Some(m) = means.get(id).and_then(|m| m.get(stage)) {
+                    overhead.push(ran - m);
+                }
+            } else {
+                work.entry((kind.to_string(), stage)).or_default().push(ran);
+            }
+        }
+        for a in &run.activity.apps {
+            if let Some(ask) = a.am_ask_ms {
+                am_ask.push((ask - a.submit_ms) as f64);
+            }
+            if let (Some(first), Some(up)) = (a.first_task_ask_ms, am_running.get(a.app.as_str())) {
+                am_startup.push((first - up) as f64);
+            }
+            if let Some(end) = last_task_end.get(a.app.as_str()) {
+                am_exit.push((a.removed_ms - end) as f64);
+            }
+        }
+        phases.extend(heartbeat_phases(&run.activity.heartbeats));
+    }
+    let median = |v: &[f64]| if v.is_empty() { f64::NAN } else { Dist::of(v, 3).median() };
+    let mem = median(&am_mem);
+    let cal = Calibration {
+        source: format!(
+            "shepherd calibrate {}: {} Shepherd run(s), {} containers, {} apps",
+            out.display(),
+            runs.len(),
+            runs.iter().map(|r| r.activity.containers.len()).sum::<usize>(),
+            runs.iter().map(|r| r.activity.apps.len()).sum::<usize>()
+        ),
+        am_memory_mb: if mem.is_finite() { mem as i64 } else { 1536 },
+        am_vcores: median(&am_cores).max(1.0) as i64,
+        am_ask_ms: Dist::of(&am_ask, POINTS),
+        am_launch_ms: Dist::of(&am_launch, POINTS),
+        am_startup_ms: Dist::of(&am_startup, POINTS),
+        task_launch_ms: Dist::of(&task_launch, POINTS),
+        task_overhead_ms: Dist::of(&overhead, POINTS),
+        am_exit_ms: Dist::of(&am_exit, POINTS),
+        heartbeat_phase: Dist::of(&phases, POINTS),
+    };
+    let run_ms = work.into_iter().map(|(k, v)| (k, median(&v))).collect();
+    Ok((cal, MeasuredWork { run_ms }))
+}
+
+/// Each node's heartbeat offset within the interval (the median gap
+/// between its heartbeats), as a fraction of it.
+fn heartbeat_phases(beats: &[Heartbeat]) -> Vec<f64> {
+    let mut by_node: BTreeMap<u32, Vec<i64>> = BTreeMap::new();
+    for b in beats {
+        by_node.entry(b.node).or_default().push(b.at_ms);
+    }
+    let mut gaps: Vec<f64> = Vec::new();
+    for times in by_node.values_mut() {
+        times.sort();
+        gaps.extend(times.windows(2).map(|w| (w[1] - w[0]) as f64).filter(|g| *g > 0.0));
+    }
+    if gaps.is_empty() {
+        return Vec::new();
+    }
+    gaps.sort_by(f64::total_cmp);
+    let interval = percentile(&gaps, 50.0).max(1.0);
+    by_node
+        .values()
+        .map(|times| {
+            let mut offsets: Vec<f64> = times.iter().map(|t| (*t as f64).rem_euclid(interval) / interval).collect();
+            offsets.sort_by(f64::total_cmp);
+            percentile(&offsets, 50.0)
+        })
+        .collect()
+}
+
+/// The trace with the HiBench programs' stage durations replaced by what
+/// the real runs measured (run time minus the median task overhead).
+pub fn measured_trace(trace: &Trace, kinds: &HashMap<String, String>, work: &MeasuredWork, cal: &Calibration) -> Trace {
+    let overhead = cal.task_overhead_ms.median();
+    let mut t = trace.clone();
+    for j in t.jobs.iter_mut() {
+        let Some(kind) = kinds.get(&j.id) else { continue };
+        for (s, stage) in j.stages.iter_mut().enumerate() {
+            if let Some(run) = work.run_ms.get(&(kind.clone(), s)) {
+                let d = ((run - overhead).max(1.0)) as i64;
+                stage.tasks.iter_mut().for_each(|task| task.duration_ms = d);
+            }
+        }
+    }
+    t
+}
+
+/// One scheduler's simulated and real runs.
+#[derive(Debug, Clone)]
+pub struct SchedulerCheck {
+    pub label: String,
+    /// The engine policy standing in for it.
+    pub counterpart: String,
+    pub runs: usize,
+    pub jobs: usize,
+    pub error_p50: f64,
+    pub error_p90: f64,
+    pub real_mean_all: f64,
+    pub sim_mean_all: f64,
+    pub real_mean_small: Option<f64>,
+    pub sim_mean_small: Option<f64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct CheckReport {
+    pub calibration: Calibration,
+    pub rows: Vec<SchedulerCheck>,
+}
+
+/// The engine's stand-in for a harness scheduler, configured as the harness
+/// configured the real one.
+fn counterpart(label: &str, run_dir: &Path) -> Result<(String, Config), String> {
+    if label.starts_with("shepherd") {
+        let path = run_dir.join("work").join("shepherd.toml");
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let c = Config::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        return Ok((c.scheduler.policy.clone(), c));
+    }
+    let policy = match label {
+        "capacity" => "capacity",
+        "fair" => "drf",
+        other => return Err(format!("{other}: no engine counterpart (expected shepherd-*, capacity or fair)")),
+    };
+    let text = format!("[scheduler]\npolicy = \"{policy}\"\n[[queue]]\nname = \"default\"\ncapacity = 1.0\nmax_am_share = 0.5\n");
+    Ok((policy.to_string(), Config::parse(&text).map_err(|e| e.to_string())?))
+}
+
+/// Simulate every scheduler of `out` with `cal` and compare with its real runs.
+pub fn check(out: &Path, trace: &Trace, cal: &Calibration, work: &MeasuredWork, seed: u64) -> Result<CheckReport, String> {
+    let mut rows = Vec::new();
+    for (label, dirs) in discover(out)? {
+        let (policy, config) = counterpart(&label, &dirs[0].1)?;
+        let first = read_run(&dirs[0].1, &label, dirs[0].0)?;
+        let kinds: HashMap<String, String> = first.jobs.jobs.iter().map(|j| (j.id.clone(), j.kind.clone())).collect();
+        let cluster = match (first.jobs.cluster, &trace.cluster) {
+            (Some(c), _) => ClusterSpec { nodes: c.nodes as u32, memory_mb: c.memory_mb, vcores: c.vcores, rack_size: 40 },
+            (None, Some(c)) => c.clone(),
+            (None, None) => return Err(format!("{label}: no cluster size in jobs.json or the trace")),
+        };
+        let sim_trace = measured_trace(trace, &kinds, work, cal);
+        let opts = SimOptions { cluster_model: Some(cal.clone()), seed, ..SimOptions::default() };
+        let outcome = simulate(&sim_trace, &cluster, config, &opts)?;
+        let sim_jct: HashMap<&str, f64> = outcome.jobs.iter().map(|j| (j.id.as_str(), j.jct_ms() as f64)).collect();
+        let small: HashMap<&str, bool> = first.jobs.jobs.iter().map(|j| (j.id.as_str(), j.category == "small")).collect();
+        let (mut errors, mut real_all, mut real_small) = (Vec::new(), Vec::new(), Vec::new());
+        for (k, dir) in &dirs {
+            let run = read_run(dir, &label, *k)?;
+            let (mut all, mut sm) = (Vec::new(), Vec::new());
+            for j in run.jobs.jobs.iter().filter(|j| j.succeeded()) {
+                let real = (j.finished().unwrap_or(0) - j.submitted().unwrap_or(0)) as f64;
+                if let Some(s) = sim_jct.get(j.id.as_str()) {
+                    errors.push((s - real).abs() / real.max(1.0));
+                }
+                all.push(real);
+                if small.get(j.id.as_str()) == Some(&true) {
+                    sm.push(real);
+                }
+            }
+            real_all.push(mean(&all));
+            if !sm.is_empty() {
+                real_small.push(mean(&sm));
+            }
+        }
+        errors.sort_by(f64::total_cmp);
+        let sim_all: Vec<f64> = outcome.jobs.iter().map(|j| j.jct_ms() as f64).collect();
+        let sim_small: Vec<f64> =
+            outcome.jobs.iter().filter(|j| small.get(j.id.as_str()) == Some(&true)).map(|j| j.jct_ms() as f64).collect();
+        rows.push(SchedulerCheck {
+            label,
+            counterpart: policy,
+            runs: dirs.len(),
+            jobs: errors.len(),
+            error_p50: percentile(&errors, 50.0),
+            error_p90: percentile(&errors, 90.0),
+            real_mean_all: median_of(&real_all),
+            sim_mean_all: mean(&sim_all),
+            real_mean_small: (!real_small.is_empty()).then(|| median_of(&real_small)),
+            sim_mean_small: (!sim_small.is_empty()).then(|| mean(&sim_small)),
+        });
+    }
+    Ok(CheckReport { calibration: cal.clone(), rows })
+}
+
+fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+fn median_of(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    percentile(&s, 50.0)
+}
+
+/// Labels in increasing order of `key` (NaN last).
+fn ranking(rows: &[SchedulerCheck], key: impl Fn(&SchedulerCheck) -> Option<f64>) -> Vec<String> {
+    let mut v: Vec<(f64, &str)> = rows.iter().filter_map(|r| Some((key(r)?, r.label.as_str()))).collect();
+    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    v.into_iter().map(|(_, l)| l.to_string()).collect()
+}
+
+impl CheckReport {
+    pub fn rank_all(&self) -> (Vec<String>, Vec<String>) {
+        (ranking(&self.rows, |r| Some(r.real_mean_all)), ranking(&self.rows, |r| Some(r.sim_mean_all)))
+    }
+
+    pub fn rank_small(&self) -> (Vec<String>, Vec<String>) {
+        (ranking(&self.rows, |r| r.real_mean_small), ranking(&self.rows, |r| r.sim_mean_small))
+    }
+
+    pub fn text(&self) -> String {
+        let s = |v: f64| if v.is_finite() { format!("{:.1}", v / 1000.0) } else { "-".into() };
+        let mut out = String::from(
+            "scheduler              counterpart  runs  jobs  JCT error P50  P90   mean JCT all real/sim (s)   small real/sim (s)\n",
+        );
+        for r in &self.rows {
+            out.push_str(&format!(
+                "{:<22} {:<12} {:>4} {:>5}  {:>12.1}% {:>5.1}%   {:>10} / {:<10}   {:>8} / {:<8}\n",
+                r.label,
+                r.counterpart,
+                r.runs,
+                r.jobs,
+                r.error_p50 * 100.0,
+                r.error_p90 * 100.0,
+                s(r.real_mean_all),
+                s(r.sim_mean_all),
+                r.real_mean_small.map_or("-".into(), s),
+                r.sim_mean_small.map_or("-".into(), s),
+            ));
+        }
+        for (what, (real, sim)) in [("all jobs", self.rank_all()), ("small jobs", self.rank_small())] {
+            out.push_str(&format!(
+                "ranking by mean JCT, {what}: real {} | simulated {} -> {}\n",
+                real.join(" < "),
+                sim.join(" < "),
+                if real == sim { "same" } else { "DIFFERENT" }
+            ));
+        }
+        out
+    }
+}
+
+/// Where `shepherd calibrate` writes the fitted model by default.
+pub fn default_output(out: &Path) -> PathBuf {
+    out.join("calibration.json")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phases_are_offsets_within_the_median_interval() {
+        // Node 0 beats at 100 ms past each second, node 1 at 600 ms past.
+        let mut beats = Vec::new();
+        for k in 0..10 {
+            beats.push(Heartbeat { node: 0, at_ms: 10_000 + k * 1000 + 100 });
+            beats.push(Heartbeat { node: 1, at_ms: 10_000 + k * 1000 + 600 });
+        }
+        let p = heartbeat_phases(&beats);
+        assert_eq!(p.len(), 2);
+        assert!((p[0] - 0.1).abs() < 1e-9 && (p[1] - 0.6).abs() < 1e-9, "{p:?}");
+        assert!(heartbeat_phases(&[]).is_empty());
+    }
+
+    #[test]
+    fn map_and_reduce_priorities_are_stages() {
+        assert_eq!(stage_of_priority(20), Some(0));
+        assert_eq!(stage_of_priority(5), Some(0));
+        assert_eq!(stage_of_priority(10), Some(1));
+        assert_eq!(stage_of_priority(0), None);
+    }
+}

@@ -1,0 +1,151 @@
+//! What a real YARN cluster adds around the scheduler's decisions, as the
+//! simulator models it: ApplicationMaster containers, and the times between
+//! an allocation and useful work. Each time is an empirical distribution
+//! measured on real runs (`shepherd calibrate` fits them from the engine's
+//! activity log of the comparison harness; see the README, "Simulator
+//! fidelity").
+//!
+//! A job's life in the simulator, with these times:
+//!
+//! ```text
+//!  submit ─ am_ask ─► AM ask ══ scheduler ══► AM allocated ─ am_launch ─► RUNNING ─ am_startup ─► first task asks
+//!  task allocated ─ task_launch ─► RUNNING, work starts ─ duration + task_overhead ─► container finished
+//!  last task finished ─ am_exit ─► AM container finished, job done
+//! ```
+
+use crate::workload::rng::Rng;
+use serde::{Deserialize, Serialize};
+
+/// An empirical distribution: quantiles at evenly spaced probabilities
+/// (`q[0]` the minimum, `q[n−1]` the maximum), drawn by inverse transform
+/// with linear interpolation. Empty = always 0.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Dist(pub Vec<f64>);
+
+impl Dist {
+    /// Quantiles of `samples` at `points` evenly spaced probabilities.
+    pub fn of(samples: &[f64], points: usize) -> Dist {
+        let mut v: Vec<f64> = samples.iter().copied().filter(|x| x.is_finite()).collect();
+        if v.is_empty() {
+            return Dist::default();
+        }
+        v.sort_by(f64::total_cmp);
+        let n = points.max(2);
+        Dist((0..n).map(|i| crate::metrics::stats::percentile(&v, 100.0 * i as f64 / (n - 1) as f64)).collect())
+    }
+
+    pub fn constant(v: f64) -> Dist {
+        Dist(vec![v, v])
+    }
+
+    pub fn draw(&self, rng: &mut Rng) -> f64 {
+        match self.0.len() {
+            0 => 0.0,
+            1 => self.0[0],
+            n => {
+                let x = rng.unit() * (n - 1) as f64;
+                let i = (x.floor() as usize).min(n - 2);
+                let f = x - i as f64;
+                self.0[i] + f * (self.0[i + 1] - self.0[i])
+            }
+        }
+        .max(0.0)
+    }
+
+    pub fn median(&self) -> f64 {
+        match self.0.len() {
+            0 => 0.0,
+            n if n % 2 == 1 => self.0[n / 2],
+            n => (self.0[n / 2 - 1] + self.0[n / 2]) / 2.0,
+        }
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.0.iter().all(|v| *v == 0.0)
+    }
+}
+
+/// The cluster-side times, all in ms, and the ApplicationMaster's size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Calibration {
+    /// Where and how it was measured.
+    pub source: String,
+    /// The ApplicationMaster container of a job that names none
+    /// (MapReduce's `yarn.app.mapreduce.am.resource.*`).
+    pub am_memory_mb: i64,
+    pub am_vcores: i64,
+    /// Submission → the RM asks for the AM container.
+    pub am_ask_ms: Dist,
+    /// AM container allocated → RUNNING.
+    pub am_launch_ms: Dist,
+    /// AM RUNNING → its first task asks.
+    pub am_startup_ms: Dist,
+    /// Task container allocated → RUNNING (work starts).
+    pub task_launch_ms: Dist,
+    /// Task container RUNNING → finished, beyond the task's own duration
+    /// (JVM start, task set-up, tear-down).
+    pub task_overhead_ms: Dist,
+    /// Last task finished → job done (the AM commits, unregisters, exits).
+    pub am_exit_ms: Dist,
+    /// Each NodeManager's heartbeat offset within the interval, as a
+    /// fraction of it; empty = every node on the same grid.
+    pub heartbeat_phase: Dist,
+}
+
+impl Calibration {
+    /// No cluster-side times and no AMs' own delays: an AM container is
+    /// still placed and held (its size as MapReduce's default).
+    pub fn instant() -> Calibration {
+        Calibration {
+            source: "none: every cluster-side time is 0".into(),
+            am_memory_mb: 1536,
+            am_vcores: 1,
+            am_ask_ms: Dist::default(),
+            am_launch_ms: Dist::default(),
+            am_startup_ms: Dist::default(),
+            task_launch_ms: Dist::default(),
+            task_overhead_ms: Dist::default(),
+            am_exit_ms: Dist::default(),
+            heartbeat_phase: Dist::default(),
+        }
+    }
+
+    /// The calibration shipped with Shepherd (`examples/calibration/local.json`),
+    /// measured on this project's local YARN cluster.
+    pub fn measured() -> Calibration {
+        serde_json::from_str(include_str!("../../examples/calibration/local.json")).expect("shipped calibration parses")
+    }
+
+    pub fn load(path: &std::path::Path) -> Result<Calibration, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_draw_within_range_and_reproduce_the_median() {
+        let samples: Vec<f64> = (1..=101).map(|i| i as f64 * 10.0).collect();
+        let d = Dist::of(&samples, 11);
+        assert_eq!(d.0.first(), Some(&10.0));
+        assert_eq!(d.0.last(), Some(&1010.0));
+        assert_eq!(d.median(), 510.0);
+        let mut rng = Rng::seeded(3);
+        let mut draws: Vec<f64> = (0..2001).map(|_| d.draw(&mut rng)).collect();
+        draws.sort_by(f64::total_cmp);
+        assert!(draws.iter().all(|x| (10.0..=1010.0).contains(x)));
+        assert!((draws[1000] - 510.0).abs() < 40.0, "median of draws {}", draws[1000]);
+        assert_eq!(Dist::default().draw(&mut rng), 0.0);
+        assert_eq!(Dist::constant(7.0).draw(&mut rng), 7.0);
+    }
+
+    #[test]
+    fn shipped_calibration_parses() {
+        let c = Calibration::measured();
+        assert!(c.am_memory_mb > 0 && !c.source.is_empty());
+    }
+}

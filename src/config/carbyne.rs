@@ -40,8 +40,8 @@ pub struct CarbyneConfig {
     /// no job, offline — hold with YARN's non-preemptible containers and
     /// greedy packing. (a) The leftover is lent, not given: a held-back task
     /// takes leftover only if it is expected to end before any job's plan
-    /// needs that capacity back; (b) a job keeps its completion target
-    /// across recomputations while its share does not shrink; (c) its DRF
+    /// needs that capacity back; (b) a plan is not recomputed when only the
+    /// job's share grew; (c) its DRF
     /// demand counts the tasks its DAG hint announces, so its share does
     /// not drop between stages; (d) a plan stands while the job follows it
     /// (re-planned only when it deviates: a failure, a task over its

@@ -120,7 +120,8 @@ struct AppPlan {
     stages: usize,
     default_allocations: u64,
     leftover_allocations: u64,
-    /// With `protect_lenders`: the completion target (absolute ms) and the
+    /// The completion target T_k (absolute ms) of its last plan, kept by
+    /// the next plan while a reverse packing still reaches it, and the
     /// share it was planned under.
     target: Option<(i64, Amount)>,
 }
@@ -365,11 +366,14 @@ impl Carbyne {
         let model = stages::model(ctx, app, log, &self.cfg);
         e.inference = Some(model.inference);
         e.stages = model.stages.len();
-        // Keep the completion target while the share has not shrunk.
-        let target = match e.target {
-            Some((at, share)) if self.cfg.protect_lenders && share.fits_in(&e.share) => Some((at - now) as f64),
-            _ => None,
-        };
+        // T_k is a commitment (§3.1: yield and "still complete by T_k").
+        // Recomputed from now at every event, the latest starts of the
+        // tasks held back would slide with the clock — deferred again at
+        // each event until they become critical — and the job would end
+        // after the T_k it was planned to meet. Keep the previous target
+        // while a reverse packing under the current share still reaches it
+        // (`plan::intra_job`); else plan a new T_k.
+        let target = e.target.map(|(at, _)| (at - now) as f64);
         let horizon = if self.cfg.protect_lenders { 0.0 } else { self.cfg.horizon_ms as f64 };
         let Some(p) = plan::intra_job(&model, &e.share, horizon, target) else {
             e.status = if model.unknown_runtime { Status::NoRuntime } else { Status::NothingAsked };

@@ -53,8 +53,8 @@ impl Plan {
 /// Plan `model` under `share` (A_k). The share is first reduced by what the
 /// job holds for its whole life (its AM) and raised, type by type, to the
 /// largest task so one task always fits. `target_ms`: a completion target
-/// to keep if a reverse packing fits before it (the previous plan's, with
-/// `protect_lenders`), else T_k. `None` without durations, or when
+/// to keep if a reverse packing fits before it (the previous plan's T_k),
+/// else the new T_k. `None` without durations, or when
 /// nothing is outstanding.
 pub fn intra_job(model: &JobModel, share: &Amount, horizon_ms: f64, target_ms: Option<f64>) -> Option<Plan> {
     if model.unknown_runtime || model.stages.iter().all(|s| s.asked == 0) {

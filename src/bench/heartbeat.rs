@@ -16,26 +16,54 @@ pub struct HeartbeatBench {
     pub pending: u32,
     pub heartbeats: u32,
     pub policy: String,
+    /// Config text (TOML); its `scheduler.policy` is replaced by `policy`.
+    pub config: String,
 }
 
 pub struct HeartbeatReport {
+    /// Wall-clock time of each timed heartbeat.
     pub samples_ns: Vec<u64>,
+    /// CPU time the benchmark's thread spent in each (what the heartbeat
+    /// costs, without the time other processes took the core: on a shared
+    /// machine the wall-clock tail is mostly preemption).
+    pub cpu_ns: Vec<u64>,
     pub allocations: u64,
 }
 
 impl HeartbeatReport {
     pub fn percentile(&self, p: f64) -> f64 {
-        let mut v = self.samples_ns.clone();
-        v.sort_unstable();
-        let i = ((p / 100.0) * (v.len() - 1) as f64).round() as usize;
-        v[i] as f64 / 1000.0
+        percentile(&self.samples_ns, p)
     }
+
+    pub fn cpu_percentile(&self, p: f64) -> f64 {
+        percentile(&self.cpu_ns, p)
+    }
+}
+
+/// The calling thread's CPU time, ns.
+fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return 0;
+    }
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// The `p`-th percentile (nearest rank) of `samples_ns`, µs.
+fn percentile(samples_ns: &[u64], p: f64) -> f64 {
+    let mut v = samples_ns.to_vec();
+    v.sort_unstable();
+    let i = ((p / 100.0) * (v.len() - 1) as f64).round() as usize;
+    v[i] as f64 / 1000.0
 }
 
 impl HeartbeatBench {
     pub fn run(&self) -> HeartbeatReport {
-        let config = format!("[scheduler]\npolicy = \"{}\"\n", self.policy);
-        let mut s = Session::new(&config, vec!["memory-mb".into(), "vcores".into()]).expect("config");
+        let mut parsed = crate::config::Config::parse(&self.config).expect("config");
+        parsed.scheduler.policy = self.policy.clone();
+        let mut s = Session::with_config(parsed, vec!["memory-mb".into(), "vcores".into()]).expect("config");
         let mut w = EventWriter::default();
         for n in 0..self.nodes {
             w.event(
@@ -83,6 +111,7 @@ impl HeartbeatBench {
         // Measured heartbeats: node n reports its containers finished and
         // gets new ones. Top the asks up so `pending` stays constant.
         let mut samples = Vec::with_capacity(self.heartbeats as usize);
+        let mut cpu = Vec::with_capacity(self.heartbeats as usize);
         let mut allocations = 0u64;
         for i in 0..self.heartbeats {
             let n = i % self.nodes;
@@ -91,8 +120,9 @@ impl HeartbeatBench {
             for c in &finished {
                 w.event(&Event::ContainerFinished { container: *c, exit_status: 0, at_ms: i as i64 }, 2);
             }
-            let t = Instant::now();
+            let (t, c) = (Instant::now(), thread_cpu_ns());
             let out = s.step(&w.buf, i as i64, Some(n)).expect("heartbeat").to_vec();
+            cpu.push(thread_cpu_ns().saturating_sub(c));
             samples.push(t.elapsed().as_nanos() as u64);
             allocations += collect(&out, &mut on_node) as u64;
             // Replace what ran with new demand from the same apps (not timed:
@@ -109,7 +139,7 @@ impl HeartbeatBench {
                 s.step(&w.buf, i as i64, None).expect("top-up");
             }
         }
-        HeartbeatReport { samples_ns: samples, allocations }
+        HeartbeatReport { samples_ns: samples, cpu_ns: cpu, allocations }
     }
 }
 

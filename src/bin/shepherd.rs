@@ -87,6 +87,9 @@ enum Command {
         /// Policy to run.
         #[arg(long, default_value = "drf")]
         policy: String,
+        /// Shepherd TOML config for the engine (its scheduler.policy is replaced by --policy).
+        #[arg(long)]
+        config: Option<PathBuf>,
     },
     /// Metrics, tables and plots of repeated runs on a real YARN cluster (the output of scripts/compare-yarn.sh).
     YarnReport {
@@ -294,13 +297,17 @@ fn main() -> ExitCode {
         Command::Compare { w, policies, baseline, out, seeds } => compare(&w, &policies, &baseline, out, seeds),
         Command::Generate { w, out } => generate(&w, &out),
         Command::BenchSim { w, policy } => bench(&w, &policy),
-        Command::BenchHeartbeat { nodes, pending, apps, heartbeats, policy } => {
-            bench_heartbeat(shepherd::bench::heartbeat::HeartbeatBench {
-                nodes: nodes as _,
-                pending: pending as _,
-                apps: apps as _,
-                heartbeats: heartbeats as _,
-                policy,
+        Command::BenchHeartbeat { nodes, pending, apps, heartbeats, policy, config } => {
+            let config = config.map(|p| std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))).transpose();
+            config.and_then(|config| {
+                bench_heartbeat(shepherd::bench::heartbeat::HeartbeatBench {
+                    nodes: nodes as _,
+                    pending: pending as _,
+                    apps: apps as _,
+                    heartbeats: heartbeats as _,
+                    policy,
+                    config: config.unwrap_or_default(),
+                })
             })
         }
         Command::YarnReport { out, baseline, require_success } => yarn_report(&out, baseline.as_deref(), require_success),
@@ -439,6 +446,9 @@ fn compare_seeds(w: &WorkloadArgs, policies: &str, baseline: &str, n: u64) -> Re
     let first = w.seed.unwrap_or(1);
     let policies = policy_list(policies);
     let (mut per_seed, mut ideal) = (Vec::new(), Vec::new());
+    // Jain's index (mean over the windows) per policy and seed, and its
+    // difference from the baseline's on the same workload.
+    let mut jain: Vec<(String, Vec<f64>, Vec<f64>)> = Vec::new();
     for seed in first..first + n {
         let exp = WorkloadArgs { seed: Some(seed), ..w.clone() }.experiment(None)?;
         if seed == first {
@@ -452,12 +462,26 @@ fn compare_seeds(w: &WorkloadArgs, policies: &str, baseline: &str, n: u64) -> Re
             );
         }
         let cmp = exp.compare(&policies, baseline)?;
+        let base_jain = cmp.runs.iter().find(|r| r.summary.policy == baseline).map(|r| r.summary.fairness.mean);
+        for run in &cmp.runs {
+            let p = &run.summary.policy;
+            if !jain.iter().any(|(q, _, _)| q == p) {
+                jain.push((p.clone(), Vec::new(), Vec::new()));
+            }
+            let Some((_, values, diffs)) = jain.iter_mut().find(|(q, _, _)| q == p) else { continue };
+            values.push(run.summary.fairness.mean);
+            if let Some(b) = base_jain {
+                diffs.push(run.summary.fairness.mean - b);
+            }
+        }
         let critical: HashMap<String, i64> = exp.trace.jobs.iter().map(|j| (j.id.clone(), j.critical_path_ms())).collect();
         ideal.push(shepherd::metrics::compare::ideal_factors(&cmp.runs[0].jobs, &critical));
         per_seed.push(cmp.factors);
     }
     let rows = shepherd::metrics::compare::over_seeds(&per_seed, &ideal);
-    print!("{}", shepherd::report::table::seeds(baseline, &format!("{n} seeds ({first}..{})", first + n - 1), &rows));
+    let label = format!("{n} seeds ({first}..{})", first + n - 1);
+    print!("{}", shepherd::report::table::seeds(baseline, &label, &rows));
+    print!("{}", shepherd::report::table::jain_over_seeds(baseline, &label, &jain));
     Ok(())
 }
 
@@ -513,6 +537,13 @@ fn bench_heartbeat(b: shepherd::bench::heartbeat::HeartbeatBench) -> Result<(), 
         r.percentile(90.0),
         r.percentile(99.0),
         r.percentile(100.0)
+    );
+    println!(
+        "  cpu time: p50 {:.1} us   p90 {:.1} us   p99 {:.1} us   max {:.1} us   (the thread's own CPU time: without preemption by other processes)",
+        r.cpu_percentile(50.0),
+        r.cpu_percentile(90.0),
+        r.cpu_percentile(99.0),
+        r.cpu_percentile(100.0)
     );
     Ok(())
 }

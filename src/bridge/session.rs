@@ -23,7 +23,11 @@ pub struct Session {
 
 impl Session {
     pub fn new(config_text: &str, resource_names: Vec<String>) -> Result<Session, ConfigError> {
-        let config = Config::parse(config_text)?;
+        Session::with_config(Config::parse(config_text)?, resource_names)
+    }
+
+    /// A session on an already parsed config.
+    pub fn with_config(config: Config, resource_names: Vec<String>) -> Result<Session, ConfigError> {
         let resource_types = resource_names.len().max(2);
         let engine = Engine::new(config, resource_names)?;
         Ok(Session {

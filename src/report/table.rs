@@ -125,3 +125,28 @@ pub fn seeds(baseline: &str, seeds: &str, rows: &[SeedRow]) -> String {
     }
     s
 }
+
+/// The Jain's-index table of `compare --seeds N`: per policy, the median
+/// [min, max] over seeds of its index (mean over the fairness windows) and
+/// of its difference from the baseline's on the same workload (candidate −
+/// baseline; negative = less fair). `rows`: (policy, per-seed index,
+/// per-seed difference).
+pub fn jain_over_seeds(baseline: &str, seeds: &str, rows: &[(String, Vec<f64>, Vec<f64>)]) -> String {
+    use crate::metrics::compare::Spread;
+    let mut s = String::new();
+    let _ = writeln!(s);
+    let _ = writeln!(s, "Jain's index over {seeds} (mean over windows): median [min, max]; difference = candidate − {baseline}");
+    let _ = writeln!(s, "{:<14} {:>24} {:>24}", "jain:policy", "index", "difference");
+    for (policy, values, diffs) in rows {
+        let v = Spread::of(values);
+        let d = Spread::of(diffs);
+        let _ = writeln!(
+            s,
+            "{:<14} {:>24} {:>24}",
+            format!("jain:{policy}"),
+            format!("{:.3} [{:.3}, {:.3}]", v.median, v.min, v.max),
+            format!("{:+.3} [{:+.3}, {:+.3}]", d.median, d.min, d.max)
+        );
+    }
+    s
+}

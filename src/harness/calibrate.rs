@@ -185,7 +185,8 @@ pub fn fit(sources: &[(&Path, &Trace)]) -> Result<(Calibration, MeasuredWork), S
     let (mut am_ask, mut am_launch, mut task_launch, mut am_exit) = (vec![], vec![], vec![], vec![]);
     // (containers running at the start, duration): start-up work that a
     // shared host slows down.
-    let (mut am_startup, mut overhead): (Vec<(usize, f64)>, Vec<(usize, f64)>) = (vec![], vec![]);
+    let mut am_startup: Vec<(usize, f64)> = vec![];
+    let mut overhead: Vec<(usize, f64)> = vec![];
     let (mut am_mem, mut am_cores, mut phases) = (vec![], vec![], vec![]);
     let mut work: BTreeMap<(String, usize), Vec<(usize, f64)>> = BTreeMap::new();
     for (run, means) in &runs {

@@ -462,7 +462,7 @@ fn compare_seeds(w: &WorkloadArgs, policies: &str, baseline: &str, n: u64) -> Re
     }
     let first = w.seed.unwrap_or(1);
     let policies = policy_list(policies);
-    let (mut per_seed, mut ideal) = (Vec::new(), Vec::new());
+    let (mut per_seed, mut ideal, mut errors) = (Vec::new(), Vec::new(), Vec::new());
     for seed in first..first + n {
         let exp = WorkloadArgs { seed: Some(seed), ..w.clone() }.experiment(None)?;
         if seed == first {
@@ -478,10 +478,18 @@ fn compare_seeds(w: &WorkloadArgs, policies: &str, baseline: &str, n: u64) -> Re
         let cmp = exp.compare(&policies, baseline)?;
         let critical: HashMap<String, i64> = exp.trace.jobs.iter().map(|j| (j.id.clone(), j.critical_path_ms())).collect();
         ideal.push(shepherd::metrics::compare::ideal_factors(&cmp.runs[0].jobs, &critical));
+        for run in &cmp.runs {
+            errors.push(shepherd::metrics::compare::seed_errors(&run.summary.policy, &run.jobs));
+        }
         per_seed.push(cmp.factors);
     }
     let rows = shepherd::metrics::compare::over_seeds(&per_seed, &ideal);
-    print!("{}", shepherd::report::table::seeds(baseline, &format!("{n} seeds ({first}..{})", first + n - 1), &rows));
+    let seeds = format!("{n} seeds ({first}..{})", first + n - 1);
+    print!("{}", shepherd::report::table::seeds(baseline, &seeds, &rows));
+    let errors = shepherd::metrics::compare::errors_over_seeds(&errors);
+    if !errors.is_empty() {
+        print!("\n{}", shepherd::report::table::seed_errors(&seeds, &errors));
+    }
     Ok(())
 }
 

@@ -7,24 +7,24 @@
 //! This module only knows names; `crate::policy` maps each name to its
 //! implementation (a test there builds every name listed here).
 
-use super::{bad, Config, ConfigError, DressConfig};
+use super::{bad, Config, ConfigError, DressConfig, SLearnConfig};
 use serde::{Deserialize, Serialize};
 
 /// Plugins of the *estimate* point: an app's size and remaining work.
-pub const ESTIMATORS: &[&str] = &["none", "history", "history-point", "oracle", "tasks"];
+pub const ESTIMATORS: &[&str] = &["none", "history", "history-point", "oracle", "tasks", "slearn"];
 /// Plugins of the *reserve* point: partitions of a queue's share (pools).
 pub const RESERVES: &[&str] = &["none", "dress"];
 /// How queues share the cluster (the root's choice, `scheduler.queue_order`).
 pub const QUEUE_ORDERS: &[&str] = &["flat", "drf", "capacity"];
 /// Plugins of the *app order* point.
-pub const APP_ORDERS: &[&str] = &["fifo", "drf", "sjf", "srtf", "las", "tetris"];
+pub const APP_ORDERS: &[&str] = &["fifo", "drf", "sjf", "srtf", "las", "tetris", "gs"];
 /// Plugins of the *classify asks* point (DEFAULT vs ALTRUISTIC), any number:
 /// an ask is DEFAULT when every one of them says so.
-pub const CLASSIFIERS: &[&str] = &[];
+pub const CLASSIFIERS: &[&str] = &["pilots"];
 /// Plugins of the *filter* point (node-level constraints), any number.
 pub const FILTERS: &[&str] = &[];
 /// Plugins of the *leftover* point: who gets what the main phase left.
-pub const LEFTOVERS: &[&str] = &["none"];
+pub const LEFTOVERS: &[&str] = &["none", "fifo"];
 
 /// One pipeline: a plugin name per extension point.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -34,7 +34,8 @@ pub struct PipelineSpec {
     /// `history` (3Sigma-style distribution of past runs of the same user +
     /// job name), `history-point` (one quantile of it), `oracle` (the
     /// `shepherd.oracle.work_ms` application tag), `tasks` (outstanding asks
-    /// × learned task runtime).
+    /// × learned task runtime), `slearn` (SLearn: mean runtime of the app's
+    /// pilot tasks × its first stage's width).
     pub estimate: String,
     /// Partition of the queue's share: `none`, `dress` (DRESS's two pools
     /// with the dynamic reserve δ for small-demand apps).
@@ -42,7 +43,9 @@ pub struct PipelineSpec {
     /// Order of applications: `fifo` (YARN priority, then arrival), `drf`
     /// (lowest dominant share), `sjf` (smallest estimated size), `srtf`
     /// (smallest estimated remaining work), `las` (least attained service),
-    /// `tetris` (best alignment of its ask with the node's free resources).
+    /// `tetris` (best alignment of its ask with the node's free resources),
+    /// `gs` (SLearn's GS: priority queues by estimated size, FIFO inside,
+    /// weighted sharing across queues).
     pub app_order: String,
     /// Orders that replace `app_order` for the apps of one pool of the
     /// reserve plugin, e.g. `{ small = "srtf" }`. Pools are then served in
@@ -51,11 +54,13 @@ pub struct PipelineSpec {
     pub pool_order: std::collections::BTreeMap<String, String>,
     /// Which outstanding asks are DEFAULT (served in the main phase) and
     /// which ALTRUISTIC (wait for the leftover phase); an ask is DEFAULT
-    /// when every listed plugin says so. Empty = all DEFAULT.
+    /// when every listed plugin says so. Empty = all DEFAULT. `pilots`:
+    /// while SLearn samples a wide app, only its pilot tasks are DEFAULT.
     pub classify: Vec<String>,
     /// Node-level constraints every placement must pass, in order.
     pub filter: Vec<String>,
-    /// Order of the leftover phase: `none` = no leftover phase.
+    /// Order of the leftover phase: `none` = no leftover phase; `fifo` =
+    /// arrival order (SLearn's work conservation, §5.1.2).
     pub leftover: String,
     /// Serve strictly in app order: the first app that cannot be placed
     /// ends the pass (head-of-line blocking, the DRESS paper's FIFO).
@@ -63,6 +68,10 @@ pub struct PipelineSpec {
     /// `[dress]` keys this pipeline's DRESS reserve sets differently from
     /// the global `[dress]` section, e.g. `dress = { theta = 0.2 }`.
     pub dress: toml::Table,
+    /// `[slearn]` keys this pipeline's SLearn estimator sets differently
+    /// from the global `[slearn]` section, e.g. `slearn = { fixed_ratio =
+    /// 0.05 }` (an estimator of its own then, with its own history).
+    pub slearn: toml::Table,
 }
 
 impl Default for PipelineSpec {
@@ -77,6 +86,7 @@ impl Default for PipelineSpec {
             leftover: "none".into(),
             strict_order: false,
             dress: toml::Table::new(),
+            slearn: toml::Table::new(),
         }
     }
 }
@@ -142,6 +152,17 @@ pub const BUILT_INS: &[BuiltIn] = &[
         queue_order: "flat",
         summary: "true remaining size, smallest first",
         build: |_| spec("oracle", "none", "srtf"),
+    },
+    BuiltIn {
+        name: "slearn",
+        queue_order: "flat",
+        summary: "SLearn: sizes from sampled pilot tasks (thin apps bypass), GS priority queues with weighted \
+                  sharing, idle capacity to non-pilot tasks in arrival order",
+        build: |_| PipelineSpec {
+            classify: vec!["pilots".into()],
+            leftover: "fifo".into(),
+            ..spec("slearn", "none", "gs")
+        },
     },
 ];
 
@@ -223,6 +244,7 @@ impl Config {
             }
             p.validate(&format!("pipeline.{name}"))?;
             p.dress_config(&self.dress, &format!("pipeline.{name}"))?;
+            p.slearn_config(&self.slearn, &format!("pipeline.{name}"))?;
         }
         if self.pipeline(&self.scheduler.policy).is_none() {
             return Err(bad("scheduler.policy", &self.scheduler.policy, format!("expected one of {}", known())));
@@ -292,7 +314,7 @@ impl PipelineSpec {
             return Err(bad(
                 &format!("{key}.app_order"),
                 &self.app_order,
-                format!("orders by estimated size, but {key}.estimate is `none`; choose history, history-point, tasks or oracle"),
+                format!("orders by estimated size, but {key}.estimate is `none`; choose history, history-point, tasks, slearn or oracle"),
             ));
         }
         let pools: &[&str] = match self.reserve.as_str() {
@@ -323,6 +345,16 @@ impl PipelineSpec {
                     self.classify.join(", ")
                 ),
             ));
+        }
+        if self.classify.iter().any(|c| c == "pilots") && self.estimate != "slearn" {
+            return Err(bad(
+                &format!("{key}.classify"),
+                "pilots",
+                format!("holds back non-pilot tasks while SLearn samples an app, but {key}.estimate is `{}`, not slearn", self.estimate),
+            ));
+        }
+        if !self.slearn.is_empty() && self.estimate != "slearn" {
+            return Err(bad(&format!("{key}.slearn"), toml::Value::Table(self.slearn.clone()), format!("{key}.estimate is `{}`, not slearn", self.estimate)));
         }
         if !self.dress.is_empty() && self.reserve != "dress" {
             return Err(bad(&format!("{key}.dress"), toml::Value::Table(self.dress.clone()), format!("{key}.reserve is `{}`, not dress", self.reserve)));
@@ -355,6 +387,23 @@ impl PipelineSpec {
         Ok(merged)
     }
 
+    /// The `[slearn]` settings of this pipeline's estimator: the global
+    /// section with this pipeline's `slearn` keys over it.
+    pub fn slearn_config(&self, global: &SLearnConfig, key: &str) -> Result<SLearnConfig, ConfigError> {
+        if self.slearn.is_empty() {
+            return Ok(global.clone());
+        }
+        let mut table = toml::Table::try_from(global).expect("SLearnConfig serializes");
+        for (k, v) in &self.slearn {
+            table.insert(k.clone(), v.clone());
+        }
+        let merged: SLearnConfig = toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| {
+            bad(&format!("{key}.slearn"), toml::Value::Table(self.slearn.clone()), e.message().to_string())
+        })?;
+        merged.validate().map_err(|e| ConfigError { key: format!("{key}.{}", e.key), ..e })?;
+        Ok(merged)
+    }
+
     /// One line for `check-config` and logs.
     pub fn describe(&self) -> String {
         let mut s = format!("estimate={} reserve={} app_order={}", self.estimate, self.reserve, self.app_order);
@@ -368,6 +417,10 @@ impl PipelineSpec {
         if !self.dress.is_empty() {
             let keys: Vec<String> = self.dress.iter().map(|(k, v)| format!("{k}={v}")).collect();
             s.push_str(&format!(" dress{{{}}}", keys.join(",")));
+        }
+        if !self.slearn.is_empty() {
+            let keys: Vec<String> = self.slearn.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            s.push_str(&format!(" slearn{{{}}}", keys.join(",")));
         }
         s
     }

@@ -500,6 +500,11 @@ impl<'a> Sim<'a> {
             [-frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1]), -frac(used.0[0], cap.0[0]), -frac(used.0[1], cap.0[1])],
         );
         let j = rt.job;
+        // An estimator that predicts from the job's own first tasks (SLearn)
+        // has its prediction once they finish: the first confident one.
+        if self.estimates[j as usize].is_none() && self.engine.predicts_after_admission(j) {
+            self.estimates[j as usize] = self.engine.estimate_ms(j);
+        }
         let trace: &'a Trace = self.trace;
         let job = &trace.jobs[j as usize];
         let run = &mut self.runs[j as usize];

@@ -373,35 +373,13 @@ impl PipelineSpec {
     /// this pipeline's `dress` keys over it. `key` names the pipeline for
     /// errors (e.g. `pipeline.mine`).
     pub fn dress_config(&self, global: &DressConfig, key: &str) -> Result<DressConfig, ConfigError> {
-        if self.dress.is_empty() {
-            return Ok(global.clone());
-        }
-        let mut table = toml::Table::try_from(global).expect("DressConfig serializes");
-        for (k, v) in &self.dress {
-            table.insert(k.clone(), v.clone());
-        }
-        let merged: DressConfig = toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| {
-            bad(&format!("{key}.dress"), toml::Value::Table(self.dress.clone()), e.message().to_string())
-        })?;
-        merged.validate().map_err(|e| ConfigError { key: format!("{key}.{}", e.key), ..e })?;
-        Ok(merged)
+        overlay(global, &self.dress, &format!("{key}.dress"), DressConfig::validate)
     }
 
     /// The `[slearn]` settings of this pipeline's estimator: the global
     /// section with this pipeline's `slearn` keys over it.
     pub fn slearn_config(&self, global: &SLearnConfig, key: &str) -> Result<SLearnConfig, ConfigError> {
-        if self.slearn.is_empty() {
-            return Ok(global.clone());
-        }
-        let mut table = toml::Table::try_from(global).expect("SLearnConfig serializes");
-        for (k, v) in &self.slearn {
-            table.insert(k.clone(), v.clone());
-        }
-        let merged: SLearnConfig = toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| {
-            bad(&format!("{key}.slearn"), toml::Value::Table(self.slearn.clone()), e.message().to_string())
-        })?;
-        merged.validate().map_err(|e| ConfigError { key: format!("{key}.{}", e.key), ..e })?;
-        Ok(merged)
+        overlay(global, &self.slearn, &format!("{key}.slearn"), SLearnConfig::validate)
     }
 
     /// One line for `check-config` and logs.
@@ -424,6 +402,28 @@ impl PipelineSpec {
         }
         s
     }
+}
+
+/// A plugin section with one pipeline's keys over the global one
+/// (`[pipeline.NAME] dress = { ... }` over `[dress]`), validated; errors
+/// name `key` (e.g. `pipeline.mine.dress`) and the key at fault.
+fn overlay<T>(global: &T, keys: &toml::Table, key: &str, validate: fn(&T) -> Result<(), ConfigError>) -> Result<T, ConfigError>
+where
+    T: Clone + serde::Serialize + serde::de::DeserializeOwned,
+{
+    if keys.is_empty() {
+        return Ok(global.clone());
+    }
+    let mut table = toml::Table::try_from(global).expect("a config section serializes");
+    for (k, v) in keys {
+        table.insert(k.clone(), v.clone());
+    }
+    let merged: T = toml::Value::Table(table)
+        .try_into()
+        .map_err(|e: toml::de::Error| bad(key, toml::Value::Table(keys.clone()), e.message().to_string()))?;
+    let section = key.rsplit_once('.').map_or(key, |(pipeline, _)| pipeline);
+    validate(&merged).map_err(|e| ConfigError { key: format!("{section}.{}", e.key), ..e })?;
+    Ok(merged)
 }
 
 #[cfg(test)]

@@ -18,7 +18,8 @@
 #              span (Table II: 1029 s over 95 s of arrivals, ~11x)
 #   poisson    the generator's default Poisson arrivals at offered load 1.2
 # Pick some with SETTINGS="literal congested" (default: all three); another
-# DRESS config with CONFIG=FILE (e.g. delta_min = 0, delta_max = 1).
+# DRESS config with CONFIG=FILE (e.g. delta_min = 0, delta_max = 1); more
+# simulator flags with SIM_FLAGS (e.g. SIM_FLAGS=--no-cluster-model).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet --bin shepherd
@@ -26,6 +27,7 @@ SEEDS=${SEEDS:-20}
 SETTINGS=${SETTINGS:-literal congested poisson}
 CONFIG=${CONFIG:-hadoop-conf/shepherd-dress.toml}
 BIN=./target/release/shepherd
+SIM_FLAGS=${SIM_FLAGS:-}
 
 args_of() {
   case "$1" in
@@ -55,7 +57,7 @@ for setting in $SETTINGS; do
   printf '%-6s %-8s %5s %20s %20s %20s\n' share category jobs "meanJCT change" "makespan change" "ideal meanJCT"
   for share in 0.1 0.2 0.3 0.4; do
     # shellcheck disable=SC2086
-    out=$($BIN compare --generate hibench --small-share "$share" $extra --seeds "$SEEDS" \
+    out=$($BIN compare --generate hibench --small-share "$share" $extra $SIM_FLAGS --seeds "$SEEDS" \
       --policies capacity,dress --baseline capacity --config "$CONFIG" --no-progress)
     rows=$(echo "$out" | awk '/^change against/{f=1; next} f && $1 == "dress"')
     pct=$(awk -v s="$share" 'BEGIN{printf "%d %%", s * 100}')

@@ -154,7 +154,14 @@ fn skipping_idle_heartbeats_equals_naive_ticking() {
                 let opts = SimOptions { naive_heartbeats: naive, gang, heartbeat_ms: 3000, cluster_model: model.clone(), ..SimOptions::default() };
                 let exp = Experiment::new(&Source::Generate(kind.into(), params.clone()), config.clone(), None, opts).unwrap();
                 let out = exp.run(policy).unwrap();
-                (shepherd::report::files::jobs_csv(&out.jobs), out.summary.engine_passes)
+                // Job timings; not `estimate_ms`, the size estimate at the
+                // first pass that saw the app, which extra passes can see
+                // earlier (with less learned) without changing a decision.
+                let timings: Vec<String> = shepherd::report::files::jobs_csv(&out.jobs)
+                    .lines()
+                    .map(|l| l.rsplit_once(',').map_or(l, |(head, _)| head).to_string())
+                    .collect();
+                (timings.join("\n"), out.summary.engine_passes)
             };
             let (fast, fast_passes) = run(false);
             let (naive, naive_passes) = run(true);
@@ -180,6 +187,7 @@ fn busy_cluster() -> shepherd::sim::calibration::Calibration {
         task_overhead_ms: Dist(vec![100.0, 1200.0]),
         am_exit_ms: Dist(vec![500.0, 1000.0]),
         heartbeat_phase: Dist(vec![0.0, 1.0]),
+        shared_host: Some(shepherd::sim::calibration::SharedHost { containers_at_full_speed: 3.0 }),
     }
 }
 
@@ -210,6 +218,18 @@ fn application_masters_and_launch_times_are_modelled() {
     // The AM held 1 GB of 4 for the whole 19 s, the tasks 2 GB for 12.5 s.
     let expected = (1024.0 * 19.0 + 2048.0 * 12.5) / (4096.0 * 19.0);
     assert!((out.summary.utilization.alloc_memory - expected).abs() < 1e-9, "{:?}", out.summary.utilization);
+
+    // NodeManagers on one shared host that runs one container at full
+    // speed: the AM starts up alone (4 s); the tasks are launched at 7 s
+    // with 2 and then 3 containers running, so their overheads are 2 × 0.5 s
+    // and 3 × 0.5 s: the last one ends at 7 + 10 + 1.5 = 18.5 s, the AM
+    // exits at 20 s.
+    let mut shared = opts.cluster_model.clone().unwrap();
+    shared.shared_host = Some(shepherd::sim::calibration::SharedHost { containers_at_full_speed: 1.0 });
+    let opts = SimOptions { cluster_model: Some(shared), ..SimOptions::default() };
+    let out = simulate(&trace, &cluster, Config::parse("[scheduler]\npolicy = \"fifo\"\n").unwrap(), &opts).unwrap();
+    assert_eq!(out.jobs[0].first_start_ms, 7_000);
+    assert_eq!(out.jobs[0].finish_ms, 20_000);
 
     // An AM that does not fit waits like any ask: with a 3.5 GB AM on a
     // 4.5 GB node the second job's AM waits for the first job to finish.

@@ -117,6 +117,9 @@ enum Command {
         /// Write the fitted calibration here (default OUT/calibration.json).
         #[arg(long)]
         write: Option<PathBuf>,
+        /// Fit from these harness runs too (DIR=TRACE, repeatable): one model for several workloads.
+        #[arg(long = "also", value_name = "DIR=TRACE")]
+        also: Vec<String>,
         /// Seed of the simulator's draws.
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -311,7 +314,7 @@ fn main() -> ExitCode {
             })
         }
         Command::YarnReport { out, baseline, require_success } => yarn_report(&out, baseline.as_deref(), require_success),
-        Command::Calibrate { out, trace, use_calibration, write, seed } => calibrate(&out, &trace, use_calibration, write, seed),
+        Command::Calibrate { out, trace, use_calibration, write, also, seed } => calibrate(&out, &trace, use_calibration, write, &also, seed),
         Command::Sidecar { config, check, log } => sidecar(&config, check, &log),
     };
     match result {
@@ -323,10 +326,24 @@ fn main() -> ExitCode {
     }
 }
 
-fn calibrate(out: &std::path::Path, trace: &std::path::Path, use_file: Option<PathBuf>, write: Option<PathBuf>, seed: u64) -> Result<(), String> {
+fn calibrate(
+    out: &std::path::Path,
+    trace: &std::path::Path,
+    use_file: Option<PathBuf>,
+    write: Option<PathBuf>,
+    also: &[String],
+    seed: u64,
+) -> Result<(), String> {
     use shepherd::harness::calibrate;
     let trace = shepherd::workload::load(trace)?;
-    let (fitted, work) = calibrate::fit(out, &trace)?;
+    let mut more = Vec::new();
+    for a in also {
+        let (dir, t) = a.split_once('=').ok_or_else(|| format!("--also {a}: expected DIR=TRACE"))?;
+        more.push((PathBuf::from(dir), shepherd::workload::load(std::path::Path::new(t))?));
+    }
+    let mut sources: Vec<(&std::path::Path, &shepherd::workload::Trace)> = vec![(out, &trace)];
+    sources.extend(more.iter().map(|(d, t)| (d.as_path(), t)));
+    let (fitted, work) = calibrate::fit(&sources)?;
     let cal = match use_file {
         Some(p) => shepherd::sim::calibration::Calibration::load(&p)?,
         None => {
@@ -343,6 +360,13 @@ fn calibrate(out: &std::path::Path, trace: &std::path::Path, use_file: Option<Pa
         cal.am_memory_mb, cal.am_vcores, m(&cal.am_ask_ms), m(&cal.am_launch_ms), m(&cal.am_startup_ms),
         m(&cal.task_launch_ms), m(&cal.task_overhead_ms), m(&cal.am_exit_ms), cal.heartbeat_phase.0.iter().map(|p| (p * 100.0).round() / 100.0).collect::<Vec<_>>()
     );
+    match cal.shared_host {
+        Some(h) => println!(
+            "shared host: start-up times (idle-host medians above) slow down by max(1, running containers / {})",
+            h.containers_at_full_speed
+        ),
+        None => println!("shared host: none (start-up times independent of load)"),
+    }
     let report = calibrate::check(out, &trace, &cal, &work, seed)?;
     print!("{}", report.text());
     Ok(())
@@ -445,7 +469,7 @@ fn compare_seeds(w: &WorkloadArgs, policies: &str, baseline: &str, n: u64) -> Re
     }
     let first = w.seed.unwrap_or(1);
     let policies = policy_list(policies);
-    let (mut per_seed, mut ideal) = (Vec::new(), Vec::new());
+    let (mut per_seed, mut ideal, mut errors) = (Vec::new(), Vec::new(), Vec::new());
     // Jain's index (mean over the windows) per policy and seed, and its
     // difference from the baseline's on the same workload.
     let mut jain: Vec<(String, Vec<f64>, Vec<f64>)> = Vec::new();
@@ -476,12 +500,19 @@ fn compare_seeds(w: &WorkloadArgs, policies: &str, baseline: &str, n: u64) -> Re
         }
         let critical: HashMap<String, i64> = exp.trace.jobs.iter().map(|j| (j.id.clone(), j.critical_path_ms())).collect();
         ideal.push(shepherd::metrics::compare::ideal_factors(&cmp.runs[0].jobs, &critical));
+        for run in &cmp.runs {
+            errors.push(shepherd::metrics::compare::seed_errors(&run.summary.policy, &run.jobs));
+        }
         per_seed.push(cmp.factors);
     }
     let rows = shepherd::metrics::compare::over_seeds(&per_seed, &ideal);
-    let label = format!("{n} seeds ({first}..{})", first + n - 1);
-    print!("{}", shepherd::report::table::seeds(baseline, &label, &rows));
-    print!("{}", shepherd::report::table::jain_over_seeds(baseline, &label, &jain));
+    let seeds = format!("{n} seeds ({first}..{})", first + n - 1);
+    print!("{}", shepherd::report::table::seeds(baseline, &seeds, &rows));
+    print!("{}", shepherd::report::table::jain_over_seeds(baseline, &seeds, &jain));
+    let errors = shepherd::metrics::compare::errors_over_seeds(&errors);
+    if !errors.is_empty() {
+        print!("\n{}", shepherd::report::table::seed_errors(&seeds, &errors));
+    }
     Ok(())
 }
 

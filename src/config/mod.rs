@@ -54,6 +54,8 @@ pub struct Config {
     pub dress: DressConfig,
     pub history: HistoryConfig,
     pub carbyne: CarbyneConfig,
+    pub slearn: SLearnConfig,
+    pub gs: GsConfig,
     /// The operator's own pipelines, `[pipeline.NAME]`.
     #[serde(rename = "pipeline")]
     pub pipelines: BTreeMap<String, PipelineSpec>,
@@ -239,6 +241,102 @@ impl Default for HistoryConfig {
     }
 }
 
+/// SLearn (Jajoo et al., "A Case for Task Sampling based Learning for
+/// Cluster Job Scheduling", NSDI'22), the `slearn` estimator: job sizes
+/// learned from pilot tasks. Defaults are the paper's (§5.2.1).
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SLearnConfig {
+    /// thinLimit (§5.1.2): an app whose first stage asks for fewer tasks
+    /// is thin: no sampling, top GS queue. Paper: 3.
+    pub thin_limit: u32,
+    /// Sampling ratio r: pilots = ⌈r · first-stage width⌉. 0 = the adaptive
+    /// algorithm of Fig. 4 (1–5 %); (0, 1] = that fixed ratio (Table 6).
+    pub fixed_ratio: f64,
+    /// T of Fig. 4: finished jobs per ratio the running score averages,
+    /// and the length of each start-up phase (3 %, 2 %, 4 %). Paper: 100.
+    pub window: usize,
+    /// A pilot that has not finished this long after the first pilot was
+    /// allocated means the app's containers are not tasks (Spark
+    /// executors, services): sampling is abandoned and the app is placed
+    /// by attained service. ms; 0 = never.
+    pub pilot_timeout_ms: i64,
+    /// YARN application types whose containers are not tasks (executors,
+    /// long-running services): never sampled, placed by attained service.
+    /// Compared case-insensitively.
+    pub no_sampling_app_types: Vec<String>,
+}
+
+impl Default for SLearnConfig {
+    fn default() -> Self {
+        SLearnConfig {
+            thin_limit: 3,
+            fixed_ratio: 0.0,
+            window: 100,
+            pilot_timeout_ms: 1_800_000,
+            no_sampling_app_types: vec!["SPARK".into(), "yarn-service".into()],
+        }
+    }
+}
+
+impl SLearnConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.thin_limit == 0 {
+            return Err(bad("slearn.thin_limit", self.thin_limit, "must be at least 1 (1 = no app is thin)"));
+        }
+        if !(0.0..=1.0).contains(&self.fixed_ratio) {
+            return Err(bad("slearn.fixed_ratio", self.fixed_ratio, "must be 0 (adaptive) or within (0, 1]"));
+        }
+        if self.window == 0 {
+            return Err(bad("slearn.window", self.window, "must be at least 1"));
+        }
+        if self.pilot_timeout_ms < 0 {
+            return Err(bad("slearn.pilot_timeout_ms", self.pilot_timeout_ms, "must be at least 0 (0 = never)"));
+        }
+        Ok(())
+    }
+}
+
+/// GS, SLearn's generic scheduler (§5.1.1), the `gs` app order: N
+/// priority queues by job size with exponentially growing thresholds,
+/// FIFO inside a queue, weighted sharing across queues. Defaults §5.2.1.
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GsConfig {
+    /// N, the number of priority queues. Paper: 10.
+    pub queues: u32,
+    /// Q₀ʰⁱ, the top queue's upper threshold (container-ms). Paper: 10⁶.
+    pub first_threshold_ms: f64,
+    /// E: Q_{q+1}ʰⁱ = E · Q_qʰⁱ. Paper: 10.
+    pub growth: f64,
+    /// Each queue's sharing weight is the one above it ÷ this. Paper: 10.
+    pub weight_ratio: f64,
+}
+
+impl Default for GsConfig {
+    fn default() -> Self {
+        GsConfig { queues: 10, first_threshold_ms: 1e6, growth: 10.0, weight_ratio: 10.0 }
+    }
+}
+
+impl GsConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.queues < 2 {
+            return Err(bad("gs.queues", self.queues, "must be at least 2 (a top queue and SLearn's sampling queue)"));
+        }
+        if !(self.first_threshold_ms > 0.0 && self.first_threshold_ms.is_finite()) {
+            return Err(bad("gs.first_threshold_ms", self.first_threshold_ms, "must be a positive number of container-ms"));
+        }
+        if !(self.growth > 1.0 && self.growth.is_finite()) {
+            return Err(bad("gs.growth", self.growth, "must be greater than 1"));
+        }
+        if !(self.weight_ratio >= 1.0 && self.weight_ratio.is_finite()) {
+            return Err(bad("gs.weight_ratio", self.weight_ratio, "must be at least 1 (1 = equal weights)"));
+        }
+        Ok(())
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct QueueConfig {
@@ -288,6 +386,8 @@ impl Default for Config {
             dress: DressConfig::default(),
             history: HistoryConfig::default(),
             carbyne: CarbyneConfig::default(),
+            slearn: SLearnConfig::default(),
+            gs: GsConfig::default(),
             pipelines: BTreeMap::new(),
             control: Default::default(),
             queues: vec![QueueConfig::default()],
@@ -321,6 +421,8 @@ impl Config {
         }
         self.dress.validate()?;
         self.carbyne.validate()?;
+        self.slearn.validate()?;
+        self.gs.validate()?;
         self.control.validate()?;
         if self.history.max_samples == 0 {
             return Err(bad("history.max_samples", self.history.max_samples, "must be at least 1"));

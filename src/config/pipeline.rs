@@ -7,24 +7,24 @@
 //! This module only knows names; `crate::policy` maps each name to its
 //! implementation (a test there builds every name listed here).
 
-use super::{bad, CarbyneConfig, Config, ConfigError, DressConfig};
+use super::{bad, CarbyneConfig, Config, ConfigError, DressConfig, SLearnConfig};
 use serde::{Deserialize, Serialize};
 
 /// Plugins of the *estimate* point: an app's size and remaining work.
-pub const ESTIMATORS: &[&str] = &["none", "history", "history-point", "oracle", "tasks"];
+pub const ESTIMATORS: &[&str] = &["none", "history", "history-point", "oracle", "tasks", "slearn"];
 /// Plugins of the *reserve* point: partitions of a queue's share (pools).
 pub const RESERVES: &[&str] = &["none", "dress"];
 /// How queues share the cluster (the root's choice, `scheduler.queue_order`).
 pub const QUEUE_ORDERS: &[&str] = &["flat", "drf", "capacity"];
 /// Plugins of the *app order* point.
-pub const APP_ORDERS: &[&str] = &["fifo", "drf", "sjf", "srtf", "las", "tetris"];
+pub const APP_ORDERS: &[&str] = &["fifo", "drf", "sjf", "srtf", "las", "tetris", "gs"];
 /// Plugins of the *classify asks* point (DEFAULT vs ALTRUISTIC), any number:
 /// an ask is DEFAULT when every one of them says so.
-pub const CLASSIFIERS: &[&str] = &["carbyne"];
+pub const CLASSIFIERS: &[&str] = &["carbyne", "pilots"];
 /// Plugins of the *filter* point (node-level constraints), any number.
 pub const FILTERS: &[&str] = &[];
 /// Plugins of the *leftover* point: who gets what the main phase left.
-pub const LEFTOVERS: &[&str] = &["none", "carbyne"];
+pub const LEFTOVERS: &[&str] = &["none", "carbyne", "fifo"];
 
 /// One pipeline: a plugin name per extension point.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -34,7 +34,8 @@ pub struct PipelineSpec {
     /// `history` (3Sigma-style distribution of past runs of the same user +
     /// job name), `history-point` (one quantile of it), `oracle` (the
     /// `shepherd.oracle.work_ms` application tag), `tasks` (outstanding asks
-    /// × learned task runtime).
+    /// × learned task runtime), `slearn` (SLearn: mean runtime of the app's
+    /// pilot tasks × its first stage's width).
     pub estimate: String,
     /// Partition of the queue's share: `none`, `dress` (DRESS's two pools
     /// with the dynamic reserve δ for small-demand apps).
@@ -42,7 +43,9 @@ pub struct PipelineSpec {
     /// Order of applications: `fifo` (YARN priority, then arrival), `drf`
     /// (lowest dominant share), `sjf` (smallest estimated size), `srtf`
     /// (smallest estimated remaining work), `las` (least attained service),
-    /// `tetris` (best alignment of its ask with the node's free resources).
+    /// `tetris` (best alignment of its ask with the node's free resources),
+    /// `gs` (SLearn's GS: priority queues by estimated size, FIFO inside,
+    /// weighted sharing across queues).
     pub app_order: String,
     /// Orders that replace `app_order` for the apps of one pool of the
     /// reserve plugin, e.g. `{ small = "srtf" }`. Pools are then served in
@@ -51,11 +54,13 @@ pub struct PipelineSpec {
     pub pool_order: std::collections::BTreeMap<String, String>,
     /// Which outstanding asks are DEFAULT (served in the main phase) and
     /// which ALTRUISTIC (wait for the leftover phase); an ask is DEFAULT
-    /// when every listed plugin says so. Empty = all DEFAULT.
+    /// when every listed plugin says so. Empty = all DEFAULT. `pilots`:
+    /// while SLearn samples a wide app, only its pilot tasks are DEFAULT.
     pub classify: Vec<String>,
     /// Node-level constraints every placement must pass, in order.
     pub filter: Vec<String>,
-    /// Order of the leftover phase: `none` = no leftover phase.
+    /// Order of the leftover phase: `none` = no leftover phase; `fifo` =
+    /// arrival order (SLearn's work conservation, §5.1.2).
     pub leftover: String,
     /// Serve strictly in app order: the first app that cannot be placed
     /// ends the pass (head-of-line blocking, the DRESS paper's FIFO).
@@ -66,6 +71,10 @@ pub struct PipelineSpec {
     /// `[carbyne]` keys this pipeline's Carbyne plugins set differently
     /// from the global `[carbyne]` section, e.g. `carbyne = { p_altruism = 0.5 }`.
     pub carbyne: toml::Table,
+    /// `[slearn]` keys this pipeline's SLearn estimator sets differently
+    /// from the global `[slearn]` section, e.g. `slearn = { fixed_ratio =
+    /// 0.05 }` (an estimator of its own then, with its own history).
+    pub slearn: toml::Table,
 }
 
 impl Default for PipelineSpec {
@@ -81,6 +90,7 @@ impl Default for PipelineSpec {
             strict_order: false,
             dress: toml::Table::new(),
             carbyne: toml::Table::new(),
+            slearn: toml::Table::new(),
         }
     }
 }
@@ -157,6 +167,17 @@ pub const BUILT_INS: &[BuiltIn] = &[
         queue_order: "flat",
         summary: "true remaining size, smallest first",
         build: |_| spec("oracle", "none", "srtf"),
+    },
+    BuiltIn {
+        name: "slearn",
+        queue_order: "flat",
+        summary: "SLearn: sizes from sampled pilot tasks (thin apps bypass), GS priority queues with weighted \
+                  sharing, idle capacity to non-pilot tasks in arrival order",
+        build: |_| PipelineSpec {
+            classify: vec!["pilots".into()],
+            leftover: "fifo".into(),
+            ..spec("slearn", "none", "gs")
+        },
     },
 ];
 
@@ -239,6 +260,7 @@ impl Config {
             p.validate(&format!("pipeline.{name}"))?;
             p.dress_config(&self.dress, &format!("pipeline.{name}"))?;
             p.carbyne_config(&self.carbyne, &format!("pipeline.{name}"))?;
+            p.slearn_config(&self.slearn, &format!("pipeline.{name}"))?;
         }
         if self.pipeline(&self.scheduler.policy).is_none() {
             return Err(bad("scheduler.policy", &self.scheduler.policy, format!("expected one of {}", known())));
@@ -308,7 +330,7 @@ impl PipelineSpec {
             return Err(bad(
                 &format!("{key}.app_order"),
                 &self.app_order,
-                format!("orders by estimated size, but {key}.estimate is `none`; choose history, history-point, tasks or oracle"),
+                format!("orders by estimated size, but {key}.estimate is `none`; choose history, history-point, tasks, slearn or oracle"),
             ));
         }
         let pools: &[&str] = match self.reserve.as_str() {
@@ -355,6 +377,16 @@ impl PipelineSpec {
                 format!("neither {key}.classify nor {key}.leftover is carbyne"),
             ));
         }
+        if self.classify.iter().any(|c| c == "pilots") && self.estimate != "slearn" {
+            return Err(bad(
+                &format!("{key}.classify"),
+                "pilots",
+                format!("holds back non-pilot tasks while SLearn samples an app, but {key}.estimate is `{}`, not slearn", self.estimate),
+            ));
+        }
+        if !self.slearn.is_empty() && self.estimate != "slearn" {
+            return Err(bad(&format!("{key}.slearn"), toml::Value::Table(self.slearn.clone()), format!("{key}.estimate is `{}`, not slearn", self.estimate)));
+        }
         if !self.dress.is_empty() && self.reserve != "dress" {
             return Err(bad(&format!("{key}.dress"), toml::Value::Table(self.dress.clone()), format!("{key}.reserve is `{}`, not dress", self.reserve)));
         }
@@ -372,35 +404,19 @@ impl PipelineSpec {
     /// this pipeline's `dress` keys over it. `key` names the pipeline for
     /// errors (e.g. `pipeline.mine`).
     pub fn dress_config(&self, global: &DressConfig, key: &str) -> Result<DressConfig, ConfigError> {
-        if self.dress.is_empty() {
-            return Ok(global.clone());
-        }
-        let mut table = toml::Table::try_from(global).expect("DressConfig serializes");
-        for (k, v) in &self.dress {
-            table.insert(k.clone(), v.clone());
-        }
-        let merged: DressConfig = toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| {
-            bad(&format!("{key}.dress"), toml::Value::Table(self.dress.clone()), e.message().to_string())
-        })?;
-        merged.validate().map_err(|e| ConfigError { key: format!("{key}.{}", e.key), ..e })?;
-        Ok(merged)
+        overlay(global, &self.dress, &format!("{key}.dress"), DressConfig::validate)
+    }
+
+    /// The `[slearn]` settings of this pipeline's estimator: the global
+    /// section with this pipeline's `slearn` keys over it.
+    pub fn slearn_config(&self, global: &SLearnConfig, key: &str) -> Result<SLearnConfig, ConfigError> {
+        overlay(global, &self.slearn, &format!("{key}.slearn"), SLearnConfig::validate)
     }
 
     /// The `[carbyne]` settings of this pipeline: the global section with
     /// this pipeline's `carbyne` keys over it (as [`Self::dress_config`]).
     pub fn carbyne_config(&self, global: &CarbyneConfig, key: &str) -> Result<CarbyneConfig, ConfigError> {
-        if self.carbyne.is_empty() {
-            return Ok(global.clone());
-        }
-        let mut table = toml::Table::try_from(global).expect("CarbyneConfig serializes");
-        for (k, v) in &self.carbyne {
-            table.insert(k.clone(), v.clone());
-        }
-        let merged: CarbyneConfig = toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| {
-            bad(&format!("{key}.carbyne"), toml::Value::Table(self.carbyne.clone()), e.message().to_string())
-        })?;
-        merged.validate().map_err(|e| ConfigError { key: format!("{key}.{}", e.key), ..e })?;
-        Ok(merged)
+        overlay(global, &self.carbyne, &format!("{key}.carbyne"), CarbyneConfig::validate)
     }
 
     /// One line for `check-config` and logs.
@@ -421,8 +437,34 @@ impl PipelineSpec {
             let keys: Vec<String> = self.carbyne.iter().map(|(k, v)| format!("{k}={v}")).collect();
             s.push_str(&format!(" carbyne{{{}}}", keys.join(",")));
         }
+        if !self.slearn.is_empty() {
+            let keys: Vec<String> = self.slearn.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            s.push_str(&format!(" slearn{{{}}}", keys.join(",")));
+        }
         s
     }
+}
+
+/// A plugin section with one pipeline's keys over the global one
+/// (`[pipeline.NAME] dress = { ... }` over `[dress]`), validated; errors
+/// name `key` (e.g. `pipeline.mine.dress`) and the key at fault.
+fn overlay<T>(global: &T, keys: &toml::Table, key: &str, validate: fn(&T) -> Result<(), ConfigError>) -> Result<T, ConfigError>
+where
+    T: Clone + serde::Serialize + serde::de::DeserializeOwned,
+{
+    if keys.is_empty() {
+        return Ok(global.clone());
+    }
+    let mut table = toml::Table::try_from(global).expect("a config section serializes");
+    for (k, v) in keys {
+        table.insert(k.clone(), v.clone());
+    }
+    let merged: T = toml::Value::Table(table)
+        .try_into()
+        .map_err(|e: toml::de::Error| bad(key, toml::Value::Table(keys.clone()), e.message().to_string()))?;
+    let section = key.rsplit_once('.').map_or(key, |(pipeline, _)| pipeline);
+    validate(&merged).map_err(|e| ConfigError { key: format!("{section}.{}", e.key), ..e })?;
+    Ok(merged)
 }
 
 #[cfg(test)]

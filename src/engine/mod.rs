@@ -125,6 +125,13 @@ impl Engine {
         self.policies.estimate(&self.state, a).map(|e| e.size_ms)
     }
 
+    /// Whether `app`'s estimator predicts after admission (SLearn: once the
+    /// pilots finish), so a driver recording the prediction should take the
+    /// first one [`Engine::estimate_ms`] returns rather than the admission one.
+    pub fn predicts_after_admission(&self, app: crate::model::AppId) -> bool {
+        self.state.apps.get(&app).is_some_and(|a| self.policies.predicts_after_admission(a))
+    }
+
     /// Apply one event to the cluster state, then let the plugins observe it
     /// (estimators all events; pipelines those of their scope).
     pub fn apply(&mut self, event: Event) {

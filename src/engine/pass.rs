@@ -54,7 +54,16 @@ pub(super) fn run(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<
     let mut made = 0;
     while limit == 0 || made < limit {
         let Some(g) = next_group(&engine.state, &engine.policies, &groups) else { break };
-        let Some(Reverse((_, app_id))) = groups[g].pop() else { break };
+        let Some(Reverse((k, app_id))) = groups[g].pop() else { break };
+        // Orders whose keys depend on other apps' allocations (GS) may have
+        // handed out a key that is stale by now: re-key and retry.
+        if let Some(app) = engine.state.apps.get(&app_id).filter(|a| engine.policies.keys_go_stale(a)) {
+            let fresh = engine.policies.app_key(&engine.state, app);
+            if fresh > k {
+                groups[g].push(Reverse((fresh, app_id)));
+                continue;
+            }
+        }
         let found = {
             let s = &engine.state;
             s.apps.get(&app_id).map(|app| placeable_ask(s, &engine.policies, app, node, now_ms, false))

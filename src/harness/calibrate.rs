@@ -33,7 +33,7 @@
 use super::input::{discover, read_run, JobsFile};
 use crate::config::Config;
 use crate::metrics::stats::percentile;
-use crate::sim::calibration::{Calibration, Dist};
+use crate::sim::calibration::{Calibration, Dist, SharedHost};
 use crate::sim::{simulate, SimOptions};
 use crate::workload::{ClusterSpec, Trace};
 use serde::Deserialize;
@@ -139,19 +139,58 @@ fn stage_means(trace: &Trace) -> HashMap<&str, Vec<f64>> {
 /// What the real runs say about the HiBench programs' own task times.
 #[derive(Debug, Clone, Default)]
 pub struct MeasuredWork {
-    /// (program, stage) → median container run time (RUNNING → finished), ms.
-    pub run_ms: BTreeMap<(String, usize), f64>,
+    /// (program, stage) → (containers running at its start, container run
+    /// time RUNNING → finished in ms) of each task.
+    pub runs: BTreeMap<(String, usize), Vec<(usize, f64)>>,
 }
 
-/// Fit the cluster model from every Shepherd run in `out`.
-pub fn fit(out: &Path, trace: &Trace) -> Result<(Calibration, MeasuredWork), String> {
-    let runs = shepherd_runs(out)?;
-    let means = stage_means(trace);
-    let (mut am_ask, mut am_launch, mut am_startup, mut task_launch, mut overhead, mut am_exit) =
-        (vec![], vec![], vec![], vec![], vec![], vec![]);
+impl MeasuredWork {
+    /// The median work of a (program, stage) task under `cal`: its run time
+    /// less the overhead `cal` gives a task starting with as many
+    /// containers running.
+    pub fn work_ms(&self, key: &(String, usize), cal: &Calibration) -> Option<f64> {
+        let base = cal.task_overhead_ms.median();
+        let w: Vec<f64> = self
+            .runs
+            .get(key)?
+            .iter()
+            .map(|(n, ran)| ran - base * cal.shared_host.map_or(1.0, |h| h.slowdown(*n)))
+            .collect();
+        (!w.is_empty()).then(|| Dist::of(&w, 3).median())
+    }
+}
+
+/// Containers RUNNING at each instant of one run (launched ≤ t < finished;
+/// still running at the end counts as running).
+struct RunningCount(Vec<(i64, i64)>);
+
+impl RunningCount {
+    fn of(containers: &[ContainerRec]) -> RunningCount {
+        RunningCount(containers.iter().filter_map(|c| Some((c.launched_ms?, c.finished_ms.unwrap_or(i64::MAX)))).collect())
+    }
+
+    fn at(&self, t: i64) -> usize {
+        self.0.iter().filter(|(l, f)| *l <= t && t < *f).count()
+    }
+}
+
+/// Fit the cluster model from every Shepherd run of each harness output
+/// directory, with the trace it ran.
+pub fn fit(sources: &[(&Path, &Trace)]) -> Result<(Calibration, MeasuredWork), String> {
+    let mut runs = Vec::new();
+    for (out, trace) in sources {
+        let means = stage_means(trace);
+        runs.extend(shepherd_runs(out)?.into_iter().map(|r| (r, means.clone())));
+    }
+    let (mut am_ask, mut am_launch, mut task_launch, mut am_exit) = (vec![], vec![], vec![], vec![]);
+    // (containers running at the start, duration): start-up work that a
+    // shared host slows down.
+    let mut am_startup: Vec<(usize, f64)> = vec![];
+    let mut overhead: Vec<(usize, f64)> = vec![];
     let (mut am_mem, mut am_cores, mut phases) = (vec![], vec![], vec![]);
-    let mut work: BTreeMap<(String, usize), Vec<f64>> = BTreeMap::new();
-    for run in &runs {
+    let mut work: BTreeMap<(String, usize), Vec<(usize, f64)>> = BTreeMap::new();
+    for (run, means) in &runs {
+        let running = RunningCount::of(&run.activity.containers);
         let job_of: HashMap<&str, (&str, &str)> = run
             .jobs
             .jobs
@@ -174,12 +213,13 @@ pub fn fit(out: &Path, trace: &Trace) -> Result<(Calibration, MeasuredWork), Str
             *end = (*end).max(finished);
             let (Some((id, kind)), Some(stage)) = (job_of.get(c.app.as_str()), stage_of_priority(c.priority)) else { continue };
             let ran = (finished - launched) as f64;
+            let n = running.at(launched);
             if *kind == "sleep" {
                 if let Some(m) = means.get(id).and_then(|m| m.get(stage)) {
-                    overhead.push(ran - m);
+                    overhead.push((n, ran - m));
                 }
             } else {
-                work.entry((kind.to_string(), stage)).or_default().push(ran);
+                work.entry((kind.to_string(), stage)).or_default().push((n, ran));
             }
         }
         for a in &run.activity.apps {
@@ -187,7 +227,7 @@ pub fn fit(out: &Path, trace: &Trace) -> Result<(Calibration, MeasuredWork), Str
                 am_ask.push((ask - a.submit_ms) as f64);
             }
             if let (Some(first), Some(up)) = (a.first_task_ask_ms, am_running.get(a.app.as_str())) {
-                am_startup.push((first - up) as f64);
+                am_startup.push((running.at(*up), (first - up) as f64));
             }
             if let Some(end) = last_task_end.get(a.app.as_str()) {
                 am_exit.push((a.removed_ms - end) as f64);
@@ -197,26 +237,32 @@ pub fn fit(out: &Path, trace: &Trace) -> Result<(Calibration, MeasuredWork), Str
     }
     let median = |v: &[f64]| if v.is_empty() { f64::NAN } else { Dist::of(v, 3).median() };
     let mem = median(&am_mem);
+    // The NodeManagers of the harness share one machine: fit how start-up
+    // work slows down with the containers running, and keep the idle-host
+    // times (each sample divided by its slowdown).
+    let shared_host = SharedHost::fit(&[&am_startup, &overhead]);
+    let idle = |v: &[(usize, f64)]| -> Vec<f64> { v.iter().map(|(n, d)| d / shared_host.map_or(1.0, |h| h.slowdown(*n))).collect() };
+
     let cal = Calibration {
         source: format!(
             "shepherd calibrate {}: {} Shepherd run(s), {} containers, {} apps",
-            out.display(),
+            sources.iter().map(|(out, _)| out.display().to_string()).collect::<Vec<_>>().join(" + "),
             runs.len(),
-            runs.iter().map(|r| r.activity.containers.len()).sum::<usize>(),
-            runs.iter().map(|r| r.activity.apps.len()).sum::<usize>()
+            runs.iter().map(|(r, _)| r.activity.containers.len()).sum::<usize>(),
+            runs.iter().map(|(r, _)| r.activity.apps.len()).sum::<usize>()
         ),
         am_memory_mb: if mem.is_finite() { mem as i64 } else { 1536 },
         am_vcores: median(&am_cores).max(1.0) as i64,
         am_ask_ms: Dist::of(&am_ask, POINTS),
         am_launch_ms: Dist::of(&am_launch, POINTS),
-        am_startup_ms: Dist::of(&am_startup, POINTS),
+        am_startup_ms: Dist::of(&idle(&am_startup), POINTS),
         task_launch_ms: Dist::of(&task_launch, POINTS),
-        task_overhead_ms: Dist::of(&overhead, POINTS),
+        task_overhead_ms: Dist::of(&idle(&overhead), POINTS),
         am_exit_ms: Dist::of(&am_exit, POINTS),
         heartbeat_phase: Dist::of(&phases, POINTS),
+        shared_host,
     };
-    let run_ms = work.into_iter().map(|(k, v)| (k, median(&v))).collect();
-    Ok((cal, MeasuredWork { run_ms }))
+    Ok((cal, MeasuredWork { runs: work }))
 }
 
 /// Each node's heartbeat offset within the interval (the median gap
@@ -247,15 +293,14 @@ fn heartbeat_phases(beats: &[Heartbeat]) -> Vec<f64> {
 }
 
 /// The trace with the HiBench programs' stage durations replaced by what
-/// the real runs measured (run time minus the median task overhead).
+/// the real runs measured (run time minus the task overhead `cal` adds).
 pub fn measured_trace(trace: &Trace, kinds: &HashMap<String, String>, work: &MeasuredWork, cal: &Calibration) -> Trace {
-    let overhead = cal.task_overhead_ms.median();
     let mut t = trace.clone();
     for j in t.jobs.iter_mut() {
         let Some(kind) = kinds.get(&j.id) else { continue };
         for (s, stage) in j.stages.iter_mut().enumerate() {
-            if let Some(run) = work.run_ms.get(&(kind.clone(), s)) {
-                let d = ((run - overhead).max(1.0)) as i64;
+            if let Some(w) = work.work_ms(&(kind.clone(), s), cal) {
+                let d = w.max(1.0) as i64;
                 stage.tasks.iter_mut().for_each(|task| task.duration_ms = d);
             }
         }

@@ -189,6 +189,66 @@ pub fn over_seeds(per_seed: &[Vec<Factors>], ideal: &[Vec<(String, f64)>]) -> Ve
         .collect()
 }
 
+/// One policy's estimation errors on one seed: P50 over all jobs with a
+/// prediction, and over the `wide` jobs (SLearn §4.3 reports wide jobs,
+/// the only ones it samples), with the share of jobs that had a prediction.
+#[derive(Debug, Clone)]
+pub struct SeedErrors {
+    pub policy: String,
+    pub p50_all: Option<f64>,
+    pub p50_wide: Option<f64>,
+    pub predicted_share: f64,
+}
+
+pub fn seed_errors(policy: &str, jobs: &[JobRecord]) -> SeedErrors {
+    let p50 = |f: &dyn Fn(&JobRecord) -> bool| {
+        let mut v: Vec<f64> = jobs.iter().filter(|j| f(j)).filter_map(JobRecord::estimation_error).collect();
+        v.sort_by(f64::total_cmp);
+        (!v.is_empty()).then(|| crate::metrics::stats::percentile(&v, 50.0))
+    };
+    let predicted = jobs.iter().filter(|j| j.estimate_ms.is_some()).count();
+    SeedErrors {
+        policy: policy.to_string(),
+        p50_all: p50(&|_| true),
+        p50_wide: p50(&|j| j.category == "wide"),
+        predicted_share: if jobs.is_empty() { 0.0 } else { predicted as f64 / jobs.len() as f64 },
+    }
+}
+
+/// Per policy that predicts: spreads over seeds of its P50 errors (all
+/// jobs, wide jobs) and of the share of jobs predicted.
+#[derive(Debug, Clone)]
+pub struct ErrorSpread {
+    pub policy: String,
+    pub p50_all: Spread,
+    pub p50_wide: Option<Spread>,
+    pub predicted_share: Spread,
+}
+
+pub fn errors_over_seeds(per_run: &[SeedErrors]) -> Vec<ErrorSpread> {
+    let mut policies: Vec<&str> = Vec::new();
+    for e in per_run {
+        if e.p50_all.is_some() && !policies.contains(&e.policy.as_str()) {
+            policies.push(&e.policy);
+        }
+    }
+    policies
+        .into_iter()
+        .map(|p| {
+            let rows: Vec<&SeedErrors> = per_run.iter().filter(|e| e.policy == p).collect();
+            let all: Vec<f64> = rows.iter().filter_map(|e| e.p50_all).collect();
+            let wide: Vec<f64> = rows.iter().filter_map(|e| e.p50_wide).collect();
+            let share: Vec<f64> = rows.iter().map(|e| e.predicted_share).collect();
+            ErrorSpread {
+                policy: p.to_string(),
+                p50_all: Spread::of(&all),
+                p50_wide: (!wide.is_empty()).then(|| Spread::of(&wide)),
+                predicted_share: Spread::of(&share),
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,15 +13,15 @@
 //!   1 tick         periodic steps that are due (DRESS Algorithm 3 moves δ)
 //!   2 prepare      per-pass figures (pool usage, the node's free vector)
 //!   3 queue order  which queue is served next                  [root: flat | drf | capacity]
-//!   4 app order    which app of that queue next, by the         [fifo drf sjf srtf las tetris,
+//!   4 app order    which app of that queue next, by the         [fifo drf sjf srtf las tetris gs,
 //!                  pipeline's estimate point for size orders      per pool via pool_order]
-//!   5 classify     which of the app's asks are DEFAULT now       [carbyne]
+//!   5 classify     which of the app's asks are DEFAULT now       [carbyne pilots]
 //!   6 reserve      may the app grow in its partition (pools)     [none dress]
 //!   7 filter       may the ask go on this node                   [engine: fit, locality, label,
 //!                                                                  queue max; plugins: none yet]
 //!   8 commit       container allocated; every plugin observes it
 //!      ... repeat 3-8 until no app can place anything on the node ...
-//!   9 leftover     what is left of the node goes to the asks the  [none carbyne]
+//!   9 leftover     what is left of the node goes to the asks the  [none carbyne fifo]
 //!                  main phase held back, in the leftover order
 //! ```
 //!
@@ -31,7 +31,7 @@
 //!   estimators and one pipeline per queue (one for the cluster when the
 //!   queue order is flat); built from the config, rebuilt in place on
 //!   `-refreshQueues` keeping every plugin whose configuration is unchanged.
-//! * [`estimate`], [`order`], [`dress`], [`carbyne`] — the plugins.
+//! * [`estimate`], [`order`], [`dress`], [`carbyne`], [`slearn`] — the plugins.
 //!
 //! Which names exist and which combinations are allowed is configuration
 //! (`crate::config::pipeline`); this module holds the implementations.
@@ -45,10 +45,11 @@ pub mod points;
 pub mod registry;
 pub mod scope;
 pub mod set;
+pub mod slearn;
 pub mod sort_key;
 
 pub use gauge::{metric_part, Gauge, GaugeKind};
-pub use points::{AppOrder, AskClassifier, Ctx, Estimate, Estimator, Filter, Leftover, Plugin, QueueOrder, Reserve};
+pub use points::{AppOrder, AskClassifier, Ctx, Estimate, Estimator, Filter, Leftover, Plugin, QueueOrder, Reserve, Sampling};
 pub use scope::Scope;
 pub use set::{Pipeline, PolicySet};
 pub use sort_key::SortKey;

@@ -19,6 +19,11 @@ impl<'a> Ctx<'a> {
     pub fn estimate(&self, app: &App) -> Option<Estimate> {
         self.estimator.estimate(self.state, app)
     }
+
+    /// The estimator's sampling plan for `app`, if it samples (SLearn).
+    pub fn sampling(&self, app: &App) -> Option<Sampling> {
+        self.estimator.sampling(app)
+    }
 }
 
 /// Base of every plugin: observers, periodic work, and the operator's view.
@@ -86,6 +91,24 @@ pub struct Estimate {
     pub confidence: f64,
 }
 
+/// Where an estimator that learns an app's size from its own first tasks
+/// (SLearn's pilot tasks, §5.1.2) stands with that app. GS places the app
+/// by it; the `pilots` classifier gates the app's asks by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case", tag = "phase")]
+pub enum Sampling {
+    /// First stage narrower than thinLimit: not sampled (top queue).
+    Thin,
+    /// Sampling: at most `wanted` containers of `key` (the first stage)
+    /// run until those pilots finish; `placed` of them have a container.
+    Pilots { key: SchedulerKey, wanted: u32, placed: u32 },
+    /// The pilots finished: the estimate places the app.
+    Estimated,
+    /// Not sampled after all: its containers are not tasks (an app type
+    /// that runs executors or services, or pilots that never finish).
+    FellBack,
+}
+
 /// *Estimate*: how big is an app, how much is left.
 pub trait Estimator: Plugin {
     /// `None` when the estimator knows nothing usable (size orders put the
@@ -98,6 +121,19 @@ pub trait Estimator: Plugin {
     /// (Carbyne's reverse packing). `None`: this estimator does not know.
     fn task_ms(&self, _app: &App, _key: Option<SchedulerKey>) -> Option<(f64, f64)> {
         None
+    }
+    /// The sampling plan for `app`; `None` for estimators that do not
+    /// sample (and for apps that have not asked for a task yet).
+    fn sampling(&self, _app: &App) -> Option<Sampling> {
+        None
+    }
+
+    /// True when the prediction that places an app is made after its
+    /// admission, from its own first tasks (SLearn): a driver recording
+    /// "the estimate" should take the first confident one, not the one at
+    /// admission.
+    fn predicts_after_admission(&self) -> bool {
+        false
     }
 }
 
@@ -124,6 +160,14 @@ pub trait QueueOrder: Plugin {
 /// every container the app gets.
 pub trait AppOrder: Plugin {
     fn key(&self, ctx: &Ctx, app: &App) -> SortKey;
+
+    /// True when an app's key depends on what other apps are allocated
+    /// (GS: its priority queue's usage), so a key computed earlier in the
+    /// pass may be too low by the time the app comes up: the pass then
+    /// re-keys it and puts it back if its key grew.
+    fn keys_go_stale(&self) -> bool {
+        false
+    }
 }
 
 /// *Classify asks*: which outstanding asks must run now (DEFAULT) and which

@@ -18,7 +18,10 @@ use super::order::queue::{CapacityQueues, DrfQueues};
 use super::order::size::{By, SizeOrder};
 use super::order::tetris::Tetris;
 use super::points::{AppOrder, AskClassifier, Estimator, Filter, Leftover, QueueOrder, Reserve};
-use crate::config::{Config, DressConfig};
+use super::slearn::estimator::SLearn;
+use super::slearn::gate::{ArrivalOrder, PilotGate};
+use super::slearn::gs::Gs;
+use crate::config::{Config, DressConfig, SLearnConfig};
 
 /// A plugin and the identity it was built with.
 pub struct Slot<T: ?Sized> {
@@ -32,13 +35,16 @@ fn slot<T: ?Sized>(identity: String, plugin: Box<T>) -> Slot<T> {
 
 /// Names the config accepts but this build cannot make are a bug the
 /// `every_listed_name_builds` test catches; at runtime they are `None`.
-pub fn estimator(name: &str, c: &Config) -> Option<Slot<dyn Estimator>> {
+/// `slearn`: the pipeline's `[slearn]` settings (the global section with
+/// the pipeline's overrides), already validated by the config.
+pub fn estimator(name: &str, c: &Config, slearn: &SLearnConfig) -> Option<Slot<dyn Estimator>> {
     Some(match name {
         "none" => slot("none".into(), Box::new(NoEstimate)),
         "history" => slot(format!("history|{:?}", c.history), Box::new(History::new(&c.history, Mode::Distribution))),
         "history-point" => slot(format!("history-point|{:?}", c.history), Box::new(History::new(&c.history, Mode::Point))),
         "oracle" => slot("oracle".into(), Box::new(OracleTag)),
         "tasks" => slot("tasks".into(), Box::new(TaskRuntimes::default())),
+        "slearn" => slot(format!("slearn|{slearn:?}"), Box::new(SLearn::new(slearn))),
         _ => return None,
     })
 }
@@ -62,7 +68,10 @@ pub fn queue_order(name: &str) -> Option<Option<Slot<dyn QueueOrder>>> {
     })
 }
 
-pub fn app_order(name: &str) -> Option<Slot<dyn AppOrder>> {
+pub fn app_order(name: &str, c: &Config) -> Option<Slot<dyn AppOrder>> {
+    if name == "gs" {
+        return Some(slot(format!("gs|{:?}", c.gs), Box::new(Gs::new(&c.gs))));
+    }
     let plugin: Box<dyn AppOrder> = match name {
         "fifo" => Box::new(Fifo),
         "drf" => Box::new(Drf),
@@ -80,6 +89,7 @@ pub fn app_order(name: &str) -> Option<Slot<dyn AppOrder>> {
 pub fn classifier(name: &str, c: &Config) -> Option<Slot<dyn AskClassifier>> {
     match name {
         "carbyne" => Some(slot(format!("carbyne|{:?}|{}", c.carbyne, c.queue_order()), Box::new(Carbyne::new(&c.carbyne, c.queue_order())))),
+        "pilots" => Some(slot("pilots".into(), Box::new(PilotGate))),
         _ => None,
     }
 }
@@ -92,6 +102,7 @@ pub fn leftover(name: &str, c: &Config) -> Option<Option<Slot<dyn Leftover>>> {
     match name {
         "none" => Some(None),
         "carbyne" => Some(Some(slot(format!("carbyne|{:?}", c.carbyne), Box::new(CarbyneLeftover::new(&c.carbyne))))),
+        "fifo" => Some(Some(slot("fifo".into(), Box::new(ArrivalOrder)))),
         _ => None,
     }
 }
@@ -105,7 +116,7 @@ mod tests {
     fn every_listed_name_builds() {
         let c = Config::default();
         for n in names::ESTIMATORS {
-            assert!(estimator(n, &c).is_some(), "estimate {n}");
+            assert!(estimator(n, &c, &c.slearn).is_some(), "estimate {n}");
         }
         for n in names::RESERVES {
             assert!(reserve(n, &c.dress).is_some(), "reserve {n}");
@@ -114,7 +125,7 @@ mod tests {
             assert!(queue_order(n).is_some(), "queue order {n}");
         }
         for n in names::APP_ORDERS {
-            assert!(app_order(n).is_some(), "app order {n}");
+            assert!(app_order(n, &c).is_some(), "app order {n}");
         }
         for n in names::CLASSIFIERS {
             assert!(classifier(n, &c).is_some(), "classify {n}");

@@ -154,20 +154,22 @@ impl PolicySet {
             let key = |point: &str| format!("pipeline `{policy}`.{point}");
             let queue = scope.label(state).to_string();
             let mut old = old_pipelines.remove(&queue);
-            let estimator = set.estimator_index(&spec.estimate, config, &mut old_estimators).ok_or_else(|| missing(key("estimate"), &spec.estimate))?;
+            let slearn = spec.slearn_config(&config.slearn, &format!("pipeline `{policy}`"))?;
+            let estimator =
+                set.estimator_index(&spec.estimate, config, &slearn, &mut old_estimators).ok_or_else(|| missing(key("estimate"), &spec.estimate))?;
             let dress = spec.dress_config(&config.dress, &format!("pipeline `{policy}`"))?;
             // The config the classify, filter and leftover plugins are built
             // from: the global sections with this pipeline's overrides.
             let own = Config { carbyne: spec.carbyne_config(&config.carbyne, &format!("pipeline `{policy}`"))?, ..config.clone() };
             let reserve = registry::reserve(&spec.reserve, &dress).ok_or_else(|| missing(key("reserve"), &spec.reserve))?;
             let reserve = keep(reserve, old.as_mut().and_then(|o| o.reserve.take()));
-            let app_order = registry::app_order(&spec.app_order).ok_or_else(|| missing(key("app_order"), &spec.app_order))?;
+            let app_order = registry::app_order(&spec.app_order, config).ok_or_else(|| missing(key("app_order"), &spec.app_order))?;
             let app_order = keep(Some(app_order), old.as_mut().map(|o| take_slot(&mut o.app_order))).expect("built");
             let mut pool_orders = Vec::new();
             if let Some(r) = &reserve {
                 for pool in r.plugin.pools() {
                     pool_orders.push(match spec.pool_order.get(*pool) {
-                        Some(name) => Some(registry::app_order(name).ok_or_else(|| missing(key("pool_order"), name))?),
+                        Some(name) => Some(registry::app_order(name, config).ok_or_else(|| missing(key("pool_order"), name))?),
                         None => None,
                     });
                 }
@@ -197,8 +199,14 @@ impl PolicySet {
     }
 
     /// Index of the shared estimator `name`, built (or kept) on first use.
-    fn estimator_index(&mut self, name: &str, config: &Config, old: &mut HashMap<String, Slot<dyn Estimator>>) -> Option<usize> {
-        let fresh = registry::estimator(name, config)?;
+    fn estimator_index(
+        &mut self,
+        name: &str,
+        config: &Config,
+        slearn: &crate::config::SLearnConfig,
+        old: &mut HashMap<String, Slot<dyn Estimator>>,
+    ) -> Option<usize> {
+        let fresh = registry::estimator(name, config, slearn)?;
         if let Some(i) = self.estimators.iter().position(|s| s.identity == fresh.identity) {
             return Some(i);
         }
@@ -246,6 +254,12 @@ impl PolicySet {
     pub fn app_key(&self, state: &ClusterState, app: &App) -> SortKey {
         let p = self.pipeline_of(app.queue);
         p.app_key(&self.ctx(state, p), app)
+    }
+
+    /// May `app`'s key have grown since it was computed (GS)?
+    pub fn keys_go_stale(&self, app: &App) -> bool {
+        let p = self.pipeline_of(app.queue);
+        p.app_order.plugin.keys_go_stale() || p.pool_orders.iter().flatten().any(|o| o.plugin.keys_go_stale())
     }
 
     pub fn strict_order(&self, app: &App) -> bool {
@@ -353,6 +367,17 @@ impl PolicySet {
 
     // ------------------------------------------------------------ views
 
+    /// The sampling plan of `app`'s estimator, if it samples (SLearn).
+    pub fn sampling(&self, state: &ClusterState, app: &App) -> Option<super::Sampling> {
+        let p = self.pipeline_of(app.queue);
+        self.ctx(state, p).sampling(app)
+    }
+
+    /// Does `app`'s estimator make its prediction after admission (SLearn)?
+    pub fn predicts_after_admission(&self, app: &App) -> bool {
+        self.estimators[self.pipeline_of(app.queue).estimator].plugin.predicts_after_admission()
+    }
+
     /// The estimate of `app`'s pipeline, when it is a prediction (not a prior).
     pub fn estimate(&self, state: &ClusterState, app: &App) -> Option<Estimate> {
         let p = self.pipeline_of(app.queue);
@@ -403,6 +428,13 @@ impl PolicySet {
         m.insert("policy".into(), p.policy.clone().into());
         if let Some(e) = ctx.estimate(app) {
             m.insert("estimate".into(), serde_json::to_value(e).expect("estimate"));
+        }
+        if let Some(s) = ctx.sampling(app) {
+            m.insert("sampling".into(), serde_json::to_value(s).expect("sampling"));
+        }
+        let est = &self.estimators[p.estimator].plugin;
+        if let Some(v) = est.app_json(&ctx, app) {
+            m.insert(format!("estimate.{}", est.name()), v);
         }
         if let Some(r) = &p.reserve {
             if let Some(i) = r.plugin.pool_of(app) {
@@ -461,5 +493,5 @@ fn keep<T: ?Sized>(fresh: Option<Slot<T>>, old: Option<Slot<T>>) -> Option<Slot<
 
 /// Move a required slot out of an old pipeline that is being dismantled.
 fn take_slot(s: &mut Slot<dyn AppOrder>) -> Slot<dyn AppOrder> {
-    std::mem::replace(s, registry::app_order("fifo").expect("fifo"))
+    std::mem::replace(s, Slot { identity: "fifo".into(), plugin: Box::new(super::order::fifo::Fifo) })
 }

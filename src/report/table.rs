@@ -81,6 +81,19 @@ fn change_spread(x: &Spread) -> String {
 /// and range over seeds of the factors of improvement, then of the change of
 /// mean JCT and makespan against the baseline, next to the change an ideal
 /// policy would reach (every job at its critical path).
+/// P50 estimation errors over seeds (`compare::errors_over_seeds`).
+pub fn seed_errors(seeds: &str, rows: &[crate::metrics::compare::ErrorSpread]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "estimation error over {seeds}: median [min, max] of the per-seed P50 of |estimate − size| ÷ size (SLearn §4.3)");
+    let _ = writeln!(s, "{:<14} {:>22} {:>22} {:>22}", "policy", "P50 esterr all", "P50 esterr wide", "jobs predicted");
+    let fmt = |x: &crate::metrics::compare::Spread| format!("{:.3} [{:.3}, {:.3}]", x.median, x.min, x.max);
+    for r in rows {
+        let wide = r.p50_wide.as_ref().map(fmt).unwrap_or_else(|| "-".into());
+        let _ = writeln!(s, "{:<14} {:>22} {:>22} {:>22}", r.policy, fmt(&r.p50_all), wide, fmt(&r.predicted_share));
+    }
+    s
+}
+
 pub fn seeds(baseline: &str, seeds: &str, rows: &[SeedRow]) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "over {seeds}: median [min, max] of the per-seed factor of improvement over {baseline} (baseline ÷ candidate; >1 = better)");

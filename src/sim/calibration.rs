@@ -91,6 +91,71 @@ pub struct Calibration {
     /// Each NodeManager's heartbeat offset within the interval, as a
     /// fraction of it; empty = every node on the same grid.
     pub heartbeat_phase: Dist,
+    /// All NodeManagers share one machine's CPUs (the local cluster the
+    /// harness runs): AM start-up and task overhead then slow down with the
+    /// number of containers running. `None`: separate machines, the times
+    /// are drawn as measured on an idle host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_host: Option<SharedHost>,
+}
+
+/// CPU contention of NodeManagers on one host. A JVM's start-up is CPU
+/// work; with n containers running on a host that runs k of them at full
+/// speed, each gets about k / n of the speed it had alone (processor
+/// sharing), so a start-up drawn from the idle-host distribution takes
+/// max(1, n / k) times as long. Evaluated when the start-up begins (a
+/// snapshot, not re-timed as n changes later).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SharedHost {
+    /// k: containers the host runs without slowing any of them.
+    pub containers_at_full_speed: f64,
+}
+
+impl SharedHost {
+    /// The slowdown with `running` containers on the host.
+    pub fn slowdown(&self, running: usize) -> f64 {
+        (running as f64 / self.containers_at_full_speed).max(1.0)
+    }
+
+    /// Fit k to measured (containers running at the start, duration)
+    /// samples, in groups of one kind each (AM start-ups, task overheads):
+    /// the k for which the durations divided by max(1, n / k) vary least
+    /// around their group's mean (pooled variance of their logarithm),
+    /// among k = 0.5, 1, 1.5, … up to the largest n seen. `None` when no k
+    /// explains the spread clearly better than no contention at all.
+    pub fn fit(groups: &[&[(usize, f64)]]) -> Option<SharedHost> {
+        let groups: Vec<Vec<(usize, f64)>> = groups
+            .iter()
+            .map(|g| g.iter().copied().filter(|(_, d)| d.is_finite() && *d > 0.0).collect::<Vec<_>>())
+            .filter(|g| g.len() >= 3)
+            .collect();
+        let max_n = groups.iter().flatten().map(|(n, _)| *n).max()?;
+        let spread = |h: Option<SharedHost>| {
+            let (mut sum, mut count) = (0.0, 0usize);
+            for g in &groups {
+                let logs: Vec<f64> = g.iter().map(|(n, d)| (d / h.map_or(1.0, |h| h.slowdown(*n))).ln()).collect();
+                let mean = logs.iter().sum::<f64>() / logs.len() as f64;
+                sum += logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>();
+                count += logs.len();
+            }
+            sum / count as f64
+        };
+        let none = spread(None);
+        let mut best = (f64::INFINITY, None);
+        let mut k = 0.5;
+        while k < max_n as f64 {
+            let h = Some(SharedHost { containers_at_full_speed: k });
+            let v = spread(h);
+            if v < best.0 {
+                best = (v, h);
+            }
+            k += 0.5;
+        }
+        // Contention must explain a real part of the spread (a fifth of the
+        // variance), not the noise of one or two samples.
+        if best.0 < 0.8 * none { best.1 } else { None }
+    }
 }
 
 impl Calibration {
@@ -108,12 +173,22 @@ impl Calibration {
             task_overhead_ms: Dist::default(),
             am_exit_ms: Dist::default(),
             heartbeat_phase: Dist::default(),
+            shared_host: None,
         }
     }
 
-    /// The calibration shipped with Shepherd (`examples/calibration/local.json`),
-    /// measured on this project's local YARN cluster.
+    /// The simulator's default: the times measured on this project's local
+    /// YARN cluster (`examples/calibration/local.json`) as they are on an
+    /// idle host, without its shared-host contention — a simulated cluster
+    /// is one of separate machines.
     pub fn measured() -> Calibration {
+        Calibration { shared_host: None, ..Calibration::local_host() }
+    }
+
+    /// `examples/calibration/local.json` as fitted, with the contention of
+    /// its NodeManagers sharing one 2-core machine (what the comparison
+    /// harness runs; `--calibration examples/calibration/local.json`).
+    pub fn local_host() -> Calibration {
         serde_json::from_str(include_str!("../../examples/calibration/local.json")).expect("shipped calibration parses")
     }
 
@@ -126,6 +201,20 @@ impl Calibration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Durations of 4 s on an idle host, on a host that runs 2 containers
+    /// at full speed: the fit finds k = 2; without contention in the data
+    /// it finds none.
+    #[test]
+    fn shared_host_fit_recovers_the_contention() {
+        let truth = SharedHost { containers_at_full_speed: 2.0 };
+        let contended: Vec<(usize, f64)> =
+            (1..=30).map(|n| (n, 4000.0 * truth.slowdown(n) * if n % 2 == 0 { 1.1 } else { 0.9 })).collect();
+        let fitted = SharedHost::fit(&[&contended]).expect("contention found");
+        assert_eq!(fitted.containers_at_full_speed, 2.0);
+        let flat: Vec<(usize, f64)> = (1..=30).map(|n| (n, if n % 2 == 0 { 4400.0 } else { 3600.0 })).collect();
+        assert_eq!(SharedHost::fit(&[&flat]), None);
+    }
 
     #[test]
     fn quantiles_draw_within_range_and_reproduce_the_median() {

@@ -65,6 +65,9 @@ struct Sim<'a> {
     actions: AmActions,
     sim_events: u64,
     finished_tasks: u64,
+    /// Containers RUNNING (launched, not finished), AMs included: the load
+    /// of a shared host (`Calibration::shared_host`).
+    running: usize,
     /// The cluster-side model (AM containers, launch and tear-down times,
     /// heartbeat phases); `None`: tasks start the instant they are allocated
     /// and jobs have no AM.
@@ -132,6 +135,7 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         actions: AmActions::default(),
         sim_events: 0,
         finished_tasks: 0,
+        running: 0,
         model,
         rng,
         am_of: vec![None; trace.jobs.len()],
@@ -445,17 +449,26 @@ impl<'a> Sim<'a> {
 
     /// Time a task container outlives its task's own work.
     fn overhead(&mut self) -> i64 {
-        self.model.map_or(0.0, |m| m.task_overhead_ms.draw(&mut self.rng)) as i64
+        let d = self.model.map_or(0.0, |m| m.task_overhead_ms.draw(&mut self.rng));
+        (d * self.contention()) as i64
+    }
+
+    /// How much slower start-up work runs now (1 unless the model's
+    /// NodeManagers share a host).
+    fn contention(&self) -> f64 {
+        self.model.and_then(|m| m.shared_host).map_or(1.0, |h| h.slowdown(self.running))
     }
 
     /// Container `c` is RUNNING: an AM starts up, a task starts its work.
     fn launch(&mut self, c: ContainerId, t: i64) {
+        self.running += 1;
         if let Some(&j) = self.job_of_am.get(&c) {
             self.engine.apply(Event::ContainerLaunched { container: c, at_ms: t });
             let used = self.am_of[j as usize].map(|(_, _, r)| r).unwrap_or_default();
             let cap = &self.cluster.capacity;
             self.timeline.add(t, [0.0, 0.0, frac(used.0[0], cap.0[0]), frac(used.0[1], cap.0[1])]);
-            let d = self.model.map_or(0.0, |m| m.am_startup_ms.draw(&mut self.rng)) as i64;
+            let d = self.model.map_or(0.0, |m| m.am_startup_ms.draw(&mut self.rng));
+            let d = (d * self.contention()) as i64;
             self.clock.push(t + d, SimEvent::AmReady(j));
             return;
         }
@@ -478,6 +491,7 @@ impl<'a> Sim<'a> {
     fn task_end(&mut self, c: ContainerId, t: i64) {
         let Some(rt) = self.tasks.remove(&c) else { return };
         self.finished_tasks += 1;
+        self.running -= 1;
         self.engine.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: t });
         self.cluster.refresh(&self.engine, rt.node);
         let cap = self.cluster.capacity;
@@ -487,6 +501,11 @@ impl<'a> Sim<'a> {
             [-frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1]), -frac(used.0[0], cap.0[0]), -frac(used.0[1], cap.0[1])],
         );
         let j = rt.job;
+        // An estimator that predicts from the job's own first tasks (SLearn)
+        // has its prediction once they finish: the first confident one.
+        if self.estimates[j as usize].is_none() && self.engine.predicts_after_admission(j) {
+            self.estimates[j as usize] = self.engine.estimate_ms(j);
+        }
         let trace: &'a Trace = self.trace;
         let job = &trace.jobs[j as usize];
         let run = &mut self.runs[j as usize];
@@ -528,6 +547,7 @@ impl<'a> Sim<'a> {
     fn am_exit(&mut self, j: u32, t: i64) {
         if let Some((c, node, res)) = self.am_of[j as usize].take() {
             self.job_of_am.remove(&c);
+            self.running -= 1;
             self.engine.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: t });
             self.cluster.refresh(&self.engine, node);
             let cap = self.cluster.capacity;

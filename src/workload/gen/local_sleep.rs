@@ -1,6 +1,7 @@
 //! SleepJob workloads for the local real-YARN harness that the composed
-//! default and the simulator's calibration were *not* tuned on (the brief:
-//! check claims on more than the generator you tuned on). Only Hadoop's
+//! default was *not* tuned on (the brief: check claims on more than the
+//! generator you tuned on); the shipped calibration is fitted on the full
+//! trace and `local-burst` and checked on `local-mix`. Only Hadoop's
 //! `SleepJob`, whose tasks do exactly the trace's durations, so the real
 //! cluster and the simulator run the same work. Containers of 512 MiB /
 //! 1 vcore on NodeManagers of 4 GiB / 8 vcores, as `hibench-local`.

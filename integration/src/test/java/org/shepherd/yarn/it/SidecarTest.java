@@ -246,8 +246,8 @@ public class SidecarTest {
     jobs.add(pool.submit(() -> Workloads.sleep(cluster.jobConf(), "bob", "beta", 8, 0, 90_000, 0)));
     jobs.add(pool.submit(() -> Workloads.sleep(cluster.jobConf(), "carol", "alpha", 1, 0, 90_000, 0)));
 
-    waitFor("/readyz 200", 60, () -> get("/readyz").code == 200);
-    waitFor("a small and a large app running, classified by the engine", 120, () -> {
+    waitFor("/readyz 200", 180, () -> get("/readyz").code == 200);
+    waitFor("a small and a large app running, classified by the engine", 300, () -> {
       JsonNode apps = unfinishedApps();
       JsonNode small = findApp(apps, a -> "small".equals(a.path("category").asText())
           && "RUNNING".equals(a.path("state").asText()));
@@ -288,7 +288,7 @@ public class SidecarTest {
 
     // Load estimates: the NodeManagers' utilization series → LLA → pushed →
     // applied by the engine at a heartbeat crossing, visible in its node view.
-    waitFor("a load estimate applied in the engine", 60, () -> {
+    waitFor("a load estimate applied in the engine", 180, () -> {
       JsonNode nodes = get("/api/v1/nodes").json().path("nodes");
       return nodes.size() == ShepherdCluster.NODE_MANAGERS
           && nodes.get(0).at("/engine/load_estimate/used").isArray()

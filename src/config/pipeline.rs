@@ -65,6 +65,14 @@ pub struct PipelineSpec {
     /// Serve strictly in app order: the first app that cannot be placed
     /// ends the pass (head-of-line blocking, the DRESS paper's FIFO).
     pub strict_order: bool,
+    /// Serve apps still waiting for their ApplicationMaster container
+    /// before every other app of the pipeline (in its own order among
+    /// them), within the queue's `max_am_share`. Beyond the papers, for
+    /// YARN: an AM's start-up (a JVM, seconds to a minute on a loaded
+    /// host) then overlaps other jobs' tasks instead of following them —
+    /// what YARN's FairScheduler gets from ranking apps with nothing
+    /// running first. Default off.
+    pub am_first: bool,
     /// `[dress]` keys this pipeline's DRESS reserve sets differently from
     /// the global `[dress]` section, e.g. `dress = { theta = 0.2 }`.
     pub dress: toml::Table,
@@ -88,6 +96,7 @@ impl Default for PipelineSpec {
             filter: Vec::new(),
             leftover: "none".into(),
             strict_order: false,
+            am_first: false,
             dress: toml::Table::new(),
             carbyne: toml::Table::new(),
             slearn: toml::Table::new(),
@@ -428,6 +437,9 @@ impl PipelineSpec {
         s.push_str(&format!(" classify=[{}] filter=[{}] leftover={}", self.classify.join(","), self.filter.join(","), self.leftover));
         if self.strict_order {
             s.push_str(" strict_order");
+        }
+        if self.am_first {
+            s.push_str(" am_first");
         }
         if !self.dress.is_empty() {
             let keys: Vec<String> = self.dress.iter().map(|(k, v)| format!("{k}={v}")).collect();

@@ -375,3 +375,31 @@ fn reconfigure_keeps_dress_state_when_its_config_is_unchanged() {
     assert_eq!(adjustments(&e), 0, "new [dress]: a fresh plugin");
     assert_eq!(e.state.containers.len(), 8);
 }
+
+/// `am_first`: an app still waiting for its ApplicationMaster is served
+/// before an earlier app's task asks; without it, FIFO serves the earlier
+/// app's tasks and the AM waits for the next free slot.
+#[test]
+fn am_first_serves_waiting_application_masters_before_other_apps_tasks() {
+    let text = |am_first: bool| {
+        format!("[scheduler]\npolicy = \"mine\"\n[pipeline.mine]\napp_order = \"fifo\"\nam_first = {am_first}\n")
+    };
+    for am_first in [false, true] {
+        let mut e = Engine::with_config(Config::parse(&text(am_first)).unwrap()).unwrap();
+        add_node(&mut e, 1, 4096, 4);
+        add_app(&mut e, 1, "default", "alice", 10);
+        ask(&mut e, 1, crate::model::ask::AM_PRIORITY, 1024, 1, 1);
+        let mut out = vec![];
+        e.schedule_node(1, 100, &mut out).unwrap();
+        assert_eq!(allocs(&out), vec![(1, 1)], "app 1's AM");
+        // App 1's AM runs and asks for three tasks; app 2 arrives and asks
+        // for its AM (within max_am_share: 2 of 4 GB). Three slots are left.
+        ask(&mut e, 1, 20, 1024, 1, 3);
+        add_app(&mut e, 2, "default", "bob", 20);
+        ask(&mut e, 2, crate::model::ask::AM_PRIORITY, 1024, 1, 1);
+        let mut out = vec![];
+        e.schedule_node(1, 200, &mut out).unwrap();
+        let expected = if am_first { vec![(2, 1), (1, 1), (1, 1)] } else { vec![(1, 1), (1, 1), (1, 1)] };
+        assert_eq!(allocs(&out), expected, "am_first = {am_first}");
+    }
+}

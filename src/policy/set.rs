@@ -85,6 +85,23 @@ impl Pipeline {
     }
 
     fn app_key(&self, ctx: &Ctx, app: &App) -> SortKey {
+        let key = self.order_key(ctx, app);
+        if !self.spec.am_first {
+            return key;
+        }
+        // `am_first`: apps waiting for their AM form a group of their own
+        // ahead of every pool, ordered among themselves as before.
+        let waiting_for_am = app.am_container.is_none() && app.asks.values().any(|a| a.count > 0 && app.is_am_ask(a));
+        if waiting_for_am {
+            SortKey { group: 0, ..key }
+        } else {
+            SortKey { group: key.group + 1, ..key }
+        }
+    }
+
+    /// The app order's key (each pool's own order when the pipeline has
+    /// pool orders).
+    fn order_key(&self, ctx: &Ctx, app: &App) -> SortKey {
         if let Some(r) = &self.reserve {
             if !self.pool_orders.is_empty() {
                 let pool = r.plugin.pool_of(app).unwrap_or(0);

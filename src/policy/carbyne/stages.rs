@@ -337,13 +337,23 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
         largest = max_of(largest, ask.capability);
     }
     let mut reserved = Amount::ZERO;
+    // An app's running containers mostly share a few keys: remember the
+    // last key's stage rather than look every container's up.
+    let mut last: Option<(SchedulerKey, usize)> = None;
     for id in &app.containers {
         let Some(c) = s.containers.get(id) else { continue };
         if log.am == Some(*id) {
             reserved = reserved.plus(&Amount::of(&c.resources));
             continue;
         }
-        let i = layout.stage_of(c.key, &*by_priority);
+        let i = match last {
+            Some((k, i)) if k == c.key => i,
+            _ => {
+                let i = layout.stage_of(c.key, &*by_priority);
+                last = Some((c.key, i));
+                i
+            }
+        };
         grow(&mut running, layout.names.len());
         let age = (now - c.launched_ms.unwrap_or(c.allocated_ms)).max(0) as f64;
         running[i].push((age, c.resources, c.key));

@@ -20,6 +20,8 @@ final class ShepherdMetrics {
   MutableCounterLong engineFailures;
   @Metric("Engine rebuilds after a failure")
   MutableCounterLong engineRebuilds;
+  @Metric("Containers NodeManagers reported after a work-preserving RM restart, handed to the engine")
+  MutableCounterLong recoveredContainers;
   @Metric("Engine decisions YARN could no longer carry out")
   MutableCounterLong rejectedDecisions;
   @Metric("Time of one heartbeat crossing into the engine, ns")

@@ -853,6 +853,7 @@ public class ShepherdScheduler extends FifoScheduler {
         Resources.addTo(usedResource, c.getAllocatedResource());
       }
       engine.record(b -> writeRecovered(b, key, c));
+      shimMetrics.recoveredContainers.incr();
     }
   }
 
@@ -985,6 +986,11 @@ public class ShepherdScheduler extends FifoScheduler {
   /** Allocations made by the safe FIFO while the engine was unavailable. */
   public long getFallbackAllocations() {
     return shimMetrics.fallbackAllocations.value();
+  }
+
+  /** Containers recovered from NodeManagers after a work-preserving restart. */
+  public long getRecoveredContainers() {
+    return shimMetrics.recoveredContainers.value();
   }
 
   public long getEngineFailures() {

@@ -1,0 +1,197 @@
+package org.shepherd.yarn.it;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.File;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.recovery.FileSystemRMStateStore;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Test;
+import org.shepherd.yarn.ShepherdScheduler;
+import org.shepherd.yarn.cluster.ShepherdCluster;
+import org.shepherd.yarn.cluster.Workloads;
+
+/**
+ * Work-preserving ResourceManager restart with Shepherd as the scheduler
+ * (issue "Reliability", item 1): a file-system RM state store, three
+ * MapReduce SleepJobs from three users with their AMs and maps running, the
+ * RM stopped and started again under them. The NodeManagers report their
+ * live containers to the new RM; the new shim hands each to a fresh engine
+ * as a recovered container; the AMs re-register and ask again; the new
+ * engine places the rest (reduces). Checked: every job SUCCEEDED, the new
+ * engine learned the recovered containers and made allocations of its own,
+ * and while the jobs finished no NodeManager was ever allocated beyond its
+ * capacity and no container was live on two nodes (nothing allocated twice).
+ */
+public class WorkPreservingRestartTest {
+  private static ShepherdCluster cluster;
+
+  @BeforeClass
+  public static void startCluster() throws Exception {
+    cluster = ShepherdCluster.start("restart", "[scheduler]\npolicy = \"composed\"\n", conf -> {
+      try {
+        ShepherdCluster.fixedRmPorts(conf, ShepherdCluster.freePort());
+        File store = new File(conf.get("hadoop.tmp.dir", System.getProperty("java.io.tmpdir")),
+            "shepherd-rm-store-" + System.nanoTime());
+        // NodeManagers reach the RM over RPC (MiniYARNCluster's default
+        // hands them the first RM's service object, which a restarted RM
+        // does not replace): they resync with the new RM as real ones do.
+        conf.setBoolean(YarnConfiguration.YARN_MINICLUSTER_USE_RPC, true);
+        conf.setBoolean(YarnConfiguration.RECOVERY_ENABLED, true);
+        conf.setBoolean(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_ENABLED, true);
+        conf.set(YarnConfiguration.RM_STORE, FileSystemRMStateStore.class.getName());
+        conf.set(YarnConfiguration.FS_RM_STATE_STORE_URI, store.toURI().toString());
+        // The new RM waits this long for NodeManagers to report their
+        // containers before it lets the scheduler allocate (YARN's default
+        // is 10 s; both NMs re-register within a few heartbeats here).
+        conf.setLong(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS, 5_000);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+  }
+
+  @AfterClass
+  public static void stopCluster() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test(timeout = 900_000)
+  public void jobsSurviveAWorkPreservingRestartAndNothingIsAllocatedTwice() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(3);
+    List<Future<Boolean>> jobs = new ArrayList<>();
+    try {
+      // Maps long enough to still run when the NodeManagers resync (an NM
+      // notices the new RM up to ~30 s after it starts); a reduce each,
+      // which only the new engine can place.
+      for (String user : new String[] {"alice", "bob", "carol"}) {
+        jobs.add(pool.submit(() ->
+            Workloads.sleep(cluster.jobConf(), user, "default", 2, 1, 90_000, 1_000)));
+      }
+      // Three AMs and at least four maps running on their NodeManagers
+      // (an allocated container that has not started yet dies with the RM:
+      // YARN recovers what NodeManagers report, and the AM asks again).
+      long deadline = System.currentTimeMillis() + 300_000;
+      while (runningContainers(cluster.scheduler()).size() < 7) {
+        assertTrue("7 containers running before the restart, saw "
+            + runningContainers(cluster.scheduler()).size(), System.currentTimeMillis() < deadline);
+        Thread.sleep(500);
+      }
+      Set<ContainerId> before = runningContainers(cluster.scheduler());
+      long allocatedBefore = cluster.scheduler().getEngineAllocations();
+
+      cluster.stopResourceManager();
+      Thread.sleep(2_000);
+      cluster.restartResourceManager();
+      ShepherdScheduler after = cluster.scheduler();
+
+      // Watch the recovered cluster until every job is done.
+      AtomicReference<String> violation = new AtomicReference<>();
+      Thread watcher = new Thread(() -> {
+        while (!Thread.currentThread().isInterrupted() && violation.get() == null) {
+          try {
+            String v = overAllocated(after);
+            if (v != null) {
+              violation.set(v);
+            }
+            Thread.sleep(250);
+          } catch (InterruptedException e) {
+            return;
+          } catch (RuntimeException raced) {
+            // A node or container changed while being read: look again.
+          }
+        }
+      }, "restart-watcher");
+      watcher.start();
+      try {
+        for (Future<Boolean> j : jobs) {
+          assertTrue("a job failed across the restart", j.get(10, TimeUnit.MINUTES));
+        }
+      } finally {
+        watcher.interrupt();
+        watcher.join();
+      }
+      assertEquals("allocation never exceeded a node or repeated a container", null,
+          violation.get());
+
+      long recovered = after.getRecoveredContainers();
+      System.out.printf("restart: %d containers running before, %d recovered into the new engine,"
+          + " %d engine allocations before and %d after%n", before.size(), recovered,
+          allocatedBefore, after.getEngineAllocations());
+      assertTrue("the new engine learned every running container: recovered " + recovered
+          + " of " + before.size(), recovered >= before.size());
+      assertTrue("the new engine placed the reduces", after.getEngineAllocations() >= 3);
+      assertEquals("no fallback allocations", 0, after.getFallbackAllocations());
+      assertEquals("no engine failures", 0, after.getEngineFailures());
+
+      JsonNode apps = cluster.rest("/ws/v1/cluster/apps").path("apps").path("app");
+      int mapreduce = 0;
+      for (JsonNode app : apps) {
+        if ("MAPREDUCE".equals(app.path("applicationType").asText())) {
+          mapreduce++;
+          assertEquals(app.path("id").asText(), "SUCCEEDED", app.path("finalStatus").asText());
+        }
+      }
+      assertEquals("the recovered RM knows all three jobs", 3, mapreduce);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /** The containers of the scheduler's nodes that have started (RUNNING). */
+  private static Set<ContainerId> runningContainers(ShepherdScheduler s) {
+    Set<ContainerId> running = new HashSet<>();
+    for (NodeId id : cluster.rm().getRMContext().getRMNodes().keySet()) {
+      SchedulerNode n = s.getSchedulerNode(id);
+      if (n == null) {
+        continue;
+      }
+      for (RMContainer c : n.getCopiedListOfRunningContainers()) {
+        if (c.getState() == RMContainerState.RUNNING) {
+          running.add(c.getContainerId());
+        }
+      }
+    }
+    return running;
+  }
+
+  /** A description of the first node allocated beyond its capacity or container on two nodes. */
+  private static String overAllocated(ShepherdScheduler s) {
+    Set<ContainerId> seen = new HashSet<>();
+    for (NodeId id : cluster.rm().getRMContext().getRMNodes().keySet()) {
+      SchedulerNode n = s.getSchedulerNode(id);
+      if (n == null) {
+        continue;
+      }
+      if (n.getUnallocatedResource().getMemorySize() < 0
+          || n.getUnallocatedResource().getVirtualCores() < 0) {
+        return id + " allocated beyond its capacity: unallocated " + n.getUnallocatedResource();
+      }
+      for (RMContainer c : n.getCopiedListOfRunningContainers()) {
+        if (!seen.add(c.getContainerId())) {
+          return c.getContainerId() + " live on two nodes";
+        }
+      }
+    }
+    return null;
+  }
+}

@@ -352,6 +352,9 @@ impl Engine {
                     allocated_ms: *start_ms,
                     launched_ms: Some(*start_ms),
                     am,
+                    // The shim does not know which recovered containers
+                    // were speculative: booked in the allocated view.
+                    speculative: false,
                 };
                 Self::commit_container(s, c);
             }
@@ -388,7 +391,11 @@ impl Engine {
     /// Book a container against node, app, queue and cluster.
     fn commit_container(s: &mut ClusterState, c: Container) {
         if let Some(n) = s.nodes.get_mut(&c.node) {
-            n.allocated += c.resources;
+            if c.speculative {
+                n.oversubscribed += c.resources;
+            } else {
+                n.allocated += c.resources;
+            }
             n.containers.insert(c.id);
         }
         if let Some(a) = s.apps.get_mut(&c.app) {
@@ -414,7 +421,11 @@ impl Engine {
     fn release_container(s: &mut ClusterState, id: ContainerId, ended_ms: Option<i64>) -> bool {
         let Some(c) = s.containers.remove(&id) else { return false };
         if let Some(n) = s.nodes.get_mut(&c.node) {
-            n.allocated -= c.resources;
+            if c.speculative {
+                n.oversubscribed -= c.resources;
+            } else {
+                n.allocated -= c.resources;
+            }
             n.containers.remove(&id);
         }
         if let Some(a) = s.apps.get_mut(&c.app) {
@@ -524,6 +535,7 @@ impl Engine {
         key: crate::model::SchedulerKey,
         node: NodeId,
         now_ms: i64,
+        speculative: bool,
     ) -> Option<Decision> {
         let s = &mut self.state;
         let n = s.nodes.get(&node)?;
@@ -533,7 +545,7 @@ impl Engine {
         let ask = a.asks.get_mut(&key)?;
         let locality = ask.locality_on(&host, &rack)?;
         ask.consume_one(&host, &rack, locality);
-        let (resources, execution) = (ask.capability, ask.execution);
+        let (resources, execution) = (ask.capability, if speculative { crate::model::ExecutionType::Opportunistic } else { ask.execution });
         if ask.count <= 0 {
             a.asks.remove(&key);
         }
@@ -550,6 +562,7 @@ impl Engine {
             allocated_ms: now_ms,
             launched_ms: None,
             am,
+            speculative,
         };
         let queue = a.queue;
         Self::commit_container(s, c.clone());

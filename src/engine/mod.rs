@@ -403,15 +403,22 @@ impl Engine {
                 a.am_container = Some(c.id);
                 s.queues[a.queue].am_used += c.resources;
             }
-            a.allocated += c.resources;
+            // A speculative container is outside the allocated view of
+            // app, queue and cluster (as YARN keeps OPPORTUNISTIC ones):
+            // shares, queue maxima and free capacity ignore it.
+            if !c.speculative {
+                a.allocated += c.resources;
+                s.queues[a.queue].allocated += c.resources;
+            }
             a.containers.insert(c.id);
             a.live_start_sum_ms += c.allocated_ms;
             a.allocations_total += 1;
             a.first_allocation_ms.get_or_insert(c.allocated_ms);
             a.blocked = None;
-            s.queues[a.queue].allocated += c.resources;
         }
-        s.allocated += c.resources;
+        if !c.speculative {
+            s.allocated += c.resources;
+        }
         s.containers.insert(c.id, c);
     }
 
@@ -433,15 +440,19 @@ impl Engine {
                 a.am_container = None;
                 s.queues[a.queue].am_used -= c.resources;
             }
-            a.allocated -= c.resources;
+            if !c.speculative {
+                a.allocated -= c.resources;
+                s.queues[a.queue].allocated -= c.resources;
+            }
             a.containers.remove(&id);
             a.live_start_sum_ms -= c.allocated_ms;
             if let Some(end) = ended_ms {
                 a.service_done_ms += (end - c.allocated_ms).max(0);
             }
-            s.queues[a.queue].allocated -= c.resources;
         }
-        s.allocated -= c.resources;
+        if !c.speculative {
+            s.allocated -= c.resources;
+        }
         true
     }
 

@@ -42,6 +42,8 @@ struct RunningTask {
     task: usize,
     node: NodeId,
     resources: Resources,
+    /// Actual use: memory MB, vcores in millis (a 1-vcore task at usage
+    /// factor 0.4 uses 400 millicores, as a NodeManager would measure).
     used: Resources,
     /// A speculative (OPPORTUNISTIC) container of the oversubscribe point.
     speculative: bool,
@@ -91,7 +93,8 @@ struct Sim<'a> {
     /// interval while work remains (its controller reads each heartbeat's
     /// utilization), and each heartbeat carries the node's actual use.
     over: bool,
-    /// Per node: actual use of its RUNNING containers (memory MB, vcores).
+    /// Per node: actual use of its RUNNING containers (memory MB, vcores
+    /// in millis).
     node_used: Vec<Resources>,
     /// Per node: vcore-ms actually used (capped at the node's vcores) up
     /// to `used_at`.
@@ -276,7 +279,7 @@ impl<'a> Sim<'a> {
                 let cap = self.node_capacity;
                 // What the NodeManager measures: memory MB, vcores in millis;
                 // CPU cannot exceed the node's cores.
-                let used = Resources::new(u.0[0], u.0[1].min(cap.0[1]) * 1000);
+                let used = Resources::new(u.0[0], u.0[1].min(cap.0[1] * 1000));
                 self.engine.apply(Event::NodeUtilization { node, used });
             }
             if !self.every_heartbeat() {
@@ -322,7 +325,7 @@ impl<'a> Sim<'a> {
     /// Change node `n`'s actual use at `t`, integrating its capped CPU use.
     fn use_on(&mut self, n: NodeId, t: i64, delta: Resources, add: bool) {
         let i = n as usize;
-        let cap_v = self.node_capacity.0[1] as f64;
+        let cap_v = self.node_capacity.0[1] as f64 * 1000.0;
         self.cpu_used[i] += (self.node_used[i].0[1] as f64).min(cap_v) * (t - self.used_at[i]).max(0) as f64;
         self.used_at[i] = t;
         if add {
@@ -339,7 +342,7 @@ impl<'a> Sim<'a> {
         if !self.over {
             return 1.0;
         }
-        let cap_v = self.node_capacity.0[1] as f64;
+        let cap_v = self.node_capacity.0[1] as f64 * 1000.0;
         (self.node_used[n as usize].0[1] as f64 / cap_v).max(1.0)
     }
 
@@ -354,7 +357,7 @@ impl<'a> Sim<'a> {
             self.oversub.wasted_container_s += (t - l) as f64 / 1000.0;
             self.running -= 1;
             self.use_on(rt.node, t, used, false);
-            self.timeline.add(t, [0.0, 0.0, -frac(used.0[0], cap.0[0]), -frac(used.0[1], cap.0[1])]);
+            self.timeline.add(t, [0.0, 0.0, -frac(used.0[0], cap.0[0]), -frac(used.0[1], cap.0[1] * 1000)]);
         }
         self.timeline.add(t, [-frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1]), 0.0, 0.0]);
         // YARN's exit status for a preempted container.
@@ -522,10 +525,10 @@ impl<'a> Sim<'a> {
         self.timeline.add(t, [frac(res.0[0], cap.0[0]), frac(res.0[1], cap.0[1]), 0.0, 0.0]);
         let spec = &job.stages[s].tasks[task];
         let used = match spec.used {
-            Some([m, v]) => Resources::new(m.min(res.0[0]), v.min(res.0[1])),
+            Some([m, v]) => Resources::new(m.min(res.0[0]), v.min(res.0[1]) * 1000),
             None => Resources::new(
                 (res.0[0] as f64 * self.opts.usage_factor) as i64,
-                (res.0[1] as f64 * self.opts.usage_factor).round() as i64,
+                (res.0[1] as f64 * self.opts.usage_factor * 1000.0).round() as i64,
             ),
         };
         self.tasks.insert(c, RunningTask { job: app, stage: s, task, node, resources: res, used, speculative: false, launched_ms: None });
@@ -590,7 +593,7 @@ impl<'a> Sim<'a> {
         self.running += 1;
         if let Some(&j) = self.job_of_am.get(&c) {
             if let Some((_, node, r)) = self.am_of[j as usize] {
-                self.use_on(node, t, r, true);
+                self.use_on(node, t, Resources::new(r.0[0], r.0[1] * 1000), true);
             }
             self.engine.apply(Event::ContainerLaunched { container: c, at_ms: t });
             let used = self.am_of[j as usize].map(|(_, _, r)| r).unwrap_or_default();
@@ -607,7 +610,7 @@ impl<'a> Sim<'a> {
         let (j, s, task, used, node) = (rt.job, rt.stage, rt.task, rt.used, rt.node);
         self.use_on(node, t, used, true);
         let cap = &self.cluster.capacity;
-        self.timeline.add(t, [0.0, 0.0, frac(used.0[0], cap.0[0]), frac(used.0[1], cap.0[1])]);
+        self.timeline.add(t, [0.0, 0.0, frac(used.0[0], cap.0[0]), frac(used.0[1], cap.0[1] * 1000)]);
         let run = &mut self.runs[j as usize];
         run.first_start_ms.get_or_insert(t);
         if run.stages[s].parents_done {
@@ -630,7 +633,7 @@ impl<'a> Sim<'a> {
         let (res, used) = (rt.resources, rt.used);
         self.timeline.add(
             t,
-            [-frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1]), -frac(used.0[0], cap.0[0]), -frac(used.0[1], cap.0[1])],
+            [-frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1]), -frac(used.0[0], cap.0[0]), -frac(used.0[1], cap.0[1] * 1000)],
         );
         let j = rt.job;
         // An estimator that predicts from the job's own first tasks (SLearn)
@@ -680,7 +683,7 @@ impl<'a> Sim<'a> {
         if let Some((c, node, res)) = self.am_of[j as usize].take() {
             self.job_of_am.remove(&c);
             self.running -= 1;
-            self.use_on(node, t, res, false);
+            self.use_on(node, t, Resources::new(res.0[0], res.0[1] * 1000), false);
             self.engine.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: t });
             self.cluster.refresh(&self.engine, node);
             let cap = self.cluster.capacity;
@@ -761,7 +764,7 @@ impl<'a> Sim<'a> {
             engine_events: counters.events,
             engine_passes: counters.passes,
             oversubscription: self.over.then(|| {
-                let cap_v = self.node_capacity.0[1] as f64;
+                let cap_v = self.node_capacity.0[1] as f64 * 1000.0;
                 let mut used = 0.0;
                 for i in 0..self.cpu_used.len() {
                     used += self.cpu_used[i] + (self.node_used[i].0[1] as f64).min(cap_v) * (end - self.used_at[i]).max(0) as f64;

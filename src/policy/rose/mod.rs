@@ -175,7 +175,16 @@ impl Plugin for Rose {
         match event {
             // Samples are stamped with the engine's clock: drivers send a
             // node's utilization with its heartbeat.
-            Event::NodeUtilization { node, used } => self.record(*node, ctx.state.now_ms, used),
+            Event::NodeUtilization { node, used } => {
+                let now = ctx.state.now_ms;
+                let was_fresh = self.newest(*node, now).is_some();
+                self.record(*node, now, used);
+                // A node that had no fresh estimate (new, or back from
+                // stale) is ranked at the next pass, not a refresh later.
+                if !was_fresh {
+                    self.next_refresh_ms = self.next_refresh_ms.min(now);
+                }
+            }
             Event::NodeRemoved { node } => {
                 self.samples.remove(node);
                 self.lla.remove(node);

@@ -276,7 +276,7 @@ impl Plugin for Rose {
                 }
             }
             if let Some(p) = self.penalties.get(&n.id) {
-                out.push(Gauge::new("rose_node_penalty", *p, "TBAMR penalty of a node: failed, killed, evicted and straggling containers (Algorithm 2)").label("node", n.host.clone()));
+                out.push(Gauge::new("rose_node_penalty_containers", *p, "TBAMR penalty of a node: failed, killed, evicted and straggling containers (Algorithm 2)").label("node", n.host.clone()));
             }
         }
         out.push(Gauge::new("rose_oversubscribed_memory_mb", total.0[0] as f64, "Memory in running speculative containers, beyond the allocated view"));

@@ -297,7 +297,7 @@ impl<'a> Sim<'a> {
                 tracing::error!(%e, "scheduling pass failed");
                 continue;
             }
-            let batch: Vec<Decision> = decisions.drain(..).collect();
+            let batch = std::mem::take(decisions);
             for d in batch {
                 match d {
                     Decision::Allocate { container, app, node, key, resources, execution, .. } => {

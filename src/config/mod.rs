@@ -5,9 +5,11 @@
 //! The documented default file is `hadoop-conf/shepherd.toml`.
 
 pub mod carbyne;
+pub mod rose;
 pub mod pipeline;
 
 pub use carbyne::CarbyneConfig;
+pub use rose::RoseConfig;
 pub use pipeline::PipelineSpec;
 pub mod summary;
 
@@ -54,6 +56,8 @@ pub struct Config {
     pub dress: DressConfig,
     pub history: HistoryConfig,
     pub carbyne: CarbyneConfig,
+    /// ROSE's over-subscription (`[rose]`, `crate::config::rose`).
+    pub rose: RoseConfig,
     pub slearn: SLearnConfig,
     pub gs: GsConfig,
     /// The operator's own pipelines, `[pipeline.NAME]`.
@@ -386,6 +390,7 @@ impl Default for Config {
             dress: DressConfig::default(),
             history: HistoryConfig::default(),
             carbyne: CarbyneConfig::default(),
+            rose: RoseConfig::default(),
             slearn: SLearnConfig::default(),
             gs: GsConfig::default(),
             pipelines: BTreeMap::new(),
@@ -421,6 +426,7 @@ impl Config {
         }
         self.dress.validate()?;
         self.carbyne.validate()?;
+        self.rose.validate()?;
         self.slearn.validate()?;
         self.gs.validate()?;
         self.control.validate()?;

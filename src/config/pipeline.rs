@@ -7,7 +7,7 @@
 //! This module only knows names; `crate::policy` maps each name to its
 //! implementation (a test there builds every name listed here).
 
-use super::{bad, CarbyneConfig, Config, ConfigError, DressConfig, SLearnConfig};
+use super::{bad, CarbyneConfig, Config, ConfigError, DressConfig, RoseConfig, SLearnConfig};
 use serde::{Deserialize, Serialize};
 
 /// Plugins of the *estimate* point: an app's size and remaining work.
@@ -25,6 +25,9 @@ pub const CLASSIFIERS: &[&str] = &["carbyne", "pilots"];
 pub const FILTERS: &[&str] = &[];
 /// Plugins of the *leftover* point: who gets what the main phase left.
 pub const LEFTOVERS: &[&str] = &["none", "carbyne", "fifo"];
+/// Plugins of the *oversubscribe* point: speculative (OPPORTUNISTIC)
+/// containers beyond the allocated view, after the leftover phase.
+pub const OVERSUBSCRIBERS: &[&str] = &["none", "rose"];
 
 /// One pipeline: a plugin name per extension point.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -83,6 +86,14 @@ pub struct PipelineSpec {
     /// from the global `[slearn]` section, e.g. `slearn = { fixed_ratio =
     /// 0.05 }` (an estimator of its own then, with its own history).
     pub slearn: toml::Table,
+    /// Speculative containers on allocated-but-idle capacity: `none`, or
+    /// `rose` (ROSE: node load by LLA, node rating by TBAMR, candidates by
+    /// multi-phase filtering, a threshold controller that stops placing and
+    /// evicts). The per-queue switch: only this pipeline's apps' asks run
+    /// speculatively.
+    pub oversubscribe: String,
+    /// `[rose]` keys this pipeline sets differently, e.g. `rose = { bound_vcores = 0.9 }`.
+    pub rose: toml::Table,
 }
 
 impl Default for PipelineSpec {
@@ -100,6 +111,8 @@ impl Default for PipelineSpec {
             dress: toml::Table::new(),
             carbyne: toml::Table::new(),
             slearn: toml::Table::new(),
+            oversubscribe: "none".into(),
+            rose: toml::Table::new(),
         }
     }
 }
@@ -188,6 +201,14 @@ pub const BUILT_INS: &[BuiltIn] = &[
             ..spec("slearn", "none", "gs")
         },
     },
+    BuiltIn {
+        name: "rose",
+        queue_order: "drf",
+        summary: "ROSE: hierarchical DRF, plus speculative (OPPORTUNISTIC) containers on nodes whose measured load \
+                  leaves room under the bound, chosen by LLA, TBAMR and multi-phase filtering; evicted newest first \
+                  when measured use crosses the eviction bound",
+        build: |_| PipelineSpec { oversubscribe: "rose".into(), ..spec("none", "none", "drf") },
+    },
 ];
 
 pub fn built_in(name: &str) -> Option<&'static BuiltIn> {
@@ -270,6 +291,7 @@ impl Config {
             p.dress_config(&self.dress, &format!("pipeline.{name}"))?;
             p.carbyne_config(&self.carbyne, &format!("pipeline.{name}"))?;
             p.slearn_config(&self.slearn, &format!("pipeline.{name}"))?;
+            p.rose_config(&self.rose, &format!("pipeline.{name}"))?;
         }
         if self.pipeline(&self.scheduler.policy).is_none() {
             return Err(bad("scheduler.policy", &self.scheduler.policy, format!("expected one of {}", known())));
@@ -334,6 +356,10 @@ impl PipelineSpec {
             }
         }
         one("leftover", &self.leftover, LEFTOVERS)?;
+        one("oversubscribe", &self.oversubscribe, OVERSUBSCRIBERS)?;
+        if !self.rose.is_empty() && self.oversubscribe != "rose" {
+            return Err(bad(&format!("{key}.rose"), toml::Value::Table(self.rose.clone()), format!("{key}.oversubscribe is `{}`, not rose", self.oversubscribe)));
+        }
         let by_size = |order: &str| matches!(order, "sjf" | "srtf");
         if by_size(&self.app_order) && self.estimate == "none" {
             return Err(bad(
@@ -422,6 +448,12 @@ impl PipelineSpec {
         overlay(global, &self.slearn, &format!("{key}.slearn"), SLearnConfig::validate)
     }
 
+    /// The `[rose]` settings of this pipeline: the global section with this
+    /// pipeline's `rose` keys over it.
+    pub fn rose_config(&self, global: &RoseConfig, key: &str) -> Result<RoseConfig, ConfigError> {
+        overlay(global, &self.rose, &format!("{key}.rose"), RoseConfig::validate)
+    }
+
     /// The `[carbyne]` settings of this pipeline: the global section with
     /// this pipeline's `carbyne` keys over it (as [`Self::dress_config`]).
     pub fn carbyne_config(&self, global: &CarbyneConfig, key: &str) -> Result<CarbyneConfig, ConfigError> {
@@ -440,6 +472,13 @@ impl PipelineSpec {
         }
         if self.am_first {
             s.push_str(" am_first");
+        }
+        if self.oversubscribe != "none" {
+            s.push_str(&format!(" oversubscribe={}", self.oversubscribe));
+        }
+        if !self.rose.is_empty() {
+            let keys: Vec<String> = self.rose.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            s.push_str(&format!(" rose{{{}}}", keys.join(",")));
         }
         if !self.dress.is_empty() {
             let keys: Vec<String> = self.dress.iter().map(|(k, v)| format!("{k}={v}")).collect();

@@ -352,6 +352,9 @@ impl Engine {
                     allocated_ms: *start_ms,
                     launched_ms: Some(*start_ms),
                     am,
+                    // The shim does not know which recovered containers
+                    // were speculative: booked in the allocated view.
+                    speculative: false,
                 };
                 Self::commit_container(s, c);
             }
@@ -388,7 +391,11 @@ impl Engine {
     /// Book a container against node, app, queue and cluster.
     fn commit_container(s: &mut ClusterState, c: Container) {
         if let Some(n) = s.nodes.get_mut(&c.node) {
-            n.allocated += c.resources;
+            if c.speculative {
+                n.oversubscribed += c.resources;
+            } else {
+                n.allocated += c.resources;
+            }
             n.containers.insert(c.id);
         }
         if let Some(a) = s.apps.get_mut(&c.app) {
@@ -396,15 +403,22 @@ impl Engine {
                 a.am_container = Some(c.id);
                 s.queues[a.queue].am_used += c.resources;
             }
-            a.allocated += c.resources;
+            // A speculative container is outside the allocated view of
+            // app, queue and cluster (as YARN keeps OPPORTUNISTIC ones):
+            // shares, queue maxima and free capacity ignore it.
+            if !c.speculative {
+                a.allocated += c.resources;
+                s.queues[a.queue].allocated += c.resources;
+            }
             a.containers.insert(c.id);
             a.live_start_sum_ms += c.allocated_ms;
             a.allocations_total += 1;
             a.first_allocation_ms.get_or_insert(c.allocated_ms);
             a.blocked = None;
-            s.queues[a.queue].allocated += c.resources;
         }
-        s.allocated += c.resources;
+        if !c.speculative {
+            s.allocated += c.resources;
+        }
         s.containers.insert(c.id, c);
     }
 
@@ -414,7 +428,11 @@ impl Engine {
     fn release_container(s: &mut ClusterState, id: ContainerId, ended_ms: Option<i64>) -> bool {
         let Some(c) = s.containers.remove(&id) else { return false };
         if let Some(n) = s.nodes.get_mut(&c.node) {
-            n.allocated -= c.resources;
+            if c.speculative {
+                n.oversubscribed -= c.resources;
+            } else {
+                n.allocated -= c.resources;
+            }
             n.containers.remove(&id);
         }
         if let Some(a) = s.apps.get_mut(&c.app) {
@@ -422,15 +440,19 @@ impl Engine {
                 a.am_container = None;
                 s.queues[a.queue].am_used -= c.resources;
             }
-            a.allocated -= c.resources;
+            if !c.speculative {
+                a.allocated -= c.resources;
+                s.queues[a.queue].allocated -= c.resources;
+            }
             a.containers.remove(&id);
             a.live_start_sum_ms -= c.allocated_ms;
             if let Some(end) = ended_ms {
                 a.service_done_ms += (end - c.allocated_ms).max(0);
             }
-            s.queues[a.queue].allocated -= c.resources;
         }
-        s.allocated -= c.resources;
+        if !c.speculative {
+            s.allocated -= c.resources;
+        }
         true
     }
 
@@ -524,6 +546,7 @@ impl Engine {
         key: crate::model::SchedulerKey,
         node: NodeId,
         now_ms: i64,
+        speculative: bool,
     ) -> Option<Decision> {
         let s = &mut self.state;
         let n = s.nodes.get(&node)?;
@@ -533,7 +556,7 @@ impl Engine {
         let ask = a.asks.get_mut(&key)?;
         let locality = ask.locality_on(&host, &rack)?;
         ask.consume_one(&host, &rack, locality);
-        let (resources, execution) = (ask.capability, ask.execution);
+        let (resources, execution) = (ask.capability, if speculative { crate::model::ExecutionType::Opportunistic } else { ask.execution });
         if ask.count <= 0 {
             a.asks.remove(&key);
         }
@@ -550,6 +573,7 @@ impl Engine {
             allocated_ms: now_ms,
             launched_ms: None,
             am,
+            speculative,
         };
         let queue = a.queue;
         Self::commit_container(s, c.clone());

@@ -29,6 +29,65 @@ type Candidates = BinaryHeap<Reverse<(SortKey, AppId)>>;
 
 pub(super) fn run(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<Decision>) -> usize {
     let limit = engine.config.scheduler.max_assignments_per_heartbeat as usize;
+    let over = engine.policies.has_oversubscribe();
+    if over {
+        evict(engine, node, out);
+    }
+    let mut made = regular(engine, node, now_ms, out, limit);
+    if over && (limit == 0 || made < limit) {
+        made += speculative(engine, node, now_ms, out, limit.saturating_sub(made));
+    }
+    made
+}
+
+/// *Oversubscribe*, controller half: speculative containers the plugin
+/// takes back from this node (measured use over its eviction bound).
+fn evict(engine: &mut Engine, node: NodeId, out: &mut Vec<Decision>) {
+    let gone = engine.policies.evictions(&engine.state, node);
+    engine.counters.preemptions += gone.len() as u64;
+    out.extend(gone.into_iter().map(|container| Decision::Preempt { container }));
+}
+
+/// *Oversubscribe*, placement half: after the main and leftover phases,
+/// asks still outstanding get speculative (OPPORTUNISTIC) containers
+/// within the node's headroom beyond the allocated view, in their app
+/// order, one container at a time (each one shrinks the headroom).
+fn speculative(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, limit: usize) -> usize {
+    let mut heap: Candidates = BinaryHeap::new();
+    for app in engine.state.pending_apps() {
+        heap.push(Reverse((engine.policies.app_key(&engine.state, app), app.id)));
+    }
+    let mut made = 0;
+    while let Some(Reverse((_, app_id))) = heap.pop() {
+        if limit != 0 && made >= limit {
+            break;
+        }
+        let key = {
+            let s = &engine.state;
+            let (Some(app), Some(n)) = (s.apps.get(&app_id), s.nodes.get(&node)) else { continue };
+            if s.refused_placements.get(&(app_id, node)).is_some_and(|until| now_ms < *until) {
+                continue;
+            }
+            app.asks
+                .values()
+                .filter(|a| a.count > 0)
+                .find(|a| a.locality_on(&n.host, &n.rack).is_some() && label_matches(&a.label, n) && engine.policies.speculative_fits(s, app, a, n))
+                .map(|a| a.key)
+        };
+        let Some(key) = key else { continue };
+        if let Some(d) = engine.allocate(app_id, key, node, now_ms, true) {
+            out.push(d);
+            made += 1;
+        }
+        if let Some(app) = engine.state.apps.get(&app_id).filter(|a| a.has_pending()) {
+            heap.push(Reverse((engine.policies.app_key(&engine.state, app), app_id)));
+        }
+    }
+    made
+}
+
+/// The main and leftover phases.
+fn regular(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, limit: usize) -> usize {
     let by_queue = !engine.policies.is_flat();
     // Component-wise minimum over every outstanding ask: once the node's free
     // capacity cannot hold it, no ask fits and the rest of the pass could
@@ -82,7 +141,7 @@ pub(super) fn run(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<
             }
             None => continue,
         };
-        if let Some(d) = engine.allocate(app_id, key, node, now_ms) {
+        if let Some(d) = engine.allocate(app_id, key, node, now_ms, false) {
             out.push(d);
             made += 1;
         }
@@ -218,7 +277,7 @@ fn leftover(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<Decisi
         if !ok {
             continue;
         }
-        if let Some(d) = engine.allocate(app_id, key, node, now_ms) {
+        if let Some(d) = engine.allocate(app_id, key, node, now_ms, false) {
             out.push(d);
             made += 1;
         }

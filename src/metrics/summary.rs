@@ -49,6 +49,23 @@ pub struct Summary {
     pub estimation_error: Option<Dist>,
     pub engine_events: u64,
     pub engine_passes: u64,
+    /// Speculative containers (ROSE), when the policy places any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oversubscription: Option<Oversubscription>,
+}
+
+/// What over-subscription did in a simulation run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Oversubscription {
+    /// Speculative (OPPORTUNISTIC) containers started.
+    pub speculative_containers: u64,
+    /// Speculative containers the controller took back.
+    pub evictions: u64,
+    /// Container-seconds evicted containers had run (work lost, retried).
+    pub wasted_container_s: f64,
+    /// Mean cluster vcores actually used ÷ capacity, each node's use capped
+    /// at its capacity (a node cannot run more than its cores).
+    pub used_vcores_capped: f64,
 }
 
 impl Summary {

@@ -24,4 +24,8 @@ pub struct Container {
     pub launched_ms: Option<i64>,
     /// The app's ApplicationMaster container.
     pub am: bool,
+    /// Placed by the *oversubscribe* point beyond the allocated view
+    /// (ROSE's speculative container, OPPORTUNISTIC): booked in the node's
+    /// `oversubscribed`, not its `allocated`, and preemptable first.
+    pub speculative: bool,
 }

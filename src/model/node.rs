@@ -17,6 +17,9 @@ pub struct Node {
     pub capacity: Resources,
     /// Sum of the containers the scheduler has placed here.
     pub allocated: Resources,
+    /// Sum of the speculative containers placed here beyond the allocated
+    /// view (`Container::speculative`; not part of `allocated`).
+    pub oversubscribed: Resources,
     /// Actual use reported by the NodeManager's heartbeat, if it reports any
     /// (YARN `ResourceUtilization`: physical memory MB, vcores in millis).
     pub utilization: Option<Resources>,
@@ -44,6 +47,7 @@ impl Node {
             rack,
             capacity,
             allocated: Resources::ZERO,
+            oversubscribed: Resources::ZERO,
             utilization: None,
             labels: BTreeSet::new(),
             attributes: BTreeMap::new(),

@@ -12,6 +12,8 @@
 //!  heartbeat(node, now)
 //!   1 tick         periodic steps that are due (DRESS Algorithm 3 moves δ)
 //!   2 prepare      per-pass figures (pool usage, the node's free vector)
+//!   2b evict       speculative containers the oversubscribe plugin   [none rose]
+//!                  takes back (measured use over its bound)
 //!   3 queue order  which queue is served next                  [root: flat | drf | capacity]
 //!   4 app order    which app of that queue next, by the         [fifo drf sjf srtf las tetris gs,
 //!                  pipeline's estimate point for size orders      per pool via pool_order]
@@ -23,6 +25,8 @@
 //!      ... repeat 3-8 until no app can place anything on the node ...
 //!   9 leftover     what is left of the node goes to the asks the  [none carbyne fifo]
 //!                  main phase held back, in the leftover order
+//!  10 oversubscribe speculative (OPPORTUNISTIC) containers beyond the [none rose]
+//!                  allocated view, within the node's headroom, app order
 //! ```
 //!
 //! * [`points`] — the traits, one per point, and the base [`points::Plugin`].
@@ -31,7 +35,7 @@
 //!   estimators and one pipeline per queue (one for the cluster when the
 //!   queue order is flat); built from the config, rebuilt in place on
 //!   `-refreshQueues` keeping every plugin whose configuration is unchanged.
-//! * [`estimate`], [`order`], [`dress`], [`carbyne`], [`slearn`] — the plugins.
+//! * [`estimate`], [`order`], [`dress`], [`carbyne`], [`slearn`], [`rose`] — the plugins.
 //!
 //! Which names exist and which combinations are allowed is configuration
 //! (`crate::config::pipeline`); this module holds the implementations.
@@ -43,13 +47,14 @@ pub mod gauge;
 pub mod order;
 pub mod points;
 pub mod registry;
+pub mod rose;
 pub mod scope;
 pub mod set;
 pub mod slearn;
 pub mod sort_key;
 
 pub use gauge::{metric_part, Gauge, GaugeKind};
-pub use points::{AppOrder, AskClassifier, Ctx, Estimate, Estimator, Filter, Leftover, Plugin, QueueOrder, Reserve, Sampling};
+pub use points::{AppOrder, AskClassifier, Ctx, Estimate, Estimator, Filter, Leftover, Oversubscribe, Plugin, QueueOrder, Reserve, Sampling};
 pub use scope::Scope;
 pub use set::{Pipeline, PolicySet};
 pub use sort_key::SortKey;

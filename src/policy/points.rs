@@ -194,3 +194,26 @@ pub trait Filter: Plugin {
 pub trait Leftover: Plugin {
     fn key(&self, ctx: &Ctx, app: &App, ask: &Ask, node: &Node) -> SortKey;
 }
+
+/// *Oversubscribe*: speculative containers beyond the allocated view, on
+/// capacity that is allocated but idle (ROSE). Runs after the main and
+/// leftover phases of a pass; its containers are OPPORTUNISTIC, booked in
+/// `Node::oversubscribed`, and the plugin takes them back (newest first)
+/// when the node's measured use crosses its bound.
+pub trait Oversubscribe: Plugin {
+    /// What `node` may still take in speculative containers now (memory
+    /// MB, vcores), or `None` when it must not be over-subscribed (no or a
+    /// stale load estimate, not a candidate, over its bound).
+    fn headroom(&self, ctx: &Ctx, node: &Node) -> Option<crate::model::Resources>;
+
+    /// May this ask of `app` run speculatively (the pipeline's apps; never
+    /// an ApplicationMaster)?
+    fn admits(&self, ctx: &Ctx, app: &App, ask: &Ask) -> bool;
+
+    /// Speculative containers on `node` to take back now, in order (start
+    /// of a pass, before anything is placed). The engine emits a
+    /// `Decision::Preempt` for each.
+    fn evictions(&mut self, _ctx: &Ctx, _node: &Node) -> Vec<crate::model::ContainerId> {
+        Vec::new()
+    }
+}

@@ -17,11 +17,12 @@ use super::order::las::Las;
 use super::order::queue::{CapacityQueues, DrfQueues};
 use super::order::size::{By, SizeOrder};
 use super::order::tetris::Tetris;
-use super::points::{AppOrder, AskClassifier, Estimator, Filter, Leftover, QueueOrder, Reserve};
+use super::points::{AppOrder, AskClassifier, Estimator, Filter, Leftover, Oversubscribe, QueueOrder, Reserve};
+use super::rose::Rose;
 use super::slearn::estimator::SLearn;
 use super::slearn::gate::{ArrivalOrder, PilotGate};
 use super::slearn::gs::Gs;
-use crate::config::{Config, DressConfig, SLearnConfig};
+use crate::config::{Config, DressConfig, RoseConfig, SLearnConfig};
 
 /// A plugin and the identity it was built with.
 pub struct Slot<T: ?Sized> {
@@ -107,6 +108,16 @@ pub fn leftover(name: &str, c: &Config) -> Option<Option<Slot<dyn Leftover>>> {
     }
 }
 
+/// `rose`: the pipeline's `[rose]` settings (global keys with its own
+/// `rose = { ... }` over them), already validated by the config.
+pub fn oversubscribe(name: &str, rose: &RoseConfig) -> Option<Option<Slot<dyn Oversubscribe>>> {
+    match name {
+        "none" => Some(None),
+        "rose" => Some(Some(slot(format!("rose|{rose:?}"), Box::new(Rose::new(rose))))),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,6 +146,9 @@ mod tests {
         }
         for n in names::LEFTOVERS {
             assert!(leftover(n, &c).is_some(), "leftover {n}");
+        }
+        for n in names::OVERSUBSCRIBERS {
+            assert!(oversubscribe(n, &c.rose).is_some(), "oversubscribe {n}");
         }
     }
 }

@@ -9,7 +9,7 @@
 use super::estimate::NoEstimate;
 use super::points::{Ctx, Estimate, Estimator, Plugin};
 use super::registry::{self, Slot};
-use super::{AppOrder, AskClassifier, Filter, Gauge, Leftover, QueueOrder, Reserve, Scope, SortKey};
+use super::{AppOrder, AskClassifier, Filter, Gauge, Leftover, Oversubscribe, QueueOrder, Reserve, Scope, SortKey};
 use crate::config::{bad, Config, ConfigError, PipelineSpec};
 use crate::event::Event;
 use crate::model::{App, Ask, Blocked, ClusterState, Container, Node, NodeId, Queue, QueueId};
@@ -31,6 +31,7 @@ pub struct Pipeline {
     classify: Vec<Slot<dyn AskClassifier>>,
     filters: Vec<Slot<dyn Filter>>,
     leftover: Option<Slot<dyn Leftover>>,
+    oversubscribe: Option<Slot<dyn Oversubscribe>>,
 }
 
 pub struct PolicySet {
@@ -66,6 +67,9 @@ impl Pipeline {
         if let Some(l) = &mut self.leftover {
             f(l.plugin.as_mut());
         }
+        if let Some(o) = &mut self.oversubscribe {
+            f(o.plugin.as_mut());
+        }
     }
 
     /// Every plugin with the point it serves (not the shared estimator).
@@ -76,7 +80,8 @@ impl Pipeline {
         let classify = self.classify.iter().map(|c| ("classify", c.plugin.as_ref() as &dyn Plugin));
         let filters = self.filters.iter().map(|f| ("filter", f.plugin.as_ref() as &dyn Plugin));
         let leftover = self.leftover.iter().map(|l| ("leftover", l.plugin.as_ref() as &dyn Plugin));
-        reserve.chain(order).chain(pools).chain(classify).chain(filters).chain(leftover)
+        let over = self.oversubscribe.iter().map(|o| ("oversubscribe", o.plugin.as_ref() as &dyn Plugin));
+        reserve.chain(order).chain(pools).chain(classify).chain(filters).chain(leftover).chain(over)
     }
 
     /// DEFAULT unless a classifier holds the ask back.
@@ -210,7 +215,10 @@ impl PolicySet {
             }
             let leftover = registry::leftover(&spec.leftover, &own).ok_or_else(|| missing(key("leftover"), &spec.leftover))?;
             let leftover = keep(leftover, old.as_mut().and_then(|o| o.leftover.take()));
-            set.pipelines.push(Pipeline { queue, policy, spec, scope, estimator, reserve, app_order, pool_orders, classify, filters, leftover });
+            let rose = spec.rose_config(&config.rose, &format!("pipeline `{policy}`"))?;
+            let oversubscribe = registry::oversubscribe(&spec.oversubscribe, &rose).ok_or_else(|| missing(key("oversubscribe"), &spec.oversubscribe))?;
+            let oversubscribe = keep(oversubscribe, old.as_mut().and_then(|o| o.oversubscribe.take()));
+            set.pipelines.push(Pipeline { queue, policy, spec, scope, estimator, reserve, app_order, pool_orders, classify, filters, leftover, oversubscribe });
         }
         Ok(set)
     }
@@ -286,6 +294,35 @@ impl PolicySet {
     pub fn check(&self, state: &ClusterState, app: &App, ask: &Ask, node: &Node, leftover_phase: bool) -> Result<(), Blocked> {
         let p = self.pipeline_of(app.queue);
         p.check(&self.ctx(state, p), app, ask, node, leftover_phase)
+    }
+
+    /// Does any pipeline place speculative containers (ROSE)?
+    pub fn has_oversubscribe(&self) -> bool {
+        self.pipelines.iter().any(|p| p.oversubscribe.is_some())
+    }
+
+    /// May `ask` of `app` go on `node` as a speculative container now: its
+    /// pipeline over-subscribes, admits the ask, the node's headroom holds
+    /// it, and the pipeline's filters pass it.
+    pub fn speculative_fits(&self, state: &ClusterState, app: &App, ask: &Ask, node: &Node) -> bool {
+        let p = self.pipeline_of(app.queue);
+        let Some(o) = &p.oversubscribe else { return false };
+        let ctx = self.ctx(state, p);
+        o.plugin.admits(&ctx, app, ask)
+            && o.plugin.headroom(&ctx, node).is_some_and(|room| ask.capability.fits_in(&room))
+            && p.filters.iter().all(|f| f.plugin.fits(&ctx, app, ask, node))
+    }
+
+    /// Speculative containers to take back from `node` now. The first
+    /// pipeline that over-subscribes runs the controller for every
+    /// speculative container on the node (its `[rose]` bounds apply), so
+    /// two pipelines never evict twice for one excess.
+    pub fn evictions(&mut self, state: &ClusterState, node: NodeId) -> Vec<crate::model::ContainerId> {
+        let Some(n) = state.nodes.get(&node) else { return Vec::new() };
+        let PolicySet { estimators, pipelines, .. } = self;
+        let Some(p) = pipelines.iter_mut().find(|p| p.oversubscribe.is_some()) else { return Vec::new() };
+        let ctx = Ctx { state, scope: p.scope, estimator: estimators[p.estimator].plugin.as_ref() };
+        p.oversubscribe.as_mut().map(|o| o.plugin.evictions(&ctx, n)).unwrap_or_default()
     }
 
     pub fn has_leftover(&self) -> bool {

@@ -30,6 +30,37 @@ pub fn absolute(summaries: &[Summary]) -> String {
     s
 }
 
+/// Actual use and over-subscription per policy (printed when a policy
+/// over-subscribes): used vcores capped per node at its capacity, used
+/// memory, allocated share, speculative containers, evictions, wasted work.
+pub fn oversubscription(summaries: &[Summary]) -> String {
+    let mut s = String::new();
+    if summaries.iter().all(|r| r.oversubscription.is_none()) {
+        return s;
+    }
+    let _ = writeln!(
+        s,
+        "{:<14} {:>10} {:>10} {:>10} {:>12} {:>10} {:>12}",
+        "policy", "usedCPU", "usedMem", "allocCPU", "speculative", "evictions", "wasted(c-s)"
+    );
+    for r in summaries {
+        let o = r.oversubscription.unwrap_or_default();
+        let cpu = if r.oversubscription.is_some() { o.used_vcores_capped } else { r.utilization.used_vcores };
+        let _ = writeln!(
+            s,
+            "{:<14} {:>9.2}% {:>9.2}% {:>9.2}% {:>12} {:>10} {:>12.0}",
+            r.policy,
+            cpu * 100.0,
+            r.utilization.used_memory * 100.0,
+            r.utilization.alloc_vcores * 100.0,
+            o.speculative_containers,
+            o.evictions,
+            o.wasted_container_s
+        );
+    }
+    s
+}
+
 pub fn factors(baseline: &str, rows: &[Factors]) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "factor of improvement over {baseline} (baseline ÷ candidate; jain: candidate ÷ baseline; >1 = better)");

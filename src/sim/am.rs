@@ -19,6 +19,8 @@ pub struct StageRun {
     /// Slow-start: launched before the parents finished; their work starts
     /// when the parents are done.
     pub waiting: Vec<ContainerId>,
+    /// Tasks whose container was evicted (ROSE): they run again, first.
+    pub retry: Vec<usize>,
 }
 
 #[derive(Debug, Clone)]

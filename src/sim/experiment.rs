@@ -96,8 +96,9 @@ impl Comparison {
     pub fn text(&self) -> String {
         let summaries: Vec<_> = self.runs.iter().map(|r| r.summary.clone()).collect();
         format!(
-            "{}\n{}\n{}",
+            "{}{}\n{}\n{}",
             report::table::absolute(&summaries),
+            report::table::oversubscription(&summaries),
             report::table::factors(&self.baseline, &self.factors),
             report::table::speedups(&self.baseline, &self.speedups)
         )

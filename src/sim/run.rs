@@ -42,7 +42,12 @@ struct RunningTask {
     task: usize,
     node: NodeId,
     resources: Resources,
+    /// Actual use: memory MB, vcores in millis (a 1-vcore task at usage
+    /// factor 0.4 uses 400 millicores, as a NodeManager would measure).
     used: Resources,
+    /// A speculative (OPPORTUNISTIC) container of the oversubscribe point.
+    speculative: bool,
+    launched_ms: Option<i64>,
 }
 
 struct Sim<'a> {
@@ -84,6 +89,19 @@ struct Sim<'a> {
     slots: i64,
     /// Until when every node must be offered a heartbeat after a change.
     dirty_until: i64,
+    /// The policy over-subscribes (ROSE): every node heartbeats every
+    /// interval while work remains (its controller reads each heartbeat's
+    /// utilization), and each heartbeat carries the node's actual use.
+    over: bool,
+    /// Per node: actual use of its RUNNING containers (memory MB, vcores
+    /// in millis).
+    node_used: Vec<Resources>,
+    /// Per node: vcore-ms actually used (capped at the node's vcores) up
+    /// to `used_at`.
+    cpu_used: Vec<f64>,
+    used_at: Vec<i64>,
+    node_capacity: Resources,
+    oversub: crate::metrics::summary::Oversubscription,
 }
 
 /// Heartbeat phases are resolved to a tenth of the heartbeat interval.
@@ -143,7 +161,14 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         slot,
         slots,
         dirty_until: i64::MIN,
+        over: false,
+        node_used: vec![Resources::ZERO; cluster.nodes as usize],
+        cpu_used: vec![0.0; cluster.nodes as usize],
+        used_at: vec![start; cluster.nodes as usize],
+        node_capacity: cluster.capacity(),
+        oversub: Default::default(),
     };
+    sim.over = sim.engine.policies().has_oversubscribe();
     for (i, j) in trace.jobs.iter().enumerate() {
         sim.clock.push(j.submit_ms, SimEvent::Arrival(i as u32));
     }
@@ -190,7 +215,7 @@ impl<'a> Sim<'a> {
                 // Every node is offered a heartbeat within one period of a change.
                 self.dirty_until = self.dirty_until.max(t + hb);
                 let not_before = t.max(last_round.saturating_add(1));
-                if self.pending > 0 || self.opts.naive_heartbeats {
+                if self.pending > 0 || self.every_heartbeat() {
                     let next = grid_ceil(not_before, sub);
                     round_due = Some(round_due.map_or(next, |d| d.min(next)));
                 }
@@ -219,7 +244,7 @@ impl<'a> Sim<'a> {
                     if self.pending > 0 && (made > 0 || t + sub < self.dirty_until) {
                         round_due = Some(t + sub);
                     }
-                    if self.opts.naive_heartbeats && (!self.clock.is_empty() || (self.pending > 0 && made > 0)) {
+                    if self.every_heartbeat() && (!self.clock.is_empty() || (self.pending > 0 && made > 0)) {
                         round_due = Some(t + sub);
                     }
                 }
@@ -238,14 +263,26 @@ impl<'a> Sim<'a> {
     /// room (every node, naively), in node order.
     fn round(&mut self, t: i64, slot: u32, decisions: &mut Vec<Decision>) -> usize {
         let in_slot = |n: &NodeId| self.slot.get(*n as usize).is_none_or(|s| *s == slot);
-        let nodes: Vec<NodeId> = if self.opts.naive_heartbeats {
+        if self.over {
+            // The heartbeats' utilization is stamped with the engine's clock.
+            self.engine.tick(t);
+        }
+        let nodes: Vec<NodeId> = if self.every_heartbeat() {
             self.engine.state.nodes.keys().copied().filter(in_slot).collect()
         } else {
             self.cluster.roomy.iter().copied().filter(in_slot).collect()
         };
         let mut made = 0;
         for node in nodes {
-            if !self.opts.naive_heartbeats {
+            if self.over {
+                let u = self.node_used[node as usize];
+                let cap = self.node_capacity;
+                // What the NodeManager measures: memory MB, vcores in millis;
+                // CPU cannot exceed the node's cores.
+                let used = Resources::new(u.0[0], u.0[1].min(cap.0[1] * 1000));
+                self.engine.apply(Event::NodeUtilization { node, used });
+            }
+            if !self.every_heartbeat() {
                 if self.pending <= 0 {
                     break;
                 }
@@ -260,15 +297,97 @@ impl<'a> Sim<'a> {
                 tracing::error!(%e, "scheduling pass failed");
                 continue;
             }
-            for d in decisions.drain(..) {
-                if let Decision::Allocate { container, app, node, key, resources, .. } = d {
-                    made += 1;
-                    self.allocated(container, app, node, key, resources, t);
+            let batch = std::mem::take(decisions);
+            for d in batch {
+                match d {
+                    Decision::Allocate { container, app, node, key, resources, execution, .. } => {
+                        made += 1;
+                        self.allocated(container, app, node, key, resources, t);
+                        if execution == ExecutionType::Opportunistic {
+                            if let Some(rt) = self.tasks.get_mut(&container) {
+                                rt.speculative = true;
+                                self.oversub.speculative_containers += 1;
+                            }
+                        }
+                    }
+                    Decision::Preempt { container } => self.evict(container, t),
                 }
             }
             self.cluster.refresh(&self.engine, node);
         }
         made
+    }
+
+    fn every_heartbeat(&self) -> bool {
+        self.opts.naive_heartbeats || self.over
+    }
+
+    /// Change node `n`'s actual use at `t`, integrating its capped CPU use.
+    fn use_on(&mut self, n: NodeId, t: i64, delta: Resources, add: bool) {
+        let i = n as usize;
+        let cap_v = self.node_capacity.0[1] as f64 * 1000.0;
+        self.cpu_used[i] += (self.node_used[i].0[1] as f64).min(cap_v) * (t - self.used_at[i]).max(0) as f64;
+        self.used_at[i] = t;
+        if add {
+            self.node_used[i] += delta;
+        } else {
+            self.node_used[i] -= delta;
+        }
+    }
+
+    /// How much slower work starting now on node `n` runs: its demand for
+    /// CPU over its cores (≥ 1). Fixed for the task at its start, an
+    /// approximation of processor sharing.
+    fn slowdown(&self, n: NodeId) -> f64 {
+        if !self.over {
+            return 1.0;
+        }
+        let cap_v = self.node_capacity.0[1] as f64 * 1000.0;
+        (self.node_used[n as usize].0[1] as f64 / cap_v).max(1.0)
+    }
+
+    /// The controller took speculative container `c` back: its work is
+    /// lost and its task asked for again.
+    fn evict(&mut self, c: ContainerId, t: i64) {
+        let Some(rt) = self.tasks.remove(&c) else { return };
+        self.oversub.evictions += 1;
+        let cap = self.cluster.capacity;
+        let (res, used) = (rt.resources, rt.used);
+        if let Some(l) = rt.launched_ms {
+            self.oversub.wasted_container_s += (t - l) as f64 / 1000.0;
+            self.running -= 1;
+            self.use_on(rt.node, t, used, false);
+            self.timeline.add(t, [0.0, 0.0, -frac(used.0[0], cap.0[0]), -frac(used.0[1], cap.0[1] * 1000)]);
+        }
+        self.timeline.add(t, [-frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1]), 0.0, 0.0]);
+        // YARN's exit status for a preempted container.
+        self.engine.apply(Event::ContainerFinished { container: c, exit_status: -102, at_ms: t });
+        self.cluster.refresh(&self.engine, rt.node);
+        let j = rt.job;
+        let run = &mut self.runs[j as usize];
+        run.allocated -= res;
+        let share = run.allocated.dominant_share(&cap);
+        self.tracks[j as usize].set(t, share, self.opts.window_ms);
+        let st = &mut run.stages[rt.stage];
+        st.waiting.retain(|w| *w != c);
+        st.held.retain(|h| h.0 != c);
+        st.retry.push(rt.task);
+        let key = stage_key(rt.stage);
+        let count = self.engine.state.apps.get(&j).and_then(|a| a.asks.get(&key)).map_or(0, |a| a.count) + 1;
+        self.pending += 1;
+        *self.shapes.entry((res.0[0], res.0[1])).or_default() += 1;
+        self.engine.apply(Event::AskUpdated {
+            app: j,
+            ask: Ask {
+                key,
+                capability: res,
+                count,
+                relax_locality: true,
+                execution: ExecutionType::Guaranteed,
+                locations: vec![],
+                label: String::new(),
+            },
+        });
     }
 
     fn arrive(&mut self, j: u32, t: i64) {
@@ -368,7 +487,8 @@ impl<'a> Sim<'a> {
             let waiting = std::mem::take(&mut self.runs[j as usize].stages[s].waiting);
             for c in waiting {
                 let rt = &self.tasks[&c];
-                let d = job.stages[rt.stage].tasks[rt.task].duration_ms + self.overhead();
+                let slow = self.slowdown(rt.node);
+                let d = (job.stages[rt.stage].tasks[rt.task].duration_ms as f64 * slow) as i64 + self.overhead();
                 self.clock.push(t + d, SimEvent::TaskEnd(c));
             }
         }
@@ -390,8 +510,13 @@ impl<'a> Sim<'a> {
         let trace: &'a Trace = self.trace;
         let job = &trace.jobs[app as usize];
         let run = &mut self.runs[app as usize];
-        let task = run.stages[s].next_task;
-        run.stages[s].next_task += 1;
+        let task = match run.stages[s].retry.pop() {
+            Some(task) => task,
+            None => {
+                run.stages[s].next_task += 1;
+                run.stages[s].next_task - 1
+            }
+        };
         run.allocated += res;
         let share = run.allocated.dominant_share(&self.cluster.capacity);
         let gang = run.gang;
@@ -400,13 +525,13 @@ impl<'a> Sim<'a> {
         self.timeline.add(t, [frac(res.0[0], cap.0[0]), frac(res.0[1], cap.0[1]), 0.0, 0.0]);
         let spec = &job.stages[s].tasks[task];
         let used = match spec.used {
-            Some([m, v]) => Resources::new(m.min(res.0[0]), v.min(res.0[1])),
+            Some([m, v]) => Resources::new(m.min(res.0[0]), v.min(res.0[1]) * 1000),
             None => Resources::new(
                 (res.0[0] as f64 * self.opts.usage_factor) as i64,
-                (res.0[1] as f64 * self.opts.usage_factor).round() as i64,
+                (res.0[1] as f64 * self.opts.usage_factor * 1000.0).round() as i64,
             ),
         };
-        self.tasks.insert(c, RunningTask { job: app, stage: s, task, node, resources: res, used });
+        self.tasks.insert(c, RunningTask { job: app, stage: s, task, node, resources: res, used, speculative: false, launched_ms: None });
         if gang {
             let st = &mut self.runs[app as usize].stages[s];
             st.held.push((c, node, task));
@@ -461,8 +586,15 @@ impl<'a> Sim<'a> {
 
     /// Container `c` is RUNNING: an AM starts up, a task starts its work.
     fn launch(&mut self, c: ContainerId, t: i64) {
+        if !self.job_of_am.contains_key(&c) && !self.tasks.contains_key(&c) {
+            // Evicted before it started.
+            return;
+        }
         self.running += 1;
         if let Some(&j) = self.job_of_am.get(&c) {
+            if let Some((_, node, r)) = self.am_of[j as usize] {
+                self.use_on(node, t, Resources::new(r.0[0], r.0[1] * 1000), true);
+            }
             self.engine.apply(Event::ContainerLaunched { container: c, at_ms: t });
             let used = self.am_of[j as usize].map(|(_, _, r)| r).unwrap_or_default();
             let cap = &self.cluster.capacity;
@@ -473,15 +605,17 @@ impl<'a> Sim<'a> {
             return;
         }
         self.engine.apply(Event::ContainerLaunched { container: c, at_ms: t });
-        let rt = &self.tasks[&c];
-        let (j, s, task, used) = (rt.job, rt.stage, rt.task, rt.used);
+        let rt = self.tasks.get_mut(&c).expect("checked");
+        rt.launched_ms = Some(t);
+        let (j, s, task, used, node) = (rt.job, rt.stage, rt.task, rt.used, rt.node);
+        self.use_on(node, t, used, true);
         let cap = &self.cluster.capacity;
-        self.timeline.add(t, [0.0, 0.0, frac(used.0[0], cap.0[0]), frac(used.0[1], cap.0[1])]);
+        self.timeline.add(t, [0.0, 0.0, frac(used.0[0], cap.0[0]), frac(used.0[1], cap.0[1] * 1000)]);
         let run = &mut self.runs[j as usize];
         run.first_start_ms.get_or_insert(t);
         if run.stages[s].parents_done {
             let d = self.trace.jobs[j as usize].stages[s].tasks[task].duration_ms;
-            let d = d + self.overhead();
+            let d = (d as f64 * self.slowdown(node)) as i64 + self.overhead();
             self.clock.push(t + d, SimEvent::TaskEnd(c));
         } else {
             run.stages[s].waiting.push(c);
@@ -492,13 +626,14 @@ impl<'a> Sim<'a> {
         let Some(rt) = self.tasks.remove(&c) else { return };
         self.finished_tasks += 1;
         self.running -= 1;
+        self.use_on(rt.node, t, rt.used, false);
         self.engine.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: t });
         self.cluster.refresh(&self.engine, rt.node);
         let cap = self.cluster.capacity;
         let (res, used) = (rt.resources, rt.used);
         self.timeline.add(
             t,
-            [-frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1]), -frac(used.0[0], cap.0[0]), -frac(used.0[1], cap.0[1])],
+            [-frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1]), -frac(used.0[0], cap.0[0]), -frac(used.0[1], cap.0[1] * 1000)],
         );
         let j = rt.job;
         // An estimator that predicts from the job's own first tasks (SLearn)
@@ -548,6 +683,7 @@ impl<'a> Sim<'a> {
         if let Some((c, node, res)) = self.am_of[j as usize].take() {
             self.job_of_am.remove(&c);
             self.running -= 1;
+            self.use_on(node, t, Resources::new(res.0[0], res.0[1] * 1000), false);
             self.engine.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: t });
             self.cluster.refresh(&self.engine, node);
             let cap = self.cluster.capacity;
@@ -627,6 +763,18 @@ impl<'a> Sim<'a> {
             estimation_error: summary::estimation_error(&jobs),
             engine_events: counters.events,
             engine_passes: counters.passes,
+            oversubscription: self.over.then(|| {
+                let cap_v = self.node_capacity.0[1] as f64 * 1000.0;
+                let mut used = 0.0;
+                for i in 0..self.cpu_used.len() {
+                    used += self.cpu_used[i] + (self.node_used[i].0[1] as f64).min(cap_v) * (end - self.used_at[i]).max(0) as f64;
+                }
+                let span = (end - start).max(1) as f64;
+                crate::metrics::summary::Oversubscription {
+                    used_vcores_capped: used / (cap_v * self.cpu_used.len().max(1) as f64 * span),
+                    ..self.oversub
+                }
+            }),
         };
         SimOutcome {
             summary,

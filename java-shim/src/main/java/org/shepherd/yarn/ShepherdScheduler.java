@@ -662,7 +662,7 @@ public class ShepherdScheduler extends FifoScheduler {
       shimMetrics.engineFailures.incr();
       if (mayAllocate) {
         int placed = SafeFifo.assign(applications.values(), node,
-            (attempt, n, key, type) -> place(attempt, n, key, type, shimKey()) != null);
+            (attempt, n, key, type) -> place(attempt, n, key, type, shimKey(), false) != null);
         shimMetrics.fallbackAllocations.incr(placed);
       }
     } else {
@@ -730,7 +730,15 @@ public class ShepherdScheduler extends FifoScheduler {
     }
     NodeType type = d.locality == Decisions.NODE_LOCAL ? NodeType.NODE_LOCAL
         : d.locality == Decisions.RACK_LOCAL ? NodeType.RACK_LOCAL : NodeType.OFF_SWITCH;
-    if (place(attempt, node, key, type, d.container) == null) {
+    // The engine's over-subscription (ROSE) marks its speculative containers
+    // OPPORTUNISTIC in the decision: they go beyond the node's allocated view
+    // (its unallocated resource goes negative, as with node overcommit) and
+    // run as GUARANTEED containers, which a Hadoop 3.4 NodeManager with
+    // yarn.nodemanager.opportunistic-containers-max-queue-length = 0 starts
+    // without consulting its allocation-based tracker. The engine takes
+    // them back with PREEMPT decisions when measured use crosses its bound.
+    boolean beyondAllocated = d.executionType == 1;
+    if (place(attempt, node, key, type, d.container, beyondAllocated) == null) {
       return rejected(d, appId, nodeId, "YARN refused the " + type + " allocation (ask "
           + attempt.getPendingAsk(key, ResourceRequest.ANY) + ", node unallocated "
           + node.getUnallocatedResource() + ")");
@@ -758,14 +766,15 @@ public class ShepherdScheduler extends FifoScheduler {
    * longer allows it (the ask was withdrawn, the attempt stopped, ...).
    */
   private RMContainer place(FifoAppAttempt attempt, FiCaSchedulerNode node,
-      SchedulerRequestKey key, NodeType type, long engineKey) {
+      SchedulerRequestKey key, NodeType type, long engineKey, boolean beyondAllocated) {
     synchronized (attempt) {
       if (attempt.isStopped()) {
         return null;
       }
       PendingAsk ask = attempt.getPendingAsk(key, ResourceRequest.ANY);
       Resource capability = ask.getPerAllocationResource();
-      if (ask.getCount() <= 0 || !Resources.fitsIn(capability, node.getUnallocatedResource())) {
+      if (ask.getCount() <= 0
+          || (!beyondAllocated && !Resources.fitsIn(capability, node.getUnallocatedResource()))) {
         return null;
       }
       ContainerId id = BuilderUtils.newContainerId(attempt.getApplicationAttemptId(),

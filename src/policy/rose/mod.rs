@@ -1,0 +1,355 @@
+//! ROSE (Sun et al., ICDCS'18; `papers/rose-speculative-oversubscription.txt`)
+//! as the plugin of the *oversubscribe* point: speculative (OPPORTUNISTIC)
+//! containers on capacity that is allocated but idle.
+//!
+//! * [`lla`] — Algorithm 1: each node's load level from its window of
+//!   NodeManager utilization samples (and the sidecar's estimate).
+//! * [`rating`] — Algorithm 2 (TBAMR): penalties from failed, killed,
+//!   evicted and straggling containers per node.
+//! * [`filter`] — Algorithm 3 (MMF): the candidate nodes, recomputed every
+//!   `refresh_ms` (the paper's Cluster Aggregator period).
+//! * The threshold controller (§III-A Step 4, §V-B) lives here: a node
+//!   takes speculative containers while capacity × bound − LLA estimate −
+//!   the requests of speculative containers too young to show in the
+//!   samples leaves room, and none while its newest measured use is over
+//!   the bound; when measured use crosses the eviction bound, speculative
+//!   containers go, newest first, until the requests taken back cover the
+//!   excess over the placement bound.
+//!
+//! What deviates from the paper: ROSE's AMs ask NodeManagers directly and
+//! NMs queue speculative tasks; here the engine (the RM side) places them
+//! on the candidates at the node's heartbeat, because the shim drives
+//! unmodified AMs. The queue index is the number of speculative
+//! containers already on the node. Nothing is waiting in an NM queue.
+
+pub mod filter;
+pub mod lla;
+pub mod rating;
+
+use super::points::{Ctx, Oversubscribe, Plugin};
+use super::Gauge;
+use crate::config::RoseConfig;
+use crate::event::Event;
+use crate::model::{App, Ask, Container, ContainerId, Node, NodeId, Resources};
+use rating::Rating;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// One utilization sample: when, memory MB, vcores (not millis).
+type Sample = (i64, [f64; 2]);
+
+pub struct Rose {
+    cfg: RoseConfig,
+    samples: BTreeMap<NodeId, VecDeque<Sample>>,
+    /// LLA over each node's window (memory MB, vcores).
+    lla: BTreeMap<NodeId, [f64; 2]>,
+    rating: Rating,
+    /// Algorithm 3's C, as of the last refresh.
+    candidates: BTreeSet<NodeId>,
+    /// TBAMR penalties as of the last refresh.
+    penalties: BTreeMap<NodeId, f64>,
+    next_refresh_ms: i64,
+    /// Preempted, not yet finished.
+    evicting: BTreeSet<ContainerId>,
+    /// Per node: the sample the controller last evicted on (one decision
+    /// per sample, so a kill in flight is not repeated).
+    evicted_on: BTreeMap<NodeId, i64>,
+    evictions_total: u64,
+    placed_total: u64,
+}
+
+impl Rose {
+    pub fn new(cfg: &RoseConfig) -> Rose {
+        Rose {
+            cfg: cfg.clone(),
+            samples: BTreeMap::new(),
+            lla: BTreeMap::new(),
+            rating: Rating::default(),
+            candidates: BTreeSet::new(),
+            penalties: BTreeMap::new(),
+            next_refresh_ms: i64::MIN,
+            evicting: BTreeSet::new(),
+            evicted_on: BTreeMap::new(),
+            evictions_total: 0,
+            placed_total: 0,
+        }
+    }
+
+    fn bounds(&self) -> [f64; 2] {
+        [self.cfg.bound_memory, self.cfg.bound_vcores]
+    }
+
+    /// The newest NodeManager sample of `node` if it is fresh at `now`.
+    fn newest(&self, node: NodeId, now: i64) -> Option<Sample> {
+        self.samples.get(&node)?.back().copied().filter(|(t, _)| now - *t <= self.cfg.stale_ms)
+    }
+
+    /// The node's load level: LLA over its samples while they are fresh,
+    /// and the sidecar's unexpired estimate; with both, the higher per
+    /// dimension (the safer). `None`: missing or stale — never
+    /// over-subscribed.
+    pub fn estimate(&self, node: &Node, now: i64) -> Option<[f64; 2]> {
+        let own = self.newest(node.id, now).and_then(|_| self.lla.get(&node.id).copied());
+        let sidecar = node.load_estimate_at(now).map(|r| [r.0[0] as f64, r.0[1] as f64 / 1000.0]);
+        match (own, sidecar) {
+            (Some(a), Some(b)) => Some([a[0].max(b[0]), a[1].max(b[1])]),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The newest measured use (the fresh NM sample, else the sidecar's).
+    fn measured(&self, node: &Node, now: i64) -> Option<[f64; 2]> {
+        self.newest(node.id, now)
+            .map(|(_, u)| u)
+            .or_else(|| node.load_estimate_at(now).map(|r| [r.0[0] as f64, r.0[1] as f64 / 1000.0]))
+    }
+
+    fn capacity(node: &Node) -> [f64; 2] {
+        [node.capacity.0[0] as f64, node.capacity.0[1] as f64]
+    }
+
+    fn record(&mut self, node: NodeId, now: i64, used: &Resources) {
+        let w = self.samples.entry(node).or_default();
+        w.push_back((now, [used.0[0] as f64, used.0[1] as f64 / 1000.0]));
+        while w.front().is_some_and(|(t, _)| *t < now - self.cfg.window_ms) || w.len() > self.cfg.max_samples {
+            w.pop_front();
+        }
+        let dim = |i: usize| w.iter().map(|(_, u)| u[i]).collect::<Vec<f64>>();
+        let (k, f) = (self.cfg.segments, self.cfg.fence);
+        if let (Some(m), Some(c)) = (lla::lla(&dim(0), k, f), lla::lla(&dim(1), k, f)) {
+            self.lla.insert(node, [m, c]);
+        }
+    }
+
+    /// Algorithm 3 over the current state.
+    fn refresh(&mut self, ctx: &Ctx, now: i64) -> bool {
+        self.rating.expire(now, self.cfg.rating_window_ms);
+        self.penalties = self.rating.scores(self.cfg.top_k);
+        self.evicting.retain(|c| ctx.state.containers.contains_key(c));
+        let views: Vec<filter::NodeView> = ctx
+            .state
+            .nodes
+            .values()
+            .map(|n| {
+                let cap = Self::capacity(n);
+                filter::NodeView {
+                    node: n.id,
+                    load: self.estimate(n, now).map(|e| [ratio(e[0], cap[0]), ratio(e[1], cap[1])]),
+                    queued: n.containers.iter().filter(|c| ctx.state.containers.get(c).is_some_and(|c| c.speculative)).count(),
+                }
+            })
+            .collect();
+        let params = filter::Params {
+            top_k: self.cfg.top_k,
+            thresholds: self.bounds(),
+            candidates: self.cfg.candidates,
+            factor: self.cfg.candidates_factor,
+        };
+        let fresh = filter::candidates(&views, &self.penalties, params);
+        let changed = fresh != self.candidates;
+        self.candidates = fresh;
+        changed
+    }
+
+    /// Speculative containers on `node`, newest first.
+    fn speculative_on<'a>(ctx: &'a Ctx, node: &Node) -> Vec<&'a Container> {
+        let mut v: Vec<&Container> = node.containers.iter().filter_map(|c| ctx.state.containers.get(c)).filter(|c| c.speculative).collect();
+        v.sort_by(|a, b| b.allocated_ms.cmp(&a.allocated_ms).then(b.id.cmp(&a.id)));
+        v
+    }
+}
+
+fn ratio(v: f64, cap: f64) -> f64 {
+    if cap > 0.0 {
+        v / cap
+    } else {
+        f64::INFINITY
+    }
+}
+
+impl Plugin for Rose {
+    fn name(&self) -> &'static str {
+        "rose"
+    }
+
+    fn on_event(&mut self, ctx: &Ctx, event: &Event) {
+        match event {
+            // Samples are stamped with the engine's clock: drivers send a
+            // node's utilization with its heartbeat.
+            Event::NodeUtilization { node, used } => {
+                let now = ctx.state.now_ms;
+                let was_fresh = self.newest(*node, now).is_some();
+                self.record(*node, now, used);
+                // A node that had no fresh estimate (new, or back from
+                // stale) is ranked at the next pass, not a refresh later.
+                if !was_fresh {
+                    self.next_refresh_ms = self.next_refresh_ms.min(now);
+                }
+            }
+            Event::NodeRemoved { node } => {
+                self.samples.remove(node);
+                self.lla.remove(node);
+                self.candidates.remove(node);
+                self.evicted_on.remove(node);
+            }
+            Event::ContainerFinished { container, exit_status, at_ms } => {
+                self.rating.finished(*container, *exit_status, *at_ms, self.cfg.straggler_factor, self.cfg.straggler_min_samples);
+                self.evicting.remove(container);
+            }
+            Event::AllocationRejected { container } => {
+                self.evicting.remove(container);
+            }
+            _ => {}
+        }
+    }
+
+    fn on_allocated(&mut self, _ctx: &Ctx, c: &Container) {
+        if c.speculative {
+            self.placed_total += 1;
+        }
+    }
+
+    fn on_container_finished(&mut self, _ctx: &Ctx, c: &Container, at_ms: i64) {
+        let runtime = at_ms - c.launched_ms.unwrap_or(c.allocated_ms);
+        self.rating.finishing(c.id, c.app, c.node, c.key, runtime);
+    }
+
+    fn on_app_removed(&mut self, _ctx: &Ctx, app: &App) {
+        self.rating.app_removed(app.id);
+    }
+
+    fn next_tick_ms(&self) -> Option<i64> {
+        Some(self.next_refresh_ms)
+    }
+
+    fn tick(&mut self, ctx: &Ctx, now_ms: i64) -> bool {
+        self.next_refresh_ms = now_ms + self.cfg.refresh_ms;
+        self.refresh(ctx, now_ms)
+    }
+
+    fn state_json(&self, ctx: &Ctx) -> serde_json::Value {
+        let now = ctx.state.now_ms;
+        let nodes: Vec<_> = ctx
+            .state
+            .nodes
+            .values()
+            .map(|n| {
+                serde_json::json!({
+                    "node": n.host,
+                    "estimate": self.estimate(n, now),
+                    "measured": self.measured(n, now),
+                    "samples": self.samples.get(&n.id).map_or(0, |w| w.len()),
+                    "candidate": self.candidates.contains(&n.id),
+                    "penalty": self.penalties.get(&n.id).copied().unwrap_or(0.0),
+                    "oversubscribed": n.oversubscribed.0,
+                    "headroom": self.headroom(ctx, n).map(|r| r.0),
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "config": self.cfg,
+            "candidates": self.candidates.len(),
+            "evictions_total": self.evictions_total,
+            "speculative_total": self.placed_total,
+            "evicting": self.evicting.len(),
+            "nodes": nodes,
+        })
+    }
+
+    fn gauges(&self, ctx: &Ctx) -> Vec<Gauge> {
+        let now = ctx.state.now_ms;
+        let mut out = vec![
+            Gauge::counter("rose_evictions_total", self.evictions_total as f64, "Speculative containers ROSE's threshold controller preempted"),
+            Gauge::counter("rose_speculative_containers_total", self.placed_total as f64, "Speculative (OPPORTUNISTIC) containers ROSE placed"),
+            Gauge::new("rose_candidate_nodes", self.candidates.len() as f64, "Nodes Algorithm 3 currently lets take speculative containers"),
+        ];
+        let mut total = Resources::ZERO;
+        for n in ctx.state.nodes.values() {
+            total += n.oversubscribed;
+            let cap = Self::capacity(n);
+            if let Some(e) = self.estimate(n, now) {
+                for (i, r) in ["memory", "vcores"].iter().enumerate() {
+                    out.push(
+                        Gauge::new("rose_node_load_ratio", ratio(e[i], cap[i]), "LLA load estimate of a node ÷ its capacity (Algorithm 1)")
+                            .label("node", n.host.clone())
+                            .label("resource", *r),
+                    );
+                }
+            }
+            if let Some(p) = self.penalties.get(&n.id) {
+                out.push(Gauge::new("rose_node_penalty_containers", *p, "TBAMR penalty of a node: failed, killed, evicted and straggling containers (Algorithm 2)").label("node", n.host.clone()));
+            }
+        }
+        out.push(Gauge::new("rose_oversubscribed_memory_mb", total.0[0] as f64, "Memory in running speculative containers, beyond the allocated view"));
+        out.push(Gauge::new("rose_oversubscribed_vcores", total.0[1] as f64, "Vcores in running speculative containers, beyond the allocated view"));
+        out
+    }
+}
+
+impl Oversubscribe for Rose {
+    fn headroom(&self, ctx: &Ctx, node: &Node) -> Option<Resources> {
+        let now = ctx.state.now_ms;
+        if !self.candidates.contains(&node.id) {
+            return None;
+        }
+        let est = self.estimate(node, now)?;
+        let measured = self.measured(node, now)?;
+        let (cap, bound) = (Self::capacity(node), self.bounds());
+        // Stop placing while the measured use is over the bound.
+        if (0..2).any(|i| measured[i] > cap[i] * bound[i]) {
+            return None;
+        }
+        let mut young = [0.0; 2];
+        for c in Self::speculative_on(ctx, node) {
+            if now - c.allocated_ms < self.cfg.settle_ms {
+                young[0] += c.resources.0[0] as f64;
+                young[1] += c.resources.0[1] as f64;
+            }
+        }
+        let room = |i: usize| {
+            let by_load = cap[i] * bound[i] - est[i] - young[i];
+            let by_ratio = cap[i] * self.cfg.max_ratio - node.oversubscribed.0[i] as f64;
+            by_load.min(by_ratio).max(0.0).floor() as i64
+        };
+        Some(Resources::new(room(0), room(1)))
+    }
+
+    fn admits(&self, _ctx: &Ctx, app: &App, ask: &Ask) -> bool {
+        // An AM container is never speculative: losing it loses the job.
+        !app.is_am_ask(ask)
+    }
+
+    fn evictions(&mut self, ctx: &Ctx, node: &Node) -> Vec<ContainerId> {
+        let now = ctx.state.now_ms;
+        let Some((at, used)) = self.newest(node.id, now) else { return Vec::new() };
+        if self.evicted_on.get(&node.id).is_some_and(|t| *t >= at) {
+            return Vec::new();
+        }
+        let cap = Self::capacity(node);
+        let evict = [self.cfg.evict_memory, self.cfg.evict_vcores];
+        if !(0..2).any(|i| used[i] > cap[i] * evict[i]) {
+            return Vec::new();
+        }
+        self.evicted_on.insert(node.id, at);
+        let bound = self.bounds();
+        let excess = [(used[0] - cap[0] * bound[0]).max(0.0), (used[1] - cap[1] * bound[1]).max(0.0)];
+        let mut freed = [0.0; 2];
+        let mut out = Vec::new();
+        for c in Self::speculative_on(ctx, node) {
+            if freed[0] >= excess[0] && freed[1] >= excess[1] {
+                break;
+            }
+            if self.evicting.contains(&c.id) {
+                // Already on its way out: what it frees counts.
+                freed[0] += c.resources.0[0] as f64;
+                freed[1] += c.resources.0[1] as f64;
+                continue;
+            }
+            freed[0] += c.resources.0[0] as f64;
+            freed[1] += c.resources.0[1] as f64;
+            out.push(c.id);
+        }
+        self.evicting.extend(out.iter().copied());
+        self.evictions_total += out.len() as u64;
+        out
+    }
+}

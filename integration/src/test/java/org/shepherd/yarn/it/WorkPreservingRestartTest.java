@@ -6,21 +6,15 @@ import static org.junit.Assert.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.File;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hadoop.yarn.api.records.ContainerId;
-import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.recovery.FileSystemRMStateStore;
-import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
-import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
@@ -91,12 +85,13 @@ public class WorkPreservingRestartTest {
       // (an allocated container that has not started yet dies with the RM:
       // YARN recovers what NodeManagers report, and the AM asks again).
       long deadline = System.currentTimeMillis() + 300_000;
-      while (runningContainers(cluster.scheduler()).size() < 7) {
+      while (RecoveryChecks.runningContainers(cluster.rm()).size() < 7) {
         assertTrue("7 containers running before the restart, saw "
-            + runningContainers(cluster.scheduler()).size(), System.currentTimeMillis() < deadline);
+            + RecoveryChecks.runningContainers(cluster.rm()).size(),
+            System.currentTimeMillis() < deadline);
         Thread.sleep(500);
       }
-      Set<ContainerId> before = runningContainers(cluster.scheduler());
+      Set<ContainerId> before = RecoveryChecks.runningContainers(cluster.rm());
       long allocatedBefore = cluster.scheduler().getEngineAllocations();
 
       cluster.stopResourceManager();
@@ -105,33 +100,13 @@ public class WorkPreservingRestartTest {
       ShepherdScheduler after = cluster.scheduler();
 
       // Watch the recovered cluster until every job is done.
-      AtomicReference<String> violation = new AtomicReference<>();
-      Thread watcher = new Thread(() -> {
-        while (!Thread.currentThread().isInterrupted() && violation.get() == null) {
-          try {
-            String v = overAllocated(after);
-            if (v != null) {
-              violation.set(v);
-            }
-            Thread.sleep(250);
-          } catch (InterruptedException e) {
-            return;
-          } catch (RuntimeException raced) {
-            // A node or container changed while being read: look again.
-          }
-        }
-      }, "restart-watcher");
-      watcher.start();
-      try {
+      try (RecoveryChecks.Watcher watcher = new RecoveryChecks.Watcher(cluster.rm())) {
         for (Future<Boolean> j : jobs) {
           assertTrue("a job failed across the restart", j.get(10, TimeUnit.MINUTES));
         }
-      } finally {
-        watcher.interrupt();
-        watcher.join();
+        assertEquals("allocation never exceeded a node or repeated a container", null,
+            watcher.violation());
       }
-      assertEquals("allocation never exceeded a node or repeated a container", null,
-          violation.get());
 
       long recovered = after.getRecoveredContainers();
       System.out.printf("restart: %d containers running before, %d recovered into the new engine,"
@@ -155,43 +130,5 @@ public class WorkPreservingRestartTest {
     } finally {
       pool.shutdownNow();
     }
-  }
-
-  /** The containers of the scheduler's nodes that have started (RUNNING). */
-  private static Set<ContainerId> runningContainers(ShepherdScheduler s) {
-    Set<ContainerId> running = new HashSet<>();
-    for (NodeId id : cluster.rm().getRMContext().getRMNodes().keySet()) {
-      SchedulerNode n = s.getSchedulerNode(id);
-      if (n == null) {
-        continue;
-      }
-      for (RMContainer c : n.getCopiedListOfRunningContainers()) {
-        if (c.getState() == RMContainerState.RUNNING) {
-          running.add(c.getContainerId());
-        }
-      }
-    }
-    return running;
-  }
-
-  /** A description of the first node allocated beyond its capacity or container on two nodes. */
-  private static String overAllocated(ShepherdScheduler s) {
-    Set<ContainerId> seen = new HashSet<>();
-    for (NodeId id : cluster.rm().getRMContext().getRMNodes().keySet()) {
-      SchedulerNode n = s.getSchedulerNode(id);
-      if (n == null) {
-        continue;
-      }
-      if (n.getUnallocatedResource().getMemorySize() < 0
-          || n.getUnallocatedResource().getVirtualCores() < 0) {
-        return id + " allocated beyond its capacity: unallocated " + n.getUnallocatedResource();
-      }
-      for (RMContainer c : n.getCopiedListOfRunningContainers()) {
-        if (!seen.add(c.getContainerId())) {
-          return c.getContainerId() + " live on two nodes";
-        }
-      }
-    }
-    return null;
   }
 }

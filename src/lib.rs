@@ -4,6 +4,7 @@
 //! * [`event`]   — the vocabulary between drivers and the engine: events in, decisions out.
 //! * [`engine`]  — the one event-in / decisions-out core.
 //! * [`policy`]  — scheduling policies as pipelines of plugins at the pass's extension points.
+//! * [`constraint`] — placement constraints as per-partition bit-vectors (Megha).
 //! * [`config`]  — Shepherd's config file, validated with errors that name key and value.
 //! * [`bridge`]  — the JNI entry points the Java shim calls, and their wire format.
 //! * [`control`] — the control channel the sidecar talks to the engine over.
@@ -18,6 +19,7 @@
 pub mod bench;
 pub mod bridge;
 pub mod config;
+pub mod constraint;
 pub mod control;
 pub mod engine;
 pub mod event;

@@ -48,6 +48,7 @@ pub(crate) fn ask(e: &mut Engine, app: u32, priority: i32, mem: i64, cores: i64,
             execution: ExecutionType::Guaranteed,
             locations: vec![],
             label: String::new(),
+            placement: None,
         },
     });
 }
@@ -171,6 +172,7 @@ fn strict_locality_is_respected() {
             execution: ExecutionType::Guaranteed,
             locations: vec![("host2".into(), 1), ("/default-rack".into(), 0)],
             label: String::new(),
+            placement: None,
         },
     });
     let mut out = vec![];

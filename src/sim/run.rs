@@ -322,6 +322,7 @@ impl<'a> Sim<'a> {
                 execution: ExecutionType::Guaranteed,
                 locations: vec![],
                 label: String::new(),
+                placement: None,
             },
         });
     }
@@ -361,6 +362,7 @@ impl<'a> Sim<'a> {
                     execution: ExecutionType::Guaranteed,
                     locations: vec![],
                     label: String::new(),
+                    placement: None,
                 },
             });
         }

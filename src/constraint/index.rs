@@ -176,7 +176,23 @@ impl ConstraintIndex {
 
     /// A node joined (or re-registered: its old entry is replaced).
     pub fn node_added(&mut self, node: NodeId, rack: &str, labels: &[String], attributes: &[(String, String)]) {
+        let old_rack = self.nodes.get(&node).map(|e| e.rack.clone());
         self.node_removed(node);
+        if let Some(old) = old_rack.filter(|r| r != rack) {
+            // Re-registered on another rack: its live tags move with it.
+            for ((n, key), c) in &self.node_tags {
+                if *n == node {
+                    let racks = self.rack_tags.entry(key.clone()).or_default();
+                    if let Some(r) = racks.get_mut(&old) {
+                        *r = r.saturating_sub(*c);
+                        if *r == 0 {
+                            racks.remove(&old);
+                        }
+                    }
+                    *racks.entry(rack.to_string()).or_insert(0) += c;
+                }
+            }
+        }
         self.generation += 1;
         let mut slots = Vec::new();
         for label in partitions_of(labels) {

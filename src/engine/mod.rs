@@ -225,10 +225,15 @@ impl Engine {
         let now = s.now_ms;
         match event {
             Event::NodeAdded { node, host, rack, capacity, labels, attributes } => {
-                if let Some(old) = s.nodes.remove(node) {
-                    s.capacity -= old.capacity;
-                }
+                let old = s.nodes.remove(node);
                 let mut n = Node::new(*node, host.clone(), rack.clone(), *capacity);
+                // Re-registered under the same id: its live containers stay
+                // booked on it (they are still in `s.containers`).
+                if let Some(old) = old {
+                    s.capacity -= old.capacity;
+                    n.allocated = old.allocated;
+                    n.containers = old.containers;
+                }
                 n.labels = labels.iter().cloned().collect();
                 n.attributes = attributes.iter().cloned().collect();
                 s.capacity += *capacity;

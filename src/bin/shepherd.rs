@@ -91,6 +91,15 @@ enum Command {
         #[arg(long)]
         config: Option<PathBuf>,
     },
+    /// Placement-constraint matching (Megha bit-vectors): compile, bit test and per-node scan times.
+    BenchConstraints {
+        /// Cluster sizes (NodeManagers), comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "1000,10000,50000")]
+        nodes: Vec<u32>,
+        /// Live tagged containers.
+        #[arg(long, default_value_t = 20_000)]
+        containers: u32,
+    },
     /// Metrics, tables and plots of repeated runs on a real YARN cluster (the output of scripts/compare-yarn.sh).
     YarnReport {
         /// Harness output directory: OUT/<label>/run-<k>/{jobs.json,samples.jsonl}.
@@ -290,6 +299,7 @@ fn main() -> ExitCode {
         Command::Generate { .. } => "generate",
         Command::BenchSim { .. } => "bench-sim",
         Command::BenchHeartbeat { .. } => "bench-heartbeat",
+        Command::BenchConstraints { .. } => "bench-constraints",
         Command::YarnReport { .. } => "yarn-report",
         Command::Calibrate { .. } => "calibrate",
         Command::Sidecar { .. } => "sidecar",
@@ -312,6 +322,22 @@ fn main() -> ExitCode {
                     config: config.unwrap_or_default(),
                 })
             })
+        }
+        Command::BenchConstraints { nodes, containers } => {
+            println!("{:>8} {:>8} {:>10} {:>12} {:>12} {:>16}", "nodes", "vectors", "candidates", "compile µs", "bit test ns", "per-node scan µs");
+            for n in nodes {
+                let r = shepherd::bench::constraints::run(n, containers, 1);
+                println!(
+                    "{:>8} {:>8} {:>10} {:>12.1} {:>12.1} {:>16.1}",
+                    r.nodes,
+                    r.vectors,
+                    r.candidates,
+                    r.compile_ns / 1e3,
+                    r.bit_test_ns,
+                    r.naive_scan_ns / 1e3
+                );
+            }
+            Ok(())
         }
         Command::YarnReport { out, baseline, require_success } => yarn_report(&out, baseline.as_deref(), require_success),
         Command::Calibrate { out, trace, use_calibration, write, also, seed } => calibrate(&out, &trace, use_calibration, write, &also, seed),

@@ -133,7 +133,9 @@ pub struct ConstraintIndex {
     generation: u64,
     partitions: Vec<Partition>,
     by_label: HashMap<String, usize>,
-    nodes: HashMap<NodeId, NodeEntry>,
+    /// By node id (drivers number nodes densely from 0), so `fits` is an
+    /// index and a bit test, not a hash lookup.
+    nodes: Vec<Option<NodeEntry>>,
     node_tags: HashMap<(NodeId, TagKey), u32>,
     rack_tags: HashMap<TagKey, HashMap<String, u32>>,
     tag_totals: HashMap<TagKey, u32>,
@@ -176,7 +178,7 @@ impl ConstraintIndex {
 
     /// A node joined (or re-registered: its old entry is replaced).
     pub fn node_added(&mut self, node: NodeId, rack: &str, labels: &[String], attributes: &[(String, String)]) {
-        let old_rack = self.nodes.get(&node).map(|e| e.rack.clone());
+        let old_rack = self.entry(node).map(|e| e.rack.clone());
         self.node_removed(node);
         if let Some(old) = old_rack.filter(|r| r != rack) {
             // Re-registered on another rack: its live tags move with it.
@@ -224,12 +226,15 @@ impl ConstraintIndex {
                 }
             }
         }
-        self.nodes.insert(node, NodeEntry { rack: rack.to_string(), slots });
+        if self.nodes.len() <= node as usize {
+            self.nodes.resize_with(node as usize + 1, || None);
+        }
+        self.nodes[node as usize] = Some(NodeEntry { rack: rack.to_string(), slots });
     }
 
     /// A node left. Its containers are released by the engine first.
     pub fn node_removed(&mut self, node: NodeId) {
-        let Some(e) = self.nodes.remove(&node) else { return };
+        let Some(e) = self.nodes.get_mut(node as usize).and_then(Option::take) else { return };
         self.generation += 1;
         for (p, slot) in e.slots {
             self.partitions[p].clear_slot(slot);
@@ -239,7 +244,7 @@ impl ConstraintIndex {
     /// A node's labels or attributes changed (YARN node-attribute and
     /// node-label updates): re-index it in place.
     pub fn node_updated(&mut self, node: NodeId, labels: &[String], attributes: &[(String, String)]) {
-        let Some(rack) = self.nodes.get(&node).map(|e| e.rack.clone()) else { return };
+        let Some(rack) = self.entry(node).map(|e| e.rack.clone()) else { return };
         self.node_added(node, &rack, labels, attributes);
     }
 
@@ -280,7 +285,7 @@ impl ConstraintIndex {
         if to == 0 {
             self.node_tags.remove(&(node, key.clone()));
         }
-        if let Some(entry) = self.nodes.get(&node) {
+        if let Some(entry) = self.nodes.get(node as usize).and_then(Option::as_ref) {
             for &(p, slot) in &entry.slots {
                 self.partitions[p].tag_count_changed(key, slot, from, to);
             }
@@ -311,7 +316,11 @@ impl ConstraintIndex {
 
     /// The slot of `node` in partition `p`.
     pub fn slot(&self, node: NodeId, p: usize) -> Option<usize> {
-        self.nodes.get(&node)?.slots.iter().find(|(q, _)| *q == p).map(|(_, s)| *s)
+        self.entry(node)?.slots.iter().find(|(q, _)| *q == p).map(|(_, s)| *s)
+    }
+
+    fn entry(&self, node: NodeId) -> Option<&NodeEntry> {
+        self.nodes.get(node as usize)?.as_ref()
     }
 
     /// Is `node` in `c` (one bit test)?

@@ -14,6 +14,7 @@
 //!             | attr,SCOPE,NAME,eq,VALUE[,VALUE...]   node attribute = one of
 //!             | attr,SCOPE,NAME,ne,VALUE              node attribute != value
 //!             | partition,LABEL                       node partition (node label; empty = default)
+//!             | unsupported,DESCRIPTION               a form the shim found it cannot express (rejected)
 //! SCOPE      := node | rack
 //! TAG        := [NAMESPACE/]tag,  NAMESPACE := self (default) | all
 //! ```
@@ -136,6 +137,9 @@ fn leaf(s: &str, bad: &dyn Fn(String) -> Unsupported) -> Result<Leaf, Unsupporte
             Ok(Leaf::Attr { name, op })
         }
         "partition" => Ok(Leaf::Partition { label: parts.get(1).map(|l| l.trim().to_string()).unwrap_or_default() }),
+        // The shim names forms it cannot even write in this grammar
+        // (timed constraints, unknown constraint classes).
+        "unsupported" => Err(bad(parts[1..].join(","))),
         "" => Err(bad("empty constraint".into())),
         other => Err(bad(format!("constraint `{other}`"))),
     }

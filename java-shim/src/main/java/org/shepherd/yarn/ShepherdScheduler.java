@@ -36,6 +36,7 @@ import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.ResourceUtilization;
 import org.apache.hadoop.yarn.api.records.SchedulingRequest;
+import org.apache.hadoop.yarn.exceptions.SchedulerInvalidResoureRequestException;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus;
@@ -146,7 +147,13 @@ public class ShepherdScheduler extends FifoScheduler {
   /** Path of Shepherd's config file ({@link #CONFIG_FILE}); empty = defaults. */
   private String configPath = "";
   private boolean usePortForNodeName;
-  private boolean warnedSchedulingRequests;
+  /**
+   * Engine app index → scheduler key → {allocation tags, constraint text}
+   * of the asks that came as SchedulingRequests, re-sent with every update
+   * of that key's ask.
+   */
+  private final Map<Integer, Map<SchedulerRequestKey, String[]>> placements =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   public ShepherdScheduler() {
     super();
@@ -508,6 +515,7 @@ public class ShepherdScheduler extends FifoScheduler {
     applications.remove(appId);
     int idx = appIds.find(appId);
     if (idx >= 0) {
+      placements.remove(idx);
       engine.record(b -> b.appRemoved(idx));
       appIds.remove(appId);
     }
@@ -546,10 +554,16 @@ public class ShepherdScheduler extends FifoScheduler {
       LOG.error("allocate called for a removed or stale attempt " + attemptId);
       return EMPTY_ALLOCATION;
     }
-    if (schedulingRequests != null && !schedulingRequests.isEmpty() && !warnedSchedulingRequests) {
-      warnedSchedulingRequests = true;
-      LOG.warn("Shepherd does not handle SchedulingRequests (placement constraints) yet; "
-          + "they are ignored. Use ResourceRequests.");
+    if (schedulingRequests != null && !schedulingRequests.isEmpty()) {
+      // Placement constraints are matched by the engine (its `constraints`
+      // filter); YARN books the containers through the ResourceRequest each
+      // SchedulingRequest becomes. Unsupported forms throw here, to the AM,
+      // as YARN's SingleConstraintAppPlacementAllocator does.
+      List<ResourceRequest> all = new ArrayList<>(ask);
+      for (SchedulingRequest sr : schedulingRequests) {
+        all.add(fromSchedulingRequest(attemptId, sr));
+      }
+      ask = all;
     }
     normalizeResourceRequests(ask);
     releaseContainers(release, attempt);
@@ -569,6 +583,54 @@ public class ShepherdScheduler extends FifoScheduler {
       return attempt.getAllocation(calculator, getClusterResource(),
           getMinimumResourceCapability());
     }
+  }
+
+  /**
+   * A SchedulingRequest as the ResourceRequest YARN books it under (same
+   * priority and allocation request id, so the AM matches the containers),
+   * after the engine accepted its constraint; its tags and constraint are
+   * kept for {@link #writeAsk}.
+   */
+  private ResourceRequest fromSchedulingRequest(ApplicationAttemptId attemptId,
+      SchedulingRequest sr) {
+    String where = "AppId=" + attemptId.getApplicationId() + " Key=(priority="
+        + sr.getPriority() + ", allocationRequestId=" + sr.getAllocationRequestId()
+        + "). Exception message:";
+    if (sr.getResourceSizing() == null || sr.getResourceSizing().getResources() == null) {
+      throw new SchedulerInvalidResoureRequestException(where
+          + "No ResourceSizing found in the scheduling request");
+    }
+    if (sr.getExecutionType() != null
+        && sr.getExecutionType().getExecutionType() != ExecutionType.GUARANTEED) {
+      throw new SchedulerInvalidResoureRequestException(where
+          + "Only GUARANTEED execution type is supported with placement constraints");
+    }
+    PlacementText.Result text = PlacementText.of(sr.getPlacementConstraint());
+    String unsupported;
+    try {
+      unsupported = org.shepherd.yarn.engine.NativeEngine.checkPlacement(text.text);
+    } catch (RuntimeException | UnsatisfiedLinkError e) {
+      unsupported = "the Shepherd engine cannot check placement constraints now: " + e;
+    }
+    if (unsupported != null) {
+      throw new SchedulerInvalidResoureRequestException(where + unsupported);
+    }
+    ResourceRequest rr = ResourceRequest.newBuilder()
+        .priority(sr.getPriority())
+        .allocationRequestId(sr.getAllocationRequestId())
+        .resourceName(ResourceRequest.ANY)
+        .capability(sr.getResourceSizing().getResources())
+        .numContainers(sr.getResourceSizing().getNumAllocations())
+        .relaxLocality(true)
+        .nodeLabelExpression(text.partition.isEmpty() ? null : text.partition)
+        .build();
+    int idx = appIds.find(attemptId.getApplicationId());
+    if (idx >= 0) {
+      Set<String> tags = sr.getAllocationTags() == null ? new HashSet<>() : sr.getAllocationTags();
+      placements.computeIfAbsent(idx, k -> new java.util.concurrent.ConcurrentHashMap<>())
+          .put(SchedulerRequestKey.create(rr), new String[] {String.join(",", new java.util.TreeSet<>(tags)), text.text});
+    }
+    return rr;
   }
 
   /** Send the engine the new state of every scheduler key the AM touched. */
@@ -610,6 +672,13 @@ public class ShepherdScheduler extends FifoScheduler {
         : any.getNodeLabelExpression();
     b.askUpdated(app, key.getPriority().getPriority(), key.getAllocationRequestId(), cap, count,
         relax, exec, label, locations);
+    Map<SchedulerRequestKey, String[]> own = placements.get(app);
+    String[] placement = own == null ? null : own.get(key);
+    if (placement != null) {
+      b.askPlacement(app, key.getPriority().getPriority(), key.getAllocationRequestId(),
+          placement[0].isEmpty() ? new ArrayList<>() : java.util.Arrays.asList(placement[0].split(",")),
+          placement[1]);
+    }
   }
 
   private Resource headroom(FifoAppAttempt attempt) {

@@ -338,6 +338,22 @@ public class ShepherdScheduler extends FifoScheduler {
       case NODE_UPDATE:
         nodeUpdate(((NodeUpdateSchedulerEvent) event).getRMNode());
         break;
+      case NODE_ATTRIBUTES_UPDATE: {
+        // Node attributes feed the engine's placement-constraint vectors.
+        org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAttributesUpdateSchedulerEvent e =
+            (org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAttributesUpdateSchedulerEvent) event;
+        for (String host : e.getUpdatedNodeToAttributes().keySet()) {
+          Map<String, String> attrs = nodeAttributes(host);
+          for (FiCaSchedulerNode n : nodeTracker.getAllNodes()) {
+            int idx = nodeIds.find(n.getNodeID());
+            if (idx >= 0 && host.equals(n.getRMNode().getHostName())) {
+              Set<String> labels = n.getLabels();
+              engine.record(b -> b.nodeAttributesUpdated(idx, labels, attrs));
+            }
+          }
+        }
+        break;
+      }
       case APP_ADDED: {
         AppAddedSchedulerEvent e = (AppAddedSchedulerEvent) event;
         addApplication(e.getApplicationId(), e.getQueue(), e.getUser(), e.getIsAppRecovering(),
@@ -402,13 +418,38 @@ public class ShepherdScheduler extends FifoScheduler {
     }
   }
 
+  /**
+   * The node attributes YARN's NodeAttributesManager holds for {@code host},
+   * each under its name and under prefix/name (a constraint may name either).
+   */
+  private Map<String, String> nodeAttributes(String host) {
+    Map<String, String> out = new TreeMap<>();
+    try {
+      org.apache.hadoop.yarn.nodelabels.NodeAttributesManager m = rmContext.getNodeAttributesManager();
+      if (m == null || host == null) {
+        return out;
+      }
+      for (org.apache.hadoop.yarn.api.records.NodeAttribute a : m.getAttributesForNode(host).keySet()) {
+        String name = a.getAttributeKey().getAttributeName();
+        String prefix = a.getAttributeKey().getAttributePrefix();
+        out.put(name, a.getAttributeValue());
+        if (prefix != null && !prefix.isEmpty()) {
+          out.put(prefix + "/" + name, a.getAttributeValue());
+        }
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("Could not read node attributes of " + host + ": " + e);
+    }
+    return out;
+  }
+
   private synchronized void addNode(RMNode rmNode) {
     FiCaSchedulerNode node = new FiCaSchedulerNode(rmNode, usePortForNodeName);
     nodeTracker.addNode(node);
     int idx = nodeIds.idOf(rmNode.getNodeID());
     long[] cap = toLongs(rmNode.getTotalCapability());
     Set<String> labels = rmNode.getNodeLabels();
-    Map<String, String> attrs = new TreeMap<>();
+    Map<String, String> attrs = nodeAttributes(rmNode.getHostName());
     engine.record(b -> b.nodeAdded(idx, node.getNodeName(), rmNode.getRackName(), cap, labels,
         attrs));
     updateAvailableResourcesMetrics();
@@ -946,7 +987,7 @@ public class ShepherdScheduler extends FifoScheduler {
     for (FiCaSchedulerNode n : nodeTracker.getAllNodes()) {
       int idx = nodeIds.idOf(n.getNodeID());
       b.nodeAdded(idx, n.getNodeName(), n.getRackName(), toLongs(n.getTotalResource()),
-          n.getLabels(), new TreeMap<>());
+          n.getLabels(), nodeAttributes(n.getRMNode().getHostName()));
     }
     for (Map.Entry<ApplicationId, SchedulerApplication<FifoAppAttempt>> e
         : applications.entrySet()) {

@@ -193,6 +193,21 @@ public final class EventBatch {
         .str(constraint == null ? "" : constraint);
   }
 
+  /** A node's labels or attributes changed: the new full sets. */
+  public void nodeAttributesUpdated(int node, Collection<String> labels,
+      Map<String, String> attributes) {
+    StringBuilder attrs = new StringBuilder();
+    if (attributes != null) {
+      for (Map.Entry<String, String> e : attributes.entrySet()) {
+        if (attrs.length() > 0) {
+          attrs.append(',');
+        }
+        attrs.append(e.getKey()).append('=').append(e.getValue());
+      }
+    }
+    u8(NODE_ATTRIBUTES_UPDATED).i32(node).str(join(labels)).str(attrs.toString());
+  }
+
   /** Allocation tags of a live container (recovered after an RM restart). */
   public void containerTags(long key, Collection<String> tags) {
     u8(CONTAINER_TAGS).i64(key).str(join(tags));

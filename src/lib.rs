@@ -14,6 +14,7 @@
 //! * [`workload`] — trace formats (Shepherd JSON, SLS, SWIM) and seeded generators.
 //! * [`metrics`] — JCT, waiting time, makespan, utilization, fairness, estimation error.
 //! * [`report`]  — JSON/CSV/SVG output, comparison tables, progress bar.
+//! * [`megha`]   — Megha's partitioned optimistic allocation: partition authorities validate proposals from stale views.
 //! * [`harness`] — metrics, tables and plots of repeated runs on a real YARN cluster (`shepherd yarn-report`).
 
 pub mod bench;
@@ -24,6 +25,7 @@ pub mod control;
 pub mod engine;
 pub mod event;
 pub mod harness;
+pub mod megha;
 pub mod metrics;
 pub mod model;
 pub mod policy;

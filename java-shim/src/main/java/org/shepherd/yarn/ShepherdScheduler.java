@@ -627,6 +627,16 @@ public class ShepherdScheduler extends FifoScheduler {
   }
 
   /**
+   * With {@code yarn.resourcemanager.placement-constraints.handler = scheduler}
+   * the RM hands SchedulingRequests to the scheduler only if it says it
+   * handles them; Shepherd's engine matches them (the `constraints` filter).
+   */
+  @Override
+  public boolean placementConstraintEnabled() {
+    return true;
+  }
+
+  /**
    * A SchedulingRequest as the ResourceRequest YARN books it under (same
    * priority and allocation request id, so the AM matches the containers),
    * after the engine accepted its constraint; its tags and constraint are

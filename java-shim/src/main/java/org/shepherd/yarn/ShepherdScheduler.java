@@ -898,6 +898,7 @@ public class ShepherdScheduler extends FifoScheduler {
         return null;
       }
       node.allocateContainer(rmContainer);
+      tagContainer(attempt, key, rmContainer);
       synchronized (usedResource) {
         Resources.addTo(usedResource, capability);
       }
@@ -905,6 +906,26 @@ public class ShepherdScheduler extends FifoScheduler {
       keyOfContainer.put(id, engineKey);
       containerOfKey.put(engineKey, id);
       return rmContainer;
+    }
+  }
+
+  /**
+   * A container placed for a SchedulingRequest carries its allocation tags
+   * on the YARN side too (before the AM pulls it, so its container token and
+   * the NodeManager's reports after an RM restart have them).
+   */
+  private void tagContainer(FifoAppAttempt attempt, SchedulerRequestKey key, RMContainer c) {
+    Map<SchedulerRequestKey, String[]> own = placements.get(appIds.find(attempt.getApplicationId()));
+    String[] placement = own == null ? null : own.get(key);
+    if (placement == null || placement[0].isEmpty()
+        || !(c instanceof org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerImpl)) {
+      return;
+    }
+    try {
+      ((org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerImpl) c)
+          .setAllocationTags(new HashSet<>(java.util.Arrays.asList(placement[0].split(","))));
+    } catch (RuntimeException e) {
+      LOG.warn("Could not tag container " + c.getContainerId() + ": " + e);
     }
   }
 
@@ -987,6 +1008,11 @@ public class ShepherdScheduler extends FifoScheduler {
     int exec = c.getExecutionType() == ExecutionType.OPPORTUNISTIC ? 1 : 0;
     b.containerRecovered(key, app, node, k.getPriority().getPriority(),
         k.getAllocationRequestId(), toLongs(c.getAllocatedResource()), exec, c.getCreationTime());
+    Set<String> tags = c.getAllocationTags();
+    if (tags != null && !tags.isEmpty()) {
+      // Anti-affinity must count containers that survived an RM restart.
+      b.containerTags(key, tags);
+    }
   }
 
   /**

@@ -253,7 +253,7 @@ fn t_k_at_arrival(jobs: &[Job], cluster: &ClusterSpec, config: &str) -> BTreeMap
         e.apply(Event::AttemptAdded { app, attempt: 1 });
         for (s, st) in j.stages.iter().enumerate().filter(|(_, st)| st.after.is_empty()) {
             let key = shepherd::sim::run::stage_key(s);
-            let ask = Ask { key, capability: st.demand(), count: st.tasks.len() as i32, relax_locality: true, execution: ExecutionType::Guaranteed, locations: vec![], label: String::new() };
+            let ask = Ask { key, capability: st.demand(), count: st.tasks.len() as i32, relax_locality: true, execution: ExecutionType::Guaranteed, locations: vec![], label: String::new(), placement: None };
             e.apply(Event::AskUpdated { app, ask });
         }
     }

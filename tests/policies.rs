@@ -41,6 +41,7 @@ fn app(e: &mut Engine, id: u32, queue: &str, name: &str, submit: i64, work: i64,
             execution: ExecutionType::Guaranteed,
             locations: vec![],
             label: String::new(),
+            placement: None,
         },
     });
 }

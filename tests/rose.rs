@@ -48,6 +48,7 @@ fn app(e: &mut Engine, id: u32, queue: &str, count: i32) {
             execution: ExecutionType::Guaranteed,
             locations: vec![],
             label: String::new(),
+            placement: None,
         },
     });
 }
@@ -235,6 +236,7 @@ fn application_masters_are_never_speculative() {
             execution: ExecutionType::Guaranteed,
             locations: vec![],
             label: String::new(),
+            placement: None,
         },
     });
     let d = heartbeat(&mut e, 6000, Some((1.0, 1024)));

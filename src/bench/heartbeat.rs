@@ -155,6 +155,7 @@ fn map_ask(app: u32, count: i32) -> Event {
             execution: ExecutionType::Guaranteed,
             locations: vec![],
             label: String::new(),
+            placement: None,
         },
     }
 }

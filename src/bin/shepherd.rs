@@ -91,6 +91,30 @@ enum Command {
         #[arg(long)]
         config: Option<PathBuf>,
     },
+    /// Placement-constraint matching (Megha bit-vectors): compile, bit test and per-node scan times.
+    BenchConstraints {
+        /// Cluster sizes (NodeManagers), comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "1000,10000,50000")]
+        nodes: Vec<u32>,
+        /// Live tagged containers.
+        #[arg(long, default_value_t = 20_000)]
+        containers: u32,
+    },
+    /// Megha's optimistic allocation: partitioned authorities vs one, proposer threads from stale views.
+    BenchOptimistic {
+        /// Cluster sizes (NodeManagers), comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "10000,50000")]
+        nodes: Vec<usize>,
+        /// Nodes per partition (authority); the central baseline uses one partition.
+        #[arg(long, default_value_t = 1000)]
+        partition_size: usize,
+        /// Proposer threads (Megha's GMs).
+        #[arg(long, default_value_t = 4)]
+        proposers: usize,
+        /// Fraction of all slots to fill.
+        #[arg(long, default_value_t = 0.5)]
+        fill: f64,
+    },
     /// Metrics, tables and plots of repeated runs on a real YARN cluster (the output of scripts/compare-yarn.sh).
     YarnReport {
         /// Harness output directory: OUT/<label>/run-<k>/{jobs.json,samples.jsonl}.
@@ -290,6 +314,8 @@ fn main() -> ExitCode {
         Command::Generate { .. } => "generate",
         Command::BenchSim { .. } => "bench-sim",
         Command::BenchHeartbeat { .. } => "bench-heartbeat",
+        Command::BenchConstraints { .. } => "bench-constraints",
+        Command::BenchOptimistic { .. } => "bench-optimistic",
         Command::YarnReport { .. } => "yarn-report",
         Command::Calibrate { .. } => "calibrate",
         Command::Sidecar { .. } => "sidecar",
@@ -312,6 +338,35 @@ fn main() -> ExitCode {
                     config: config.unwrap_or_default(),
                 })
             })
+        }
+        Command::BenchConstraints { nodes, containers } => {
+            println!("{:>8} {:>8} {:>10} {:>12} {:>12} {:>16}", "nodes", "vectors", "candidates", "compile µs", "bit test ns", "per-node scan µs");
+            for n in nodes {
+                let r = shepherd::bench::constraints::run(n, containers, 1);
+                println!(
+                    "{:>8} {:>8} {:>10} {:>12.1} {:>12.1} {:>16.1}",
+                    r.nodes,
+                    r.vectors,
+                    r.candidates,
+                    r.compile_ns / 1e3,
+                    r.bit_test_ns,
+                    r.naive_scan_ns / 1e3
+                );
+            }
+            Ok(())
+        }
+        Command::BenchOptimistic { nodes, partition_size, proposers, fill } => {
+            println!("{:>8} {:>10} {:>8} {:>9} {:>9} {:>14} {:>10} {:>9}", "nodes", "partitions", "tasks", "P50 µs", "P99 µs", "proposals/task", "conflicts", "wall ms");
+            for n in nodes {
+                for parts in [(n / partition_size.max(1)).max(1), 1] {
+                    let r = shepherd::bench::optimistic::run(n, parts, proposers.max(1), fill.clamp(0.0, 1.0));
+                    println!(
+                        "{:>8} {:>10} {:>8} {:>9.1} {:>9.1} {:>14.3} {:>10} {:>9.0}",
+                        r.nodes, r.partitions, r.tasks, r.p50_us, r.p99_us, r.proposals_per_task, r.rejections, r.wall_ms
+                    );
+                }
+            }
+            Ok(())
         }
         Command::YarnReport { out, baseline, require_success } => yarn_report(&out, baseline.as_deref(), require_success),
         Command::Calibrate { out, trace, use_calibration, write, also, seed } => calibrate(&out, &trace, use_calibration, write, &also, seed),

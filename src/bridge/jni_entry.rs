@@ -230,3 +230,26 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_version<'l>(
         Ok::<_, String>(s.into_raw())
     })
 }
+
+/// `checkPlacement(String constraint)`: `null` when the engine matches this
+/// placement-constraint text form (`crate::constraint::text`), else the
+/// message naming the unsupported form, which the shim throws to the AM as
+/// YARN's `SchedulerInvalidResoureRequestException`. Stateless: one parser
+/// decides what is supported, for the shim and the engine alike.
+#[no_mangle]
+pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_checkPlacement<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    constraint: JString<'l>,
+) -> jstring {
+    guarded(&mut env, std::ptr::null_mut(), |env| {
+        let text: String = env.get_string(&constraint).map_err(err)?.into();
+        if text.trim().is_empty() {
+            return Ok::<_, String>(std::ptr::null_mut());
+        }
+        match crate::constraint::text::parse(&text) {
+            Ok(_) => Ok(std::ptr::null_mut()),
+            Err(e) => Ok(env.new_string(e.to_string()).map_err(err)?.into_raw()),
+        }
+    })
+}

@@ -113,6 +113,7 @@ mod tests {
                     execution: ExecutionType::Guaranteed,
                     locations: vec![],
                     label: String::new(),
+                    placement: None,
                 },
             },
             2,

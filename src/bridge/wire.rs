@@ -20,6 +20,9 @@
 //! | 13  | AllocationRejected  | u64 container |
 //! | 14  | NodeLoadEstimate    | str host, res used, i64 expires_ms (sidecar input; the shim never sends it) |
 //! | 15  | HistorySample       | str app_id, str user, str name, i64 size_ms (sidecar input; the shim never sends it) |
+//! | 16  | NodeAttributesUpdated | u32 node, str labels (comma-separated), str attributes (`k=v` comma-separated) |
+//! | 17  | AskPlacement        | u32 app, i32 priority, i64 allocation_request_id, str allocation tags (comma-separated), str constraint (`crate::constraint::text`); completes the AskUpdated record just before it (same app and key), which then came from a `SchedulingRequest` |
+//! | 18  | ContainerTags       | u64 container, str allocation tags (comma-separated) |
 //!
 //! `str` is a u16 byte length followed by UTF-8; `res` is a u8 count `k`
 //! followed by `k` × i64 (memory MB, vcores, then extra types in the order
@@ -55,6 +58,10 @@ pub mod tag {
     // Sidecar inputs (crate::control); encoded for recordings and tests.
     pub const NODE_LOAD_ESTIMATE: u8 = 14;
     pub const HISTORY_SAMPLE: u8 = 15;
+    // Placement constraints (crate::constraint).
+    pub const NODE_ATTRIBUTES_UPDATED: u8 = 16;
+    pub const ASK_PLACEMENT: u8 = 17;
+    pub const CONTAINER_TAGS: u8 = 18;
 }
 
 pub const DECISION_ALLOCATE: i64 = 1;
@@ -122,6 +129,17 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// `k=v` items as pairs (`k` alone: empty value).
+fn pairs(items: Vec<String>) -> Vec<(String, String)> {
+    items
+        .into_iter()
+        .map(|kv| match kv.split_once('=') {
+            Some((k, v)) => (k.to_string(), v.to_string()),
+            None => (kv, String::new()),
+        })
+        .collect()
+}
+
 /// Decode a whole batch, appending to `out`. On error nothing after the bad
 /// record is decoded; the records before it are in `out`.
 pub fn decode_events(buf: &[u8], out: &mut Vec<Event>) -> Result<(), WireError> {
@@ -135,14 +153,7 @@ pub fn decode_events(buf: &[u8], out: &mut Vec<Event>) -> Result<(), WireError> 
                 rack: r.str()?,
                 capacity: r.res()?,
                 labels: r.list()?,
-                attributes: r
-                    .list()?
-                    .into_iter()
-                    .map(|kv| match kv.split_once('=') {
-                        Some((k, v)) => (k.to_string(), v.to_string()),
-                        None => (kv, String::new()),
-                    })
-                    .collect(),
+                attributes: pairs(r.list()?),
             },
             tag::NODE_REMOVED => Event::NodeRemoved { node: r.u32()? },
             tag::NODE_RESOURCE_UPDATED => Event::NodeResourceUpdated { node: r.u32()?, capacity: r.res()? },
@@ -170,7 +181,7 @@ pub fn decode_events(buf: &[u8], out: &mut Vec<Event>) -> Result<(), WireError> 
                 }
                 Event::AskUpdated {
                     app,
-                    ask: Ask { key, capability, count, relax_locality, execution, locations, label },
+                    ask: Ask { key, capability, count, relax_locality, execution, locations, label, placement: None },
                 }
             }
             tag::CONTAINER_LAUNCHED => Event::ContainerLaunched { container: r.u64()?, at_ms: r.i64()? },
@@ -196,6 +207,20 @@ pub fn decode_events(buf: &[u8], out: &mut Vec<Event>) -> Result<(), WireError> 
                 name: r.str()?,
                 size_ms: r.i64()?,
             },
+            tag::NODE_ATTRIBUTES_UPDATED => Event::NodeAttributesUpdated { node: r.u32()?, labels: r.list()?, attributes: pairs(r.list()?) },
+            tag::ASK_PLACEMENT => {
+                let app = r.u32()?;
+                let key = SchedulerKey { priority: r.i32()?, allocation_request_id: r.i64()? };
+                let (tags, text) = (r.list()?, r.str()?);
+                match out.last_mut() {
+                    Some(Event::AskUpdated { app: a, ask }) if *a == app && ask.key == key => {
+                        ask.placement = Some(std::sync::Arc::new(crate::constraint::Placement::from_text(tags, &text)));
+                        continue;
+                    }
+                    _ => return Err(WireError { offset: at, what: format!("AskPlacement for app {app} key {key:?} does not follow its AskUpdated") }),
+                }
+            }
+            tag::CONTAINER_TAGS => Event::ContainerTags { container: r.u64()?, tags: r.list()? },
             other => return Err(WireError { offset: at, what: format!("unknown event tag {other}") }),
         };
         out.push(ev);
@@ -311,8 +336,17 @@ impl EventWriter {
                 for (loc, c) in &ask.locations {
                     self.str(loc).i32(*c);
                 }
+                if let Some(p) = &ask.placement {
+                    self.u8(tag::ASK_PLACEMENT).u32(*app).i32(ask.key.priority).i64(ask.key.allocation_request_id);
+                    self.str(&p.tags.join(",")).str(&p.text);
+                }
                 self
             }
+            Event::NodeAttributesUpdated { node, labels, attributes } => {
+                let attrs: Vec<String> = attributes.iter().map(|(a, b)| format!("{a}={b}")).collect();
+                self.u8(tag::NODE_ATTRIBUTES_UPDATED).u32(*node).str(&labels.join(",")).str(&attrs.join(","))
+            }
+            Event::ContainerTags { container, tags } => self.u8(tag::CONTAINER_TAGS).i64(*container as i64).str(&tags.join(",")),
             Event::ContainerLaunched { container, at_ms } => {
                 self.u8(tag::CONTAINER_LAUNCHED).i64(*container as i64).i64(*at_ms)
             }
@@ -378,8 +412,27 @@ mod tests {
                     execution: ExecutionType::Opportunistic,
                     locations: vec![("nm1.example".into(), 2), ("/r1".into(), 2)],
                     label: String::new(),
+                    placement: None,
                 },
             },
+            Event::AskUpdated {
+                app: 1,
+                ask: Ask {
+                    key: SchedulerKey { priority: 10, allocation_request_id: 4 },
+                    capability: Resources::new(2048, 1),
+                    count: 3,
+                    relax_locality: true,
+                    execution: ExecutionType::Guaranteed,
+                    locations: vec![],
+                    label: "gpu".into(),
+                    placement: Some(std::sync::Arc::new(crate::constraint::Placement::from_text(
+                        vec!["hbase".into(), "rs".into()],
+                        "and(notin,node,hbase;attr,node,java,eq,11)",
+                    ))),
+                },
+            },
+            Event::NodeAttributesUpdated { node: 3, labels: vec![], attributes: vec![("java".into(), "11".into())] },
+            Event::ContainerTags { container: 9, tags: vec!["hbase".into()] },
             Event::ContainerLaunched { container: 9, at_ms: 55 },
             Event::ContainerFinished { container: 9, exit_status: -100, at_ms: 60 },
             Event::ContainerRecovered {

@@ -22,7 +22,10 @@ pub const APP_ORDERS: &[&str] = &["fifo", "drf", "sjf", "srtf", "las", "tetris",
 /// an ask is DEFAULT when every one of them says so.
 pub const CLASSIFIERS: &[&str] = &["carbyne", "pilots"];
 /// Plugins of the *filter* point (node-level constraints), any number.
-pub const FILTERS: &[&str] = &[];
+/// `constraints`: YARN placement constraints (`SchedulingRequest`s) matched
+/// as Megha's bit-vectors; in every pipeline unless its `filter` list
+/// leaves it out, and then that pipeline places no constrained ask at all.
+pub const FILTERS: &[&str] = &["constraints"];
 /// Plugins of the *leftover* point: who gets what the main phase left.
 pub const LEFTOVERS: &[&str] = &["none", "carbyne", "fifo"];
 /// Plugins of the *oversubscribe* point: speculative (OPPORTUNISTIC)
@@ -61,6 +64,9 @@ pub struct PipelineSpec {
     /// while SLearn samples a wide app, only its pilot tasks are DEFAULT.
     pub classify: Vec<String>,
     /// Node-level constraints every placement must pass, in order.
+    /// Default `["constraints"]` (placement constraints of asks that came
+    /// from YARN `SchedulingRequest`s); a list without it makes the
+    /// pipeline refuse every constrained ask rather than ignore its constraint.
     pub filter: Vec<String>,
     /// Order of the leftover phase: `none` = no leftover phase; `fifo` =
     /// arrival order (SLearn's work conservation, §5.1.2).
@@ -104,7 +110,7 @@ impl Default for PipelineSpec {
             app_order: "drf".into(),
             pool_order: Default::default(),
             classify: Vec::new(),
-            filter: Vec::new(),
+            filter: vec!["constraints".into()],
             leftover: "none".into(),
             strict_order: false,
             am_first: false,
@@ -601,7 +607,7 @@ mod tests {
         let k = c.pipeline("half").unwrap().carbyne_config(&c.carbyne, "pipeline.half").unwrap();
         assert_eq!((k.p_altruism, k.horizon_ms), (0.5, 500), "own p_altruism, global horizon");
         let d = c.pipeline("half").unwrap().describe();
-        assert!(d.contains("classify=[carbyne] filter=[] leftover=carbyne carbyne{p_altruism=0.5}"), "{d}");
+        assert!(d.contains("classify=[carbyne] filter=[constraints] leftover=carbyne carbyne{p_altruism=0.5}"), "{d}");
         let e = err("[pipeline.x]\nestimate = \"tasks\"\nclassify = [\"carbyne\"]\nleftover = \"carbyne\"\ncarbyne = { p_altruism = 2.0 }\n");
         assert!(e.contains("pipeline.x.carbyne.p_altruism") && e.contains('2'), "{e}");
         let e = err("[pipeline.x]\nestimate = \"tasks\"\nclassify = [\"carbyne\"]\nleftover = \"carbyne\"\ncarbyne = { p_altruismm = 0.2 }\n");

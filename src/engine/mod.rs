@@ -213,7 +213,8 @@ impl Engine {
             | Event::ContainerRecovered { app, .. } => *app,
             Event::ContainerLaunched { container, .. }
             | Event::ContainerFinished { container, .. }
-            | Event::AllocationRejected { container } => s.containers.get(container)?.app,
+            | Event::AllocationRejected { container }
+            | Event::ContainerTags { container, .. } => s.containers.get(container)?.app,
             _ => return None,
         };
         s.apps.get(&app).map(|a| a.queue)
@@ -224,14 +225,20 @@ impl Engine {
         let now = s.now_ms;
         match event {
             Event::NodeAdded { node, host, rack, capacity, labels, attributes } => {
-                if let Some(old) = s.nodes.remove(node) {
-                    s.capacity -= old.capacity;
-                }
+                let old = s.nodes.remove(node);
                 let mut n = Node::new(*node, host.clone(), rack.clone(), *capacity);
+                // Re-registered under the same id: its live containers stay
+                // booked on it (they are still in `s.containers`).
+                if let Some(old) = old {
+                    s.capacity -= old.capacity;
+                    n.allocated = old.allocated;
+                    n.containers = old.containers;
+                }
                 n.labels = labels.iter().cloned().collect();
                 n.attributes = attributes.iter().cloned().collect();
                 s.capacity += *capacity;
                 s.nodes.insert(*node, n);
+                s.constraints.node_added(*node, rack, labels, attributes);
             }
             Event::NodeRemoved { node } => {
                 let Some(n) = s.nodes.remove(node) else { return Applied::Unknown };
@@ -239,6 +246,13 @@ impl Engine {
                 for c in n.containers {
                     Self::release_container(s, c, Some(now));
                 }
+                s.constraints.node_removed(*node);
+            }
+            Event::NodeAttributesUpdated { node, labels, attributes } => {
+                let Some(n) = s.nodes.get_mut(node) else { return Applied::Unknown };
+                n.labels = labels.iter().cloned().collect();
+                n.attributes = attributes.iter().cloned().collect();
+                s.constraints.node_updated(*node, labels, attributes);
             }
             Event::NodeResourceUpdated { node, capacity } => {
                 let Some(n) = s.nodes.get_mut(node) else { return Applied::Unknown };
@@ -358,6 +372,12 @@ impl Engine {
                 };
                 Self::commit_container(s, c);
             }
+            Event::ContainerTags { container, tags } => {
+                let Some(c) = s.containers.get(container) else { return Applied::Unknown };
+                let (app, node) = (c.app, c.node);
+                s.constraints.container_removed(*container);
+                s.constraints.container_added(*container, app, node, tags);
+            }
             Event::AllocationRejected { container } => {
                 let Some(c) = s.containers.get(container).cloned() else { return Applied::Unknown };
                 // It never ran: no service to count.
@@ -427,6 +447,7 @@ impl Engine {
     /// Returns false if the container is unknown.
     fn release_container(s: &mut ClusterState, id: ContainerId, ended_ms: Option<i64>) -> bool {
         let Some(c) = s.containers.remove(&id) else { return false };
+        s.constraints.container_removed(id);
         if let Some(n) = s.nodes.get_mut(&c.node) {
             if c.speculative {
                 n.oversubscribed -= c.resources;
@@ -557,6 +578,7 @@ impl Engine {
         let locality = ask.locality_on(&host, &rack)?;
         ask.consume_one(&host, &rack, locality);
         let (resources, execution) = (ask.capability, if speculative { crate::model::ExecutionType::Opportunistic } else { ask.execution });
+        let placement = ask.placement.clone();
         if ask.count <= 0 {
             a.asks.remove(&key);
         }
@@ -577,6 +599,9 @@ impl Engine {
         };
         let queue = a.queue;
         Self::commit_container(s, c.clone());
+        if let Some(p) = placement.filter(|p| !p.tags.is_empty()) {
+            s.constraints.container_added(id, app, node, &p.tags);
+        }
         self.policies.on_allocated(&self.state, &c, queue);
         Some(Decision::Allocate { container: id, app, node, key, resources, locality, execution })
     }

@@ -48,6 +48,7 @@ pub(crate) fn ask(e: &mut Engine, app: u32, priority: i32, mem: i64, cores: i64,
             execution: ExecutionType::Guaranteed,
             locations: vec![],
             label: String::new(),
+            placement: None,
         },
     });
 }
@@ -171,6 +172,7 @@ fn strict_locality_is_respected() {
             execution: ExecutionType::Guaranteed,
             locations: vec![("host2".into(), 1), ("/default-rack".into(), 0)],
             label: String::new(),
+            placement: None,
         },
     });
     let mut out = vec![];
@@ -235,9 +237,10 @@ fn gauges_carry_counters_and_policy_gauges() {
     assert_eq!(get("engine_passes_total").value, 1.0);
     assert_eq!(get("engine_nodes").value, 1.0);
     assert_eq!(get("engine_containers").value, 2.0);
-    // FIFO's pipeline has no gauges beyond its pipeline_info series; DRESS
-    // adds its dress_* series, labelled with the queue it serves.
-    assert!(g.iter().all(|x| x.name.starts_with("engine_") || x.name == "pipeline_info"), "{g:#?}");
+    // FIFO's pipeline has no gauges beyond its pipeline_info series and the
+    // constraints filter's (in every pipeline); DRESS adds its dress_*
+    // series, labelled with the queue it serves.
+    assert!(g.iter().all(|x| x.name.starts_with("engine_") || x.name.starts_with("constraints_") || x.name == "pipeline_info"), "{g:#?}");
     let info = get("pipeline_info");
     assert_eq!((info.label_value("queue"), info.label_value("app_order")), (Some("root"), Some("fifo")));
     let d = Engine::with_config(Config::parse("[scheduler]\npolicy = \"dress\"\n").unwrap()).unwrap();

@@ -20,6 +20,14 @@ pub enum Event {
         node: NodeId,
         capacity: Resources,
     },
+    /// A node's labels (partition) or attributes changed (YARN
+    /// `NodeLabelsUpdateSchedulerEvent` / `NodeAttributesUpdateSchedulerEvent`):
+    /// the new full sets.
+    NodeAttributesUpdated {
+        node: NodeId,
+        labels: Vec<String>,
+        attributes: Vec<(String, String)>,
+    },
     /// Actual use reported in a NodeManager heartbeat.
     NodeUtilization {
         node: NodeId,
@@ -76,6 +84,13 @@ pub enum Event {
         resources: Resources,
         execution: ExecutionType,
         start_ms: i64,
+    },
+    /// The allocation tags of a live container the engine did not place
+    /// from a tagged ask (recovered after an RM restart: YARN's
+    /// `RMContainer.getAllocationTags()`), so anti-affinity counts it.
+    ContainerTags {
+        container: ContainerId,
+        tags: Vec<String>,
     },
     /// The driver could not carry out an allocation decision (the app went
     /// away meanwhile, the node vanished, ...). The engine frees the resources

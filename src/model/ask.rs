@@ -70,6 +70,12 @@ pub struct Ask {
     pub locations: Vec<(String, i32)>,
     /// Node label expression; empty means the default partition.
     pub label: String,
+    /// From a YARN `SchedulingRequest`: the allocation tags its containers
+    /// carry and the placement constraint they must satisfy (`None` for
+    /// plain `ResourceRequest`s). Shared, so the `constraints` filter can
+    /// tell an unchanged ask from a re-sent one by pointer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement: Option<std::sync::Arc<crate::constraint::Placement>>,
 }
 
 impl Ask {

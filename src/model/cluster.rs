@@ -31,6 +31,10 @@ pub struct ClusterState {
     /// does not offer that app this node again.
     #[serde(skip)]
     pub refused_placements: HashMap<(AppId, NodeId), i64>,
+    /// Placement-constraint bit-vectors over every node and every live
+    /// container's allocation tags (`crate::constraint::index`).
+    #[serde(skip)]
+    pub constraints: crate::constraint::ConstraintIndex,
 }
 
 impl ClusterState {

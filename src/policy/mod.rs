@@ -20,7 +20,7 @@
 //!   5 classify     which of the app's asks are DEFAULT now       [carbyne pilots]
 //!   6 reserve      may the app grow in its partition (pools)     [none dress]
 //!   7 filter       may the ask go on this node                   [engine: fit, locality, label,
-//!                                                                  queue max; plugins: none yet]
+//!                                                                  queue max; plugins: constraints]
 //!   8 commit       container allocated; every plugin observes it
 //!      ... repeat 3-8 until no app can place anything on the node ...
 //!   9 leftover     what is left of the node goes to the asks the  [none carbyne fifo]
@@ -41,6 +41,7 @@
 //! (`crate::config::pipeline`); this module holds the implementations.
 
 pub mod carbyne;
+pub mod constraints;
 pub mod dress;
 pub mod estimate;
 pub mod gauge;

@@ -95,8 +95,11 @@ pub fn classifier(name: &str, c: &Config) -> Option<Slot<dyn AskClassifier>> {
     }
 }
 
-pub fn filter(_name: &str, _c: &Config) -> Option<Slot<dyn Filter>> {
-    None
+pub fn filter(name: &str, _c: &Config) -> Option<Slot<dyn Filter>> {
+    match name {
+        "constraints" => Some(slot("constraints".into(), Box::new(super::constraints::Constraints::default()))),
+        _ => None,
+    }
 }
 
 pub fn leftover(name: &str, c: &Config) -> Option<Option<Slot<dyn Leftover>>> {

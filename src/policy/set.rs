@@ -133,6 +133,11 @@ impl Pipeline {
                 return Err(Blocked::Reserve(r.plugin.name()));
             }
         }
+        // Fail closed: a pipeline whose filters leave `constraints` out
+        // refuses constrained asks instead of ignoring their constraint.
+        if ask.placement.is_some() && !self.filters.iter().any(|f| f.plugin.name() == "constraints") {
+            return Err(Blocked::Filter("constraints"));
+        }
         for f in &self.filters {
             if !f.plugin.fits(ctx, app, ask, node) {
                 return Err(Blocked::Filter(f.plugin.name()));

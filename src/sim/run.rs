@@ -386,6 +386,7 @@ impl<'a> Sim<'a> {
                 execution: ExecutionType::Guaranteed,
                 locations: vec![],
                 label: String::new(),
+                placement: None,
             },
         });
     }
@@ -441,6 +442,7 @@ impl<'a> Sim<'a> {
                 execution: ExecutionType::Guaranteed,
                 locations: vec![],
                 label: String::new(),
+                placement: None,
             },
         });
     }
@@ -480,6 +482,7 @@ impl<'a> Sim<'a> {
                     execution: ExecutionType::Guaranteed,
                     locations: vec![],
                     label: String::new(),
+                    placement: None,
                 },
             });
         }

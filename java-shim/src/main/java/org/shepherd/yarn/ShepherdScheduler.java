@@ -36,6 +36,7 @@ import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.ResourceUtilization;
 import org.apache.hadoop.yarn.api.records.SchedulingRequest;
+import org.apache.hadoop.yarn.exceptions.SchedulerInvalidResoureRequestException;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus;
@@ -146,7 +147,13 @@ public class ShepherdScheduler extends FifoScheduler {
   /** Path of Shepherd's config file ({@link #CONFIG_FILE}); empty = defaults. */
   private String configPath = "";
   private boolean usePortForNodeName;
-  private boolean warnedSchedulingRequests;
+  /**
+   * Engine app index → scheduler key → {allocation tags, constraint text}
+   * of the asks that came as SchedulingRequests, re-sent with every update
+   * of that key's ask.
+   */
+  private final Map<Integer, Map<SchedulerRequestKey, String[]>> placements =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   public ShepherdScheduler() {
     super();
@@ -331,6 +338,22 @@ public class ShepherdScheduler extends FifoScheduler {
       case NODE_UPDATE:
         nodeUpdate(((NodeUpdateSchedulerEvent) event).getRMNode());
         break;
+      case NODE_ATTRIBUTES_UPDATE: {
+        // Node attributes feed the engine's placement-constraint vectors.
+        org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAttributesUpdateSchedulerEvent e =
+            (org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAttributesUpdateSchedulerEvent) event;
+        for (String host : e.getUpdatedNodeToAttributes().keySet()) {
+          Map<String, String> attrs = nodeAttributes(host);
+          for (FiCaSchedulerNode n : nodeTracker.getAllNodes()) {
+            int idx = nodeIds.find(n.getNodeID());
+            if (idx >= 0 && host.equals(n.getRMNode().getHostName())) {
+              Set<String> labels = n.getLabels();
+              engine.record(b -> b.nodeAttributesUpdated(idx, labels, attrs));
+            }
+          }
+        }
+        break;
+      }
       case APP_ADDED: {
         AppAddedSchedulerEvent e = (AppAddedSchedulerEvent) event;
         addApplication(e.getApplicationId(), e.getQueue(), e.getUser(), e.getIsAppRecovering(),
@@ -395,13 +418,38 @@ public class ShepherdScheduler extends FifoScheduler {
     }
   }
 
+  /**
+   * The node attributes YARN's NodeAttributesManager holds for {@code host},
+   * each under its name and under prefix/name (a constraint may name either).
+   */
+  private Map<String, String> nodeAttributes(String host) {
+    Map<String, String> out = new TreeMap<>();
+    try {
+      org.apache.hadoop.yarn.nodelabels.NodeAttributesManager m = rmContext.getNodeAttributesManager();
+      if (m == null || host == null) {
+        return out;
+      }
+      for (org.apache.hadoop.yarn.api.records.NodeAttribute a : m.getAttributesForNode(host).keySet()) {
+        String name = a.getAttributeKey().getAttributeName();
+        String prefix = a.getAttributeKey().getAttributePrefix();
+        out.put(name, a.getAttributeValue());
+        if (prefix != null && !prefix.isEmpty()) {
+          out.put(prefix + "/" + name, a.getAttributeValue());
+        }
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("Could not read node attributes of " + host + ": " + e);
+    }
+    return out;
+  }
+
   private synchronized void addNode(RMNode rmNode) {
     FiCaSchedulerNode node = new FiCaSchedulerNode(rmNode, usePortForNodeName);
     nodeTracker.addNode(node);
     int idx = nodeIds.idOf(rmNode.getNodeID());
     long[] cap = toLongs(rmNode.getTotalCapability());
     Set<String> labels = rmNode.getNodeLabels();
-    Map<String, String> attrs = new TreeMap<>();
+    Map<String, String> attrs = nodeAttributes(rmNode.getHostName());
     engine.record(b -> b.nodeAdded(idx, node.getNodeName(), rmNode.getRackName(), cap, labels,
         attrs));
     updateAvailableResourcesMetrics();
@@ -508,6 +556,7 @@ public class ShepherdScheduler extends FifoScheduler {
     applications.remove(appId);
     int idx = appIds.find(appId);
     if (idx >= 0) {
+      placements.remove(idx);
       engine.record(b -> b.appRemoved(idx));
       appIds.remove(appId);
     }
@@ -546,10 +595,16 @@ public class ShepherdScheduler extends FifoScheduler {
       LOG.error("allocate called for a removed or stale attempt " + attemptId);
       return EMPTY_ALLOCATION;
     }
-    if (schedulingRequests != null && !schedulingRequests.isEmpty() && !warnedSchedulingRequests) {
-      warnedSchedulingRequests = true;
-      LOG.warn("Shepherd does not handle SchedulingRequests (placement constraints) yet; "
-          + "they are ignored. Use ResourceRequests.");
+    if (schedulingRequests != null && !schedulingRequests.isEmpty()) {
+      // Placement constraints are matched by the engine (its `constraints`
+      // filter); YARN books the containers through the ResourceRequest each
+      // SchedulingRequest becomes. Unsupported forms throw here, to the AM,
+      // as YARN's SingleConstraintAppPlacementAllocator does.
+      List<ResourceRequest> all = new ArrayList<>(ask);
+      for (SchedulingRequest sr : schedulingRequests) {
+        all.add(fromSchedulingRequest(attemptId, sr));
+      }
+      ask = all;
     }
     normalizeResourceRequests(ask);
     releaseContainers(release, attempt);
@@ -569,6 +624,64 @@ public class ShepherdScheduler extends FifoScheduler {
       return attempt.getAllocation(calculator, getClusterResource(),
           getMinimumResourceCapability());
     }
+  }
+
+  /**
+   * With {@code yarn.resourcemanager.placement-constraints.handler = scheduler}
+   * the RM hands SchedulingRequests to the scheduler only if it says it
+   * handles them; Shepherd's engine matches them (the `constraints` filter).
+   */
+  @Override
+  public boolean placementConstraintEnabled() {
+    return true;
+  }
+
+  /**
+   * A SchedulingRequest as the ResourceRequest YARN books it under (same
+   * priority and allocation request id, so the AM matches the containers),
+   * after the engine accepted its constraint; its tags and constraint are
+   * kept for {@link #writeAsk}.
+   */
+  private ResourceRequest fromSchedulingRequest(ApplicationAttemptId attemptId,
+      SchedulingRequest sr) {
+    String where = "AppId=" + attemptId.getApplicationId() + " Key=(priority="
+        + sr.getPriority() + ", allocationRequestId=" + sr.getAllocationRequestId()
+        + "). Exception message:";
+    if (sr.getResourceSizing() == null || sr.getResourceSizing().getResources() == null) {
+      throw new SchedulerInvalidResoureRequestException(where
+          + "No ResourceSizing found in the scheduling request");
+    }
+    if (sr.getExecutionType() != null
+        && sr.getExecutionType().getExecutionType() != ExecutionType.GUARANTEED) {
+      throw new SchedulerInvalidResoureRequestException(where
+          + "Only GUARANTEED execution type is supported with placement constraints");
+    }
+    PlacementText.Result text = PlacementText.of(sr.getPlacementConstraint());
+    String unsupported;
+    try {
+      unsupported = org.shepherd.yarn.engine.NativeEngine.checkPlacement(text.text);
+    } catch (RuntimeException | UnsatisfiedLinkError e) {
+      unsupported = "the Shepherd engine cannot check placement constraints now: " + e;
+    }
+    if (unsupported != null) {
+      throw new SchedulerInvalidResoureRequestException(where + unsupported);
+    }
+    ResourceRequest rr = ResourceRequest.newBuilder()
+        .priority(sr.getPriority())
+        .allocationRequestId(sr.getAllocationRequestId())
+        .resourceName(ResourceRequest.ANY)
+        .capability(sr.getResourceSizing().getResources())
+        .numContainers(sr.getResourceSizing().getNumAllocations())
+        .relaxLocality(true)
+        .nodeLabelExpression(text.partition.isEmpty() ? null : text.partition)
+        .build();
+    int idx = appIds.find(attemptId.getApplicationId());
+    if (idx >= 0) {
+      Set<String> tags = sr.getAllocationTags() == null ? new HashSet<>() : sr.getAllocationTags();
+      placements.computeIfAbsent(idx, k -> new java.util.concurrent.ConcurrentHashMap<>())
+          .put(SchedulerRequestKey.create(rr), new String[] {String.join(",", new java.util.TreeSet<>(tags)), text.text});
+    }
+    return rr;
   }
 
   /** Send the engine the new state of every scheduler key the AM touched. */
@@ -610,6 +723,13 @@ public class ShepherdScheduler extends FifoScheduler {
         : any.getNodeLabelExpression();
     b.askUpdated(app, key.getPriority().getPriority(), key.getAllocationRequestId(), cap, count,
         relax, exec, label, locations);
+    Map<SchedulerRequestKey, String[]> own = placements.get(app);
+    String[] placement = own == null ? null : own.get(key);
+    if (placement != null) {
+      b.askPlacement(app, key.getPriority().getPriority(), key.getAllocationRequestId(),
+          placement[0].isEmpty() ? new ArrayList<>() : java.util.Arrays.asList(placement[0].split(",")),
+          placement[1]);
+    }
   }
 
   private Resource headroom(FifoAppAttempt attempt) {
@@ -787,6 +907,7 @@ public class ShepherdScheduler extends FifoScheduler {
         return null;
       }
       node.allocateContainer(rmContainer);
+      tagContainer(attempt, key, rmContainer);
       synchronized (usedResource) {
         Resources.addTo(usedResource, capability);
       }
@@ -794,6 +915,26 @@ public class ShepherdScheduler extends FifoScheduler {
       keyOfContainer.put(id, engineKey);
       containerOfKey.put(engineKey, id);
       return rmContainer;
+    }
+  }
+
+  /**
+   * A container placed for a SchedulingRequest carries its allocation tags
+   * on the YARN side too (before the AM pulls it, so its container token and
+   * the NodeManager's reports after an RM restart have them).
+   */
+  private void tagContainer(FifoAppAttempt attempt, SchedulerRequestKey key, RMContainer c) {
+    Map<SchedulerRequestKey, String[]> own = placements.get(appIds.find(attempt.getApplicationId()));
+    String[] placement = own == null ? null : own.get(key);
+    if (placement == null || placement[0].isEmpty()
+        || !(c instanceof org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerImpl)) {
+      return;
+    }
+    try {
+      ((org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerImpl) c)
+          .setAllocationTags(new HashSet<>(java.util.Arrays.asList(placement[0].split(","))));
+    } catch (RuntimeException e) {
+      LOG.warn("Could not tag container " + c.getContainerId() + ": " + e);
     }
   }
 
@@ -877,6 +1018,11 @@ public class ShepherdScheduler extends FifoScheduler {
     int exec = c.getExecutionType() == ExecutionType.OPPORTUNISTIC ? 1 : 0;
     b.containerRecovered(key, app, node, k.getPriority().getPriority(),
         k.getAllocationRequestId(), toLongs(c.getAllocatedResource()), exec, c.getCreationTime());
+    Set<String> tags = c.getAllocationTags();
+    if (tags != null && !tags.isEmpty()) {
+      // Anti-affinity must count containers that survived an RM restart.
+      b.containerTags(key, tags);
+    }
   }
 
   /**
@@ -887,7 +1033,7 @@ public class ShepherdScheduler extends FifoScheduler {
     for (FiCaSchedulerNode n : nodeTracker.getAllNodes()) {
       int idx = nodeIds.idOf(n.getNodeID());
       b.nodeAdded(idx, n.getNodeName(), n.getRackName(), toLongs(n.getTotalResource()),
-          n.getLabels(), new TreeMap<>());
+          n.getLabels(), nodeAttributes(n.getRMNode().getHostName()));
     }
     for (Map.Entry<ApplicationId, SchedulerApplication<FifoAppAttempt>> e
         : applications.entrySet()) {

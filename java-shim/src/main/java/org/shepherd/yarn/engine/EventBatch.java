@@ -24,6 +24,10 @@ public final class EventBatch {
   public static final byte CONTAINER_FINISHED = 11;
   public static final byte CONTAINER_RECOVERED = 12;
   public static final byte ALLOCATION_REJECTED = 13;
+  // 14, 15: sidecar inputs, never sent by the shim.
+  public static final byte NODE_ATTRIBUTES_UPDATED = 16;
+  public static final byte ASK_PLACEMENT = 17;
+  public static final byte CONTAINER_TAGS = 18;
 
   private byte[] buf = new byte[4096];
   private int len = 0;
@@ -176,5 +180,36 @@ public final class EventBatch {
 
   public void allocationRejected(long key) {
     u8(ALLOCATION_REJECTED).i64(key);
+  }
+
+  /**
+   * Completes the {@link #askUpdated} just written for the same app and key:
+   * the ask came from a SchedulingRequest with these allocation tags and this
+   * placement constraint (text form of {@code src/constraint/text.rs}).
+   */
+  public void askPlacement(int app, int priority, long allocationRequestId,
+      Collection<String> tags, String constraint) {
+    u8(ASK_PLACEMENT).i32(app).i32(priority).i64(allocationRequestId).str(join(tags))
+        .str(constraint == null ? "" : constraint);
+  }
+
+  /** A node's labels or attributes changed: the new full sets. */
+  public void nodeAttributesUpdated(int node, Collection<String> labels,
+      Map<String, String> attributes) {
+    StringBuilder attrs = new StringBuilder();
+    if (attributes != null) {
+      for (Map.Entry<String, String> e : attributes.entrySet()) {
+        if (attrs.length() > 0) {
+          attrs.append(',');
+        }
+        attrs.append(e.getKey()).append('=').append(e.getValue());
+      }
+    }
+    u8(NODE_ATTRIBUTES_UPDATED).i32(node).str(join(labels)).str(attrs.toString());
+  }
+
+  /** Allocation tags of a live container (recovered after an RM restart). */
+  public void containerTags(long key, Collection<String> tags) {
+    u8(CONTAINER_TAGS).i64(key).str(join(tags));
   }
 }

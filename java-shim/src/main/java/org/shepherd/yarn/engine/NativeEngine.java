@@ -57,6 +57,13 @@ public final class NativeEngine {
   public static native void destroy(long handle);
 
   /**
+   * {@code null} when the engine matches this placement-constraint text
+   * (see {@code PlacementText}); otherwise the message naming the form it
+   * does not support.
+   */
+  public static native String checkPlacement(String constraint);
+
+  /**
    * Apply {@code events[0..len)} (wire format v1, see {@link EventBatch}) and,
    * when {@code node >= 0}, run a scheduling pass for that node.
    * Returns decisions as read by {@link Decisions}.

@@ -1,0 +1,27 @@
+//! Megha's partitioned, optimistic allocation (§III–IV): the cluster is
+//! split into partitions, each owned by one *authority* (Megha's Local
+//! Master, LM) that alone commits allocations on its nodes; *proposers*
+//! (Megha's Global Masters, GMs) place tasks from their own, possibly stale,
+//! view of every partition's free resources and send each placement to the
+//! owning authority, which validates it against the true state and commits
+//! or rejects it. A rejection carries the partition's fresh state, the
+//! proposer updates its view and tries again (eventual consistency: no
+//! central store, no global lock).
+//!
+//! * [`authority`] — one partition's true state; validate-and-commit under
+//!   its own lock, release.
+//! * [`proposer`]  — a GM: stale view, round-robin over partitions (the
+//!   paper's internal-partition order), propose, retry on rejection.
+//!
+//! What is here is the protocol, exercised by many proposer threads in
+//! `tests/megha_optimistic.rs` (no resource is ever double-allocated; every
+//! rejected proposal is retried). Not here yet: repartitioning at resource
+//! granularity (GMs borrowing external partitions' resources), fair-share
+//! preemption under contention, wiring into the RM between heartbeats, and
+//! the scale runs against a Sparrow-style sampling baseline.
+
+pub mod authority;
+pub mod proposer;
+
+pub use authority::{Authority, Verdict};
+pub use proposer::{Placed, Proposer, Unplaceable};

@@ -26,6 +26,11 @@ MVN_REPO=()
 if [ -n "${SHEPHERD_M2:-}" ]; then
   MVN_REPO=(-Dmaven.repo.local="$SHEPHERD_M2")
 fi
+# HADOOP_PROFILE=hadoop-3.5 builds the shim and runs the integration suite
+# against Hadoop 3.5.x (the Maven profile of that name); unset = 3.4.x.
+if [ -n "${HADOOP_PROFILE:-}" ]; then
+  MVN_REPO+=(-P"$HADOOP_PROFILE")
+fi
 MVN=(mvn -B -q -Dstyle.color=never "${MVN_REPO[@]}")
 
 build_engine() {

@@ -16,7 +16,11 @@ pub fn throw(env: &mut JNIEnv, message: &str) {
         return;
     }
     if env.throw_new(EXCEPTION_CLASS, message).is_err() {
-        // The class could not be found: fall back to a JDK class.
+        // The class could not be found (a JVM without the shim's classes):
+        // clear the NoClassDefFoundError that lookup left pending — JNI
+        // calls with an exception pending are undefined — and throw a JDK
+        // class carrying the same message.
+        let _ = env.exception_clear();
         let _ = env.throw_new("java/lang/RuntimeException", message);
     }
 }

@@ -115,7 +115,10 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_step<'l>(
 ) -> jlongArray {
     guarded(&mut env, std::ptr::null_mut(), |env| {
         let h = handle(ptr)?;
-        let mut scratch = h.scratch.lock().map_err(|_| "scratch lock poisoned".to_string())?;
+        // The scratch buffer holds no state between calls, so a panic that
+        // poisoned its lock leaves nothing broken: take it back, and let the
+        // session's lock report the earlier panic.
+        let mut scratch = h.scratch.lock().unwrap_or_else(|p| p.into_inner());
         let len = len.max(0) as usize;
         scratch.resize(len, 0);
         if len > 0 {

@@ -67,63 +67,115 @@ pub mod tag {
 pub const DECISION_ALLOCATE: i64 = 1;
 pub const DECISION_PREEMPT: i64 = 2;
 
+/// A batch the decoder refused. It names where (`offset`, the byte the bad
+/// field starts at), which record kind and which field, so a shim/engine
+/// version mismatch or a corrupted batch is diagnosable from the RM log line.
 #[derive(Debug, thiserror::Error, PartialEq)]
-#[error("malformed event batch at byte {offset}: {what}")]
+#[error("malformed event batch at byte {offset}: {record} record at byte {record_offset}, field `{field}`: {what}")]
 pub struct WireError {
     pub offset: usize,
+    /// The record kind (`AskUpdated`, ...), or `unknown` for a bad tag.
+    pub record: &'static str,
+    /// Where the record (its tag byte) starts.
+    pub record_offset: usize,
+    /// The field being read (`tag` for an unknown record kind).
+    pub field: &'static str,
     pub what: String,
+}
+
+/// The record kind of a tag, as named in errors.
+pub fn record_name(t: u8) -> Option<&'static str> {
+    Some(match t {
+        tag::NODE_ADDED => "NodeAdded",
+        tag::NODE_REMOVED => "NodeRemoved",
+        tag::NODE_RESOURCE_UPDATED => "NodeResourceUpdated",
+        tag::NODE_UTILIZATION => "NodeUtilization",
+        tag::APP_ADDED => "AppAdded",
+        tag::APP_REMOVED => "AppRemoved",
+        tag::ATTEMPT_ADDED => "AttemptAdded",
+        tag::ATTEMPT_REMOVED => "AttemptRemoved",
+        tag::ASK_UPDATED => "AskUpdated",
+        tag::CONTAINER_LAUNCHED => "ContainerLaunched",
+        tag::CONTAINER_FINISHED => "ContainerFinished",
+        tag::CONTAINER_RECOVERED => "ContainerRecovered",
+        tag::ALLOCATION_REJECTED => "AllocationRejected",
+        tag::NODE_LOAD_ESTIMATE => "NodeLoadEstimate",
+        tag::HISTORY_SAMPLE => "HistorySample",
+        tag::NODE_ATTRIBUTES_UPDATED => "NodeAttributesUpdated",
+        tag::ASK_PLACEMENT => "AskPlacement",
+        tag::CONTAINER_TAGS => "ContainerTags",
+        _ => return None,
+    })
 }
 
 struct Reader<'a> {
     buf: &'a [u8],
     pos: usize,
+    /// The record being decoded and where it started, for errors.
+    record: &'static str,
+    record_at: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], WireError> {
-        if self.pos + n > self.buf.len() {
-            return Err(WireError { offset: self.pos, what: format!("truncated {what}") });
+    fn fail(&self, offset: usize, field: &'static str, what: String) -> WireError {
+        WireError { offset, record: self.record, record_offset: self.record_at, field, what }
+    }
+    fn take(&mut self, n: usize, field: &'static str, ty: &str) -> Result<&'a [u8], WireError> {
+        let left = self.buf.len() - self.pos;
+        if n > left {
+            return Err(self.fail(self.pos, field, format!("truncated {ty}: needs {n} bytes, {left} left")));
         }
         let s = &self.buf[self.pos..self.pos + n];
         self.pos += n;
         Ok(s)
     }
-    fn u8(&mut self) -> Result<u8, WireError> {
-        Ok(self.take(1, "u8")?[0])
+    fn u8(&mut self, field: &'static str) -> Result<u8, WireError> {
+        Ok(self.take(1, field, "u8")?[0])
     }
-    fn u16(&mut self) -> Result<u16, WireError> {
-        Ok(u16::from_le_bytes(self.take(2, "u16")?.try_into().unwrap()))
-    }
-    fn u32(&mut self) -> Result<u32, WireError> {
-        Ok(u32::from_le_bytes(self.take(4, "u32")?.try_into().unwrap()))
-    }
-    fn i32(&mut self) -> Result<i32, WireError> {
-        Ok(i32::from_le_bytes(self.take(4, "i32")?.try_into().unwrap()))
-    }
-    fn i64(&mut self) -> Result<i64, WireError> {
-        Ok(i64::from_le_bytes(self.take(8, "i64")?.try_into().unwrap()))
-    }
-    fn u64(&mut self) -> Result<u64, WireError> {
-        Ok(self.i64()? as u64)
-    }
-    fn str(&mut self) -> Result<String, WireError> {
-        let n = self.u16()? as usize;
+    /// A u8 that must be 0 or 1 (booleans, the execution type): anything
+    /// else means the batch is not the format this engine reads.
+    fn flag(&mut self, field: &'static str) -> Result<u8, WireError> {
         let at = self.pos;
-        let bytes = self.take(n, "string")?;
-        String::from_utf8(bytes.to_vec()).map_err(|_| WireError { offset: at, what: "string is not UTF-8".into() })
+        match self.u8(field)? {
+            v @ (0 | 1) => Ok(v),
+            v => Err(self.fail(at, field, format!("value {v} is not 0 or 1"))),
+        }
     }
-    fn list(&mut self) -> Result<Vec<String>, WireError> {
-        let s = self.str()?;
+    fn u16(&mut self, field: &'static str) -> Result<u16, WireError> {
+        Ok(u16::from_le_bytes(self.take(2, field, "u16")?.try_into().unwrap()))
+    }
+    fn u32(&mut self, field: &'static str) -> Result<u32, WireError> {
+        Ok(u32::from_le_bytes(self.take(4, field, "u32")?.try_into().unwrap()))
+    }
+    fn i32(&mut self, field: &'static str) -> Result<i32, WireError> {
+        Ok(i32::from_le_bytes(self.take(4, field, "i32")?.try_into().unwrap()))
+    }
+    fn i64(&mut self, field: &'static str) -> Result<i64, WireError> {
+        Ok(i64::from_le_bytes(self.take(8, field, "i64")?.try_into().unwrap()))
+    }
+    fn u64(&mut self, field: &'static str) -> Result<u64, WireError> {
+        Ok(self.i64(field)? as u64)
+    }
+    fn str(&mut self, field: &'static str) -> Result<String, WireError> {
+        let n = self.u16(field)? as usize;
+        let at = self.pos;
+        let bytes = self.take(n, field, "string")?;
+        String::from_utf8(bytes.to_vec()).map_err(|e| self.fail(at, field, format!("string is not UTF-8 ({e})")))
+    }
+    fn list(&mut self, field: &'static str) -> Result<Vec<String>, WireError> {
+        let s = self.str(field)?;
         Ok(s.split(',').filter(|p| !p.is_empty()).map(str::to_string).collect())
     }
-    fn res(&mut self) -> Result<Resources, WireError> {
-        let k = self.u8()? as usize;
+    fn res(&mut self, field: &'static str) -> Result<Resources, WireError> {
+        let at = self.pos;
+        let k = self.u8(field)? as usize;
         if k > crate::model::resource::MAX_RESOURCE_TYPES {
-            return Err(WireError { offset: self.pos - 1, what: format!("{k} resource types") });
+            let max = crate::model::resource::MAX_RESOURCE_TYPES;
+            return Err(self.fail(at, field, format!("{k} resource types (at most {max})")));
         }
         let mut v = [0i64; crate::model::resource::MAX_RESOURCE_TYPES];
         for slot in v.iter_mut().take(k) {
-            *slot = self.i64()?;
+            *slot = self.i64(field)?;
         }
         Ok(Resources(v))
     }
@@ -143,85 +195,104 @@ fn pairs(items: Vec<String>) -> Vec<(String, String)> {
 /// Decode a whole batch, appending to `out`. On error nothing after the bad
 /// record is decoded; the records before it are in `out`.
 pub fn decode_events(buf: &[u8], out: &mut Vec<Event>) -> Result<(), WireError> {
-    let mut r = Reader { buf, pos: 0 };
+    let mut r = Reader { buf, pos: 0, record: "unknown", record_at: 0 };
     while r.pos < buf.len() {
         let at = r.pos;
-        let ev = match r.u8()? {
+        let t = buf[at];
+        r.pos += 1;
+        r.record_at = at;
+        r.record = match record_name(t) {
+            Some(name) => name,
+            None => {
+                r.record = "unknown";
+                return Err(r.fail(at, "tag", format!("unknown event tag {t}")));
+            }
+        };
+        let ev = match t {
             tag::NODE_ADDED => Event::NodeAdded {
-                node: r.u32()?,
-                host: r.str()?,
-                rack: r.str()?,
-                capacity: r.res()?,
-                labels: r.list()?,
-                attributes: pairs(r.list()?),
+                node: r.u32("node")?,
+                host: r.str("host")?,
+                rack: r.str("rack")?,
+                capacity: r.res("capability")?,
+                labels: r.list("labels")?,
+                attributes: pairs(r.list("attributes")?),
             },
-            tag::NODE_REMOVED => Event::NodeRemoved { node: r.u32()? },
-            tag::NODE_RESOURCE_UPDATED => Event::NodeResourceUpdated { node: r.u32()?, capacity: r.res()? },
-            tag::NODE_UTILIZATION => Event::NodeUtilization { node: r.u32()?, used: r.res()? },
+            tag::NODE_REMOVED => Event::NodeRemoved { node: r.u32("node")? },
+            tag::NODE_RESOURCE_UPDATED => Event::NodeResourceUpdated { node: r.u32("node")?, capacity: r.res("capability")? },
+            tag::NODE_UTILIZATION => Event::NodeUtilization { node: r.u32("node")?, used: r.res("used")? },
             tag::APP_ADDED => {
-                let (app, queue, user, name, app_type, tags) = (r.u32()?, r.str()?, r.str()?, r.str()?, r.str()?, r.list()?);
-                let (submit_ms, priority, yarn_id) = (r.i64()?, r.i32()?, r.str()?);
+                let (app, queue, user) = (r.u32("app")?, r.str("queue")?, r.str("user")?);
+                let (name, app_type, tags) = (r.str("name")?, r.str("type")?, r.list("tags")?);
+                let (submit_ms, priority, yarn_id) = (r.i64("submit_ms")?, r.i32("priority")?, r.str("yarn_id")?);
                 Event::AppAdded { app, yarn_id, queue, user, name, app_type, tags, submit_ms, priority }
             }
-            tag::APP_REMOVED => Event::AppRemoved { app: r.u32()? },
-            tag::ATTEMPT_ADDED => Event::AttemptAdded { app: r.u32()?, attempt: r.u32()? },
-            tag::ATTEMPT_REMOVED => Event::AttemptRemoved { app: r.u32()?, attempt: r.u32()? },
+            tag::APP_REMOVED => Event::AppRemoved { app: r.u32("app")? },
+            tag::ATTEMPT_ADDED => Event::AttemptAdded { app: r.u32("app")?, attempt: r.u32("attempt")? },
+            tag::ATTEMPT_REMOVED => Event::AttemptRemoved { app: r.u32("app")?, attempt: r.u32("attempt")? },
             tag::ASK_UPDATED => {
-                let app = r.u32()?;
-                let key = SchedulerKey { priority: r.i32()?, allocation_request_id: r.i64()? };
-                let capability = r.res()?;
-                let count = r.i32()?;
-                let relax_locality = r.u8()? != 0;
-                let execution = ExecutionType::from_code(r.u8()?);
-                let label = r.str()?;
-                let n = r.u16()? as usize;
-                let mut locations = Vec::with_capacity(n);
+                let app = r.u32("app")?;
+                let key = SchedulerKey { priority: r.i32("priority")?, allocation_request_id: r.i64("allocation_request_id")? };
+                let capability = r.res("capability")?;
+                let count = r.i32("count")?;
+                let relax_locality = r.flag("relax_locality")? != 0;
+                let execution = ExecutionType::from_code(r.flag("execution")?);
+                let label = r.str("label")?;
+                let n = r.u16("locations")? as usize;
+                let mut locations = Vec::with_capacity(n.min(r.buf.len() - r.pos));
                 for _ in 0..n {
-                    locations.push((r.str()?, r.i32()?));
+                    locations.push((r.str("location")?, r.i32("location_count")?));
                 }
                 Event::AskUpdated {
                     app,
                     ask: Ask { key, capability, count, relax_locality, execution, locations, label, placement: None },
                 }
             }
-            tag::CONTAINER_LAUNCHED => Event::ContainerLaunched { container: r.u64()?, at_ms: r.i64()? },
+            tag::CONTAINER_LAUNCHED => Event::ContainerLaunched { container: r.u64("container")?, at_ms: r.i64("at_ms")? },
             tag::CONTAINER_FINISHED => Event::ContainerFinished {
-                container: r.u64()?,
-                exit_status: r.i32()?,
-                at_ms: r.i64()?,
+                container: r.u64("container")?,
+                exit_status: r.i32("exit_status")?,
+                at_ms: r.i64("at_ms")?,
             },
             tag::CONTAINER_RECOVERED => Event::ContainerRecovered {
-                container: r.u64()?,
-                app: r.u32()?,
-                node: r.u32()?,
-                key: SchedulerKey { priority: r.i32()?, allocation_request_id: r.i64()? },
-                resources: r.res()?,
-                execution: ExecutionType::from_code(r.u8()?),
-                start_ms: r.i64()?,
+                container: r.u64("container")?,
+                app: r.u32("app")?,
+                node: r.u32("node")?,
+                key: SchedulerKey { priority: r.i32("priority")?, allocation_request_id: r.i64("allocation_request_id")? },
+                resources: r.res("resources")?,
+                execution: ExecutionType::from_code(r.flag("execution")?),
+                start_ms: r.i64("start_ms")?,
             },
-            tag::ALLOCATION_REJECTED => Event::AllocationRejected { container: r.u64()? },
-            tag::NODE_LOAD_ESTIMATE => Event::NodeLoadEstimate { host: r.str()?, used: r.res()?, expires_ms: r.i64()? },
+            tag::ALLOCATION_REJECTED => Event::AllocationRejected { container: r.u64("container")? },
+            tag::NODE_LOAD_ESTIMATE => Event::NodeLoadEstimate {
+                host: r.str("host")?,
+                used: r.res("used")?,
+                expires_ms: r.i64("expires_ms")?,
+            },
             tag::HISTORY_SAMPLE => Event::HistorySample {
-                app_id: r.str()?,
-                user: r.str()?,
-                name: r.str()?,
-                size_ms: r.i64()?,
+                app_id: r.str("app_id")?,
+                user: r.str("user")?,
+                name: r.str("name")?,
+                size_ms: r.i64("size_ms")?,
             },
-            tag::NODE_ATTRIBUTES_UPDATED => Event::NodeAttributesUpdated { node: r.u32()?, labels: r.list()?, attributes: pairs(r.list()?) },
+            tag::NODE_ATTRIBUTES_UPDATED => Event::NodeAttributesUpdated {
+                node: r.u32("node")?,
+                labels: r.list("labels")?,
+                attributes: pairs(r.list("attributes")?),
+            },
             tag::ASK_PLACEMENT => {
-                let app = r.u32()?;
-                let key = SchedulerKey { priority: r.i32()?, allocation_request_id: r.i64()? };
-                let (tags, text) = (r.list()?, r.str()?);
+                let app = r.u32("app")?;
+                let key = SchedulerKey { priority: r.i32("priority")?, allocation_request_id: r.i64("allocation_request_id")? };
+                let (tags, text) = (r.list("tags")?, r.str("constraint")?);
                 match out.last_mut() {
                     Some(Event::AskUpdated { app: a, ask }) if *a == app && ask.key == key => {
                         ask.placement = Some(std::sync::Arc::new(crate::constraint::Placement::from_text(tags, &text)));
                         continue;
                     }
-                    _ => return Err(WireError { offset: at, what: format!("AskPlacement for app {app} key {key:?} does not follow its AskUpdated") }),
+                    _ => return Err(r.fail(at, "app", format!("AskPlacement for app {app} key {key:?} does not follow its AskUpdated"))),
                 }
             }
-            tag::CONTAINER_TAGS => Event::ContainerTags { container: r.u64()?, tags: r.list()? },
-            other => return Err(WireError { offset: at, what: format!("unknown event tag {other}") }),
+            tag::CONTAINER_TAGS => Event::ContainerTags { container: r.u64("container")?, tags: r.list("tags")? },
+            _ => unreachable!("record_name knows every tag matched here"),
         };
         out.push(ev);
     }
@@ -342,11 +413,6 @@ impl EventWriter {
                 }
                 self
             }
-            Event::NodeAttributesUpdated { node, labels, attributes } => {
-                let attrs: Vec<String> = attributes.iter().map(|(a, b)| format!("{a}={b}")).collect();
-                self.u8(tag::NODE_ATTRIBUTES_UPDATED).u32(*node).str(&labels.join(",")).str(&attrs.join(","))
-            }
-            Event::ContainerTags { container, tags } => self.u8(tag::CONTAINER_TAGS).i64(*container as i64).str(&tags.join(",")),
             Event::ContainerLaunched { container, at_ms } => {
                 self.u8(tag::CONTAINER_LAUNCHED).i64(*container as i64).i64(*at_ms)
             }
@@ -372,6 +438,11 @@ impl EventWriter {
             Event::HistorySample { app_id, user, name, size_ms } => {
                 self.u8(tag::HISTORY_SAMPLE).str(app_id).str(user).str(name).i64(*size_ms)
             }
+            Event::NodeAttributesUpdated { node, labels, attributes } => {
+                let attrs: Vec<String> = attributes.iter().map(|(a, b)| format!("{a}={b}")).collect();
+                self.u8(tag::NODE_ATTRIBUTES_UPDATED).u32(*node).str(&labels.join(",")).str(&attrs.join(","))
+            }
+            Event::ContainerTags { container, tags } => self.u8(tag::CONTAINER_TAGS).i64(*container as i64).str(&tags.join(",")),
         }
     }
 }
@@ -474,6 +545,8 @@ mod tests {
         let mut out = vec![];
         let err = decode_events(&w.buf[..3], &mut out).unwrap_err();
         assert_eq!(err.offset, 1);
+        assert_eq!((err.record, err.field), ("AppRemoved", "app"));
+        assert!(err.to_string().contains("AppRemoved record at byte 0, field `app`: truncated u32"), "{err}");
         let err = decode_events(&[99], &mut out).unwrap_err();
         assert!(err.what.contains("unknown event tag 99"));
     }

@@ -82,6 +82,10 @@ pub struct SchedulerConfig {
     /// Deliberate failure for testing the shim's safe fallback:
     /// `none`, `panic-on-schedule` or `error-on-schedule`.
     pub fault_injection: String,
+    /// Test-only, with `fault_injection`: only every Nth scheduling call of
+    /// an engine fails (1 = every call), so a run sees faults under load
+    /// with working stretches between them (`crate::engine::faults`).
+    pub fault_every_n_heartbeats: u32,
     /// Most containers the engine hands out on one node heartbeat (0 = no
     /// limit), like the CapacityScheduler's multiple-assignments cap.
     pub max_assignments_per_heartbeat: u32,
@@ -98,6 +102,7 @@ impl Default for SchedulerConfig {
             policy: "composed".into(),
             queue_order: "auto".into(),
             fault_injection: "none".into(),
+            fault_every_n_heartbeats: 1,
             max_assignments_per_heartbeat: 0,
             refused_placement_backoff_ms: 10_000,
         }
@@ -420,6 +425,9 @@ impl Config {
                 &s.fault_injection,
                 "expected one of none, panic-on-schedule, error-on-schedule",
             ));
+        }
+        if s.fault_every_n_heartbeats == 0 {
+            return Err(bad("scheduler.fault_every_n_heartbeats", 0, "must be at least 1 (1 = every scheduling call)"));
         }
         if s.refused_placement_backoff_ms < 0 {
             return Err(bad("scheduler.refused_placement_backoff_ms", s.refused_placement_backoff_ms, "must be at least 0"));

@@ -11,6 +11,7 @@
 //! returned; a driver that cannot carry one out sends `AllocationRejected`.
 
 pub mod activity;
+pub mod faults;
 mod pass;
 
 pub use crate::event::{Decision, Event};
@@ -26,7 +27,7 @@ use tracing::warn;
 /// them into a Java exception and the shim falls back to its built-in FIFO).
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
-    #[error("engine fault injected by scheduler.fault_injection = error-on-schedule")]
+    #[error("engine fault injected by scheduler.fault_injection = error-on-schedule (every scheduler.fault_every_n_heartbeats calls)")]
     InjectedFault,
     #[error("unknown node {0}")]
     UnknownNode(NodeId),
@@ -63,6 +64,8 @@ pub struct Engine {
     config: Config,
     next_container: ContainerId,
     counters: Counters,
+    /// Scheduling calls counted for `scheduler.fault_every_n_heartbeats`.
+    fault_calls: u64,
 }
 
 impl Engine {
@@ -93,6 +96,7 @@ impl Engine {
             config,
             next_container: 1,
             counters: Counters::default(),
+            fault_calls: 0,
         })
     }
 
@@ -480,11 +484,7 @@ impl Engine {
     /// Run one scheduling pass for `node` (a NodeManager heartbeat) and
     /// append the decisions to `out`.
     pub fn schedule_node(&mut self, node: NodeId, now_ms: i64, out: &mut Vec<Decision>) -> Result<(), EngineError> {
-        match self.config.scheduler.fault_injection.as_str() {
-            "panic-on-schedule" => panic!("engine fault injected by scheduler.fault_injection = panic-on-schedule"),
-            "error-on-schedule" => return Err(EngineError::InjectedFault),
-            _ => {}
-        }
+        faults::before_schedule(&self.config.scheduler, &mut self.fault_calls)?;
         if !self.state.nodes.contains_key(&node) {
             return Err(EngineError::UnknownNode(node));
         }
@@ -632,6 +632,13 @@ impl Engine {
             Gauge::new("engine_containers", s.containers.len() as f64, "Running containers the engine knows"),
         ];
         out.push(Gauge::counter("engine_reconfigurations_total", c.reconfigurations as f64, "Configs applied in place (-refreshQueues)"));
+        if self.config.scheduler.fault_injection != "none" || faults::injected_total() > 0 {
+            out.push(Gauge::counter(
+                "engine_faults_injected_total",
+                faults::injected_total() as f64,
+                "Faults injected on purpose by scheduler.fault_injection (test-only), by every engine of this process",
+            ));
+        }
         out.extend(self.policies.gauges(s));
         out
     }

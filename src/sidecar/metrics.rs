@@ -293,6 +293,7 @@ fn rm_families(f: &mut Families, o: &Observed) {
         f.counter("shepherd_jni_engine_allocations_total", "Containers placed by the Rust engine (shim counter, RM /jmx)", &[], sh.engine_allocations);
         f.counter("shepherd_jni_fallback_allocations_total", "Containers placed by the safe FIFO while the engine was unavailable", &[], sh.fallback_allocations);
         f.counter("shepherd_jni_engine_failures_total", "JNI calls into the engine that failed (exception or panic)", &[], sh.engine_failures);
+        f.counter("shepherd_jni_fallback_heartbeats_total", "NodeManager heartbeats scheduled by the safe FIFO because the engine failed or was degraded", &[], sh.fallback_heartbeats);
         f.counter("shepherd_jni_engine_rebuilds_total", "Engine rebuilds after a failure", &[], sh.engine_rebuilds);
         f.counter("shepherd_jni_rejected_decisions_total", "Engine decisions YARN could no longer carry out", &[], sh.rejected_decisions);
         f.counter("shepherd_jni_crossings_total", "Heartbeat crossings into the engine", &[], sh.crossings);

@@ -9,7 +9,7 @@
 //! after the previous one (the map→reduce barrier). Container size defaults
 //! to SLS's 1024 MB / 1 vcore.
 
-use super::trace::{Job, Stage, Task, Trace};
+use super::trace::{Job, Stage, Task, Trace, MAX_TASKS_PER_JOB};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -80,13 +80,23 @@ impl SlsTask {
 
 /// Parse a stream of SLS job objects (concatenated or a JSON array).
 pub fn parse(text: &str) -> Result<Vec<SlsJob>, String> {
-    if text.trim_start().starts_with('[') {
-        return serde_json::from_str(text).map_err(|e| e.to_string());
+    let jobs: Vec<SlsJob> = if text.trim_start().starts_with('[') {
+        serde_json::from_str(text).map_err(|e| e.to_string())?
+    } else {
+        serde_json::Deserializer::from_str(text)
+            .into_iter::<SlsJob>()
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?
+    };
+    // `container.count` repeats a task: bound the expansion (a u32 count
+    // would otherwise let one entry ask for billions of tasks).
+    for j in &jobs {
+        let total: u64 = j.tasks.iter().map(|t| u64::from(t.count.unwrap_or(1))).sum();
+        if total > MAX_TASKS_PER_JOB {
+            return Err(format!("job {}: `container.count` adds up to {total} tasks, over {MAX_TASKS_PER_JOB}", j.id));
+        }
     }
-    serde_json::Deserializer::from_str(text)
-        .into_iter::<SlsJob>()
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())
+    Ok(jobs)
 }
 
 /// Write jobs as SLS does: one pretty-printed object after another.

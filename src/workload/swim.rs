@@ -5,7 +5,9 @@
 //!
 //! SWIM records bytes, not tasks; [`SwimModel`] turns bytes into a MapReduce
 //! job the way Hadoop would split it:
-//! * maps = ⌈input ÷ split size⌉ (HDFS block, 128 MiB), at least 1;
+//! * maps = ⌈input ÷ split size⌉ (HDFS block, 128 MiB), at least 1, at
+//!   most `max_maps` (so one absurd input size cannot expand into billions
+//!   of tasks);
 //! * reduces = ⌈shuffle ÷ bytes per reducer⌉ (Hive's
 //!   `hive.exec.reducers.bytes.per.reducer`, 256 MiB), 0 when nothing is
 //!   shuffled (map-only job), at most `max_reduces`;
@@ -30,6 +32,7 @@ pub struct SwimModel {
     pub split_bytes: u64,
     pub bytes_per_reduce: u64,
     pub max_reduces: u64,
+    pub max_maps: u64,
     pub task_overhead_ms: i64,
     /// Bytes per second one map task reads and processes.
     pub map_bytes_per_s: f64,
@@ -45,6 +48,9 @@ impl Default for SwimModel {
             split_bytes: 128 << 20,
             bytes_per_reduce: 256 << 20,
             max_reduces: 999,
+            // 100 000 maps = 12 TiB at 128 MiB splits, beyond the largest
+            // FB-2009 job.
+            max_maps: 100_000,
             task_overhead_ms: 2_000,
             map_bytes_per_s: 50e6,
             shuffle_bytes_per_s: 25e6,
@@ -91,7 +97,7 @@ pub fn to_trace(jobs: &[SwimJob], m: &SwimModel) -> Trace {
     let jobs = jobs
         .iter()
         .map(|j| {
-            let maps = j.input_bytes.div_ceil(m.split_bytes).max(1);
+            let maps = j.input_bytes.div_ceil(m.split_bytes).clamp(1, m.max_maps.max(1));
             let reduces = if j.shuffle_bytes == 0 { 0 } else { j.shuffle_bytes.div_ceil(m.bytes_per_reduce).clamp(1, m.max_reduces) };
             let map_ms = m.task_overhead_ms + (j.input_bytes as f64 / maps as f64 / m.map_bytes_per_s * 1000.0) as i64;
             let mut stages = vec![Stage {

@@ -165,6 +165,13 @@ impl Job {
     }
 }
 
+/// Most tasks one job of a trace may expand to, and most nodes a trace's
+/// cluster may have: a reader refuses more (naming the job or key) rather
+/// than let one bad number make the simulator allocate without bound and
+/// abort. Ten times the largest jobs and clusters the papers replay.
+pub const MAX_TASKS_PER_JOB: u64 = 1_000_000;
+pub const MAX_NODES: usize = 1_000_000;
+
 impl Trace {
     pub fn from_json(text: &str) -> Result<Trace, String> {
         let t: Trace = serde_json::from_str(text).map_err(|e| e.to_string())?;
@@ -177,6 +184,11 @@ impl Trace {
     }
 
     pub fn validate(&self) -> Result<(), String> {
+        if let Some(c) = &self.cluster {
+            if c.nodes as usize > MAX_NODES {
+                return Err(format!("cluster: `nodes` = {} is over {MAX_NODES}", c.nodes));
+            }
+        }
         for j in &self.jobs {
             if j.stages.is_empty() {
                 return Err(format!("job {}: no stages", j.id));

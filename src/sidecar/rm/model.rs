@@ -257,6 +257,8 @@ pub struct ShimCounters {
     pub engine_allocations: f64,
     pub fallback_allocations: f64,
     pub engine_failures: f64,
+    /// Heartbeats the safe FIFO scheduled (engine failed or degraded).
+    pub fallback_heartbeats: f64,
     pub engine_rebuilds: f64,
     pub rejected_decisions: f64,
     pub crossings: f64,
@@ -280,6 +282,7 @@ pub fn parse_shim_jmx(body: &[u8]) -> Result<Option<ShimCounters>, Malformed> {
         engine_allocations: f("EngineAllocations"),
         fallback_allocations: f("FallbackAllocations"),
         engine_failures: f("EngineFailures"),
+        fallback_heartbeats: f("FallbackHeartbeats"),
         engine_rebuilds: f("EngineRebuilds"),
         rejected_decisions: f("RejectedDecisions"),
         crossings: f("CrossingNanosNumOps"),

@@ -18,6 +18,8 @@ final class ShepherdMetrics {
   MutableCounterLong fallbackAllocations;
   @Metric("Engine calls that failed (exception or panic)")
   MutableCounterLong engineFailures;
+  @Metric("NodeManager heartbeats scheduled by the safe built-in FIFO (engine failed or degraded)")
+  MutableCounterLong fallbackHeartbeats;
   @Metric("Engine rebuilds after a failure")
   MutableCounterLong engineRebuilds;
   @Metric("Containers NodeManagers reported after a work-preserving RM restart, handed to the engine")

@@ -139,6 +139,8 @@ public class ShepherdScheduler extends FifoScheduler {
   private final Map<String, ShepherdQueue> leafQueues = new LinkedHashMap<>();
   private final Resource usedResource = Resource.newInstance(0, 0);
   private final ShepherdMetrics shimMetrics = ShepherdMetrics.create();
+  /** Engine failures already added to {@code shimMetrics.engineFailures}. */
+  private long publishedFailures;
   private volatile ShepherdQueue rootQueue;
   private volatile EngineLink engine;
   /** The engine's and policy's gauges in metrics2 (RM /jmx, /prom). */
@@ -778,8 +780,17 @@ public class ShepherdScheduler extends FifoScheduler {
     long started = System.nanoTime();
     long[] decisions = engine.step(now, mayAllocate ? idx : -1);
     shimMetrics.crossingNanos.add(System.nanoTime() - started);
+    // The link counts failures of every engine call (steps, rebuilds,
+    // refreshes); publish what it counted since the last heartbeat. A
+    // heartbeat without decisions is one the fallback schedules, whether
+    // the engine failed now or is still degraded from an earlier failure.
+    long failures = engine.failures();
+    if (failures > publishedFailures) {
+      shimMetrics.engineFailures.incr(failures - publishedFailures);
+      publishedFailures = failures;
+    }
     if (decisions == null) {
-      shimMetrics.engineFailures.incr();
+      shimMetrics.fallbackHeartbeats.incr();
       if (mayAllocate) {
         int placed = SafeFifo.assign(applications.values(), node,
             (attempt, n, key, type) -> place(attempt, n, key, type, shimKey(), false) != null);
@@ -1150,6 +1161,16 @@ public class ShepherdScheduler extends FifoScheduler {
 
   public long getEngineFailures() {
     return engine.failures();
+  }
+
+  /** Engines rebuilt (and the cluster state replayed) after a failure. */
+  public long getEngineRebuilds() {
+    return shimMetrics.engineRebuilds.value();
+  }
+
+  /** NodeManager heartbeats the safe FIFO scheduled instead of the engine. */
+  public long getFallbackHeartbeats() {
+    return shimMetrics.fallbackHeartbeats.value();
   }
 
   /** The engine's own counters; see {@link NativeEngine#counters}. */

@@ -268,14 +268,8 @@ fn constrained_app(e: &mut Engine, app: u32, count: i32, tags: &[&str], constrai
     e.apply(Event::AskUpdated {
         app,
         ask: Ask {
-            key: SchedulerKey { priority: 1, allocation_request_id: 1 },
-            capability: Resources::new(1024, 1),
-            count,
-            relax_locality: true,
-            execution: ExecutionType::Guaranteed,
-            locations: vec![],
-            label: String::new(),
             placement: Some(Arc::new(Placement::from_text(tags.iter().map(|t| t.to_string()).collect(), constraint))),
+            ..Ask::anywhere(SchedulerKey { priority: 1, allocation_request_id: 1 }, Resources::new(1024, 1), count)
         },
     });
 }

@@ -1,7 +1,7 @@
 //! The baseline policies' orderings, driven through the engine as the shim
 //! and the simulator drive it.
 
-use shepherd::model::{Ask, ExecutionType, Resources, SchedulerKey};
+use shepherd::model::{Ask, Resources, SchedulerKey};
 use shepherd::{Config, Decision, Engine, Event};
 
 fn engine(text: &str) -> Engine {
@@ -33,16 +33,7 @@ fn app(e: &mut Engine, id: u32, queue: &str, name: &str, submit: i64, work: i64,
     e.apply(Event::AttemptAdded { app: id, attempt: 1 });
     e.apply(Event::AskUpdated {
         app: id,
-        ask: Ask {
-            key: SchedulerKey { priority: 1, allocation_request_id: 0 },
-            capability: Resources::new(mem, 1),
-            count,
-            relax_locality: true,
-            execution: ExecutionType::Guaranteed,
-            locations: vec![],
-            label: String::new(),
-            placement: None,
-        },
+        ask: Ask::anywhere(SchedulerKey { priority: 1, allocation_request_id: 0 }, Resources::new(mem, 1), count),
     });
 }
 

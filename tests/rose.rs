@@ -40,16 +40,7 @@ fn app(e: &mut Engine, id: u32, queue: &str, count: i32) {
     e.apply(Event::AttemptAdded { app: id, attempt: 1 });
     e.apply(Event::AskUpdated {
         app: id,
-        ask: Ask {
-            key: SchedulerKey { priority: 1, allocation_request_id: 0 },
-            capability: Resources::new(1024, 1),
-            count,
-            relax_locality: true,
-            execution: ExecutionType::Guaranteed,
-            locations: vec![],
-            label: String::new(),
-            placement: None,
-        },
+        ask: Ask::anywhere(SchedulerKey { priority: 1, allocation_request_id: 0 }, Resources::new(1024, 1), count),
     });
 }
 
@@ -228,16 +219,7 @@ fn application_masters_are_never_speculative() {
     e.apply(Event::AttemptAdded { app: 2, attempt: 1 });
     e.apply(Event::AskUpdated {
         app: 2,
-        ask: Ask {
-            key: SchedulerKey { priority: shepherd::model::ask::AM_PRIORITY, allocation_request_id: -1 },
-            capability: Resources::new(1024, 1),
-            count: 1,
-            relax_locality: true,
-            execution: ExecutionType::Guaranteed,
-            locations: vec![],
-            label: String::new(),
-            placement: None,
-        },
+        ask: Ask::anywhere(SchedulerKey { priority: shepherd::model::ask::AM_PRIORITY, allocation_request_id: -1 }, Resources::new(1024, 1), 1),
     });
     let d = heartbeat(&mut e, 6000, Some((1.0, 1024)));
     assert!(d.is_empty(), "{d:?}");

@@ -7,7 +7,7 @@
 use crate::bridge::session::Session;
 use crate::bridge::wire::EventWriter;
 use crate::engine::Event;
-use crate::model::{Ask, ExecutionType, Resources, SchedulerKey};
+use crate::model::{Ask, Resources, SchedulerKey};
 use std::time::Instant;
 
 pub struct HeartbeatBench {
@@ -147,16 +147,7 @@ impl HeartbeatBench {
 fn map_ask(app: u32, count: i32) -> Event {
     Event::AskUpdated {
         app,
-        ask: Ask {
-            key: SchedulerKey { priority: 20, allocation_request_id: 0 },
-            capability: Resources::new(4096, 1),
-            count,
-            relax_locality: true,
-            execution: ExecutionType::Guaranteed,
-            locations: vec![],
-            label: String::new(),
-            placement: None,
-        },
+        ask: Ask::anywhere(SchedulerKey { priority: 20, allocation_request_id: 0 }, Resources::new(4096, 1), count),
     }
 }
 

@@ -70,7 +70,7 @@ impl Session {
 mod tests {
     use super::*;
     use crate::bridge::wire::EventWriter;
-    use crate::model::{Ask, ExecutionType, Resources, SchedulerKey};
+    use crate::model::{Ask, Resources, SchedulerKey};
 
     #[test]
     fn one_batch_adds_cluster_and_schedules() {
@@ -105,16 +105,7 @@ mod tests {
         w.event(
             &Event::AskUpdated {
                 app: 0,
-                ask: Ask {
-                    key: SchedulerKey { priority: 0, allocation_request_id: 0 },
-                    capability: Resources::new(1024, 1),
-                    count: 1,
-                    relax_locality: true,
-                    execution: ExecutionType::Guaranteed,
-                    locations: vec![],
-                    label: String::new(),
-                    placement: None,
-                },
+                ask: Ask::anywhere(SchedulerKey { priority: 0, allocation_request_id: 0 }, Resources::new(1024, 1), 1),
             },
             2,
         );

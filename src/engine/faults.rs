@@ -30,7 +30,7 @@ pub(super) fn before_schedule(cfg: &SchedulerConfig, calls: &mut u64) -> Result<
     }
     *calls += 1;
     let every = u64::from(cfg.fault_every_n_heartbeats.max(1));
-    if *calls % every != 0 {
+    if !(*calls).is_multiple_of(every) {
         return Ok(());
     }
     INJECTED.fetch_add(1, Ordering::Relaxed);

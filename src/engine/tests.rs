@@ -40,16 +40,7 @@ pub(crate) fn add_app(e: &mut Engine, id: u32, queue: &str, user: &str, submit_m
 pub(crate) fn ask(e: &mut Engine, app: u32, priority: i32, mem: i64, cores: i64, count: i32) {
     e.apply(Event::AskUpdated {
         app,
-        ask: Ask {
-            key: SchedulerKey { priority, allocation_request_id: 0 },
-            capability: Resources::new(mem, cores),
-            count,
-            relax_locality: true,
-            execution: ExecutionType::Guaranteed,
-            locations: vec![],
-            label: String::new(),
-            placement: None,
-        },
+        ask: Ask::anywhere(SchedulerKey { priority, allocation_request_id: 0 }, Resources::new(mem, cores), count),
     });
 }
 

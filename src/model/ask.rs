@@ -79,6 +79,23 @@ pub struct Ask {
 }
 
 impl Ask {
+    /// A plain ask: `count` containers of `capability` anywhere (relaxed
+    /// locality, no named location), GUARANTEED, in the default partition,
+    /// without a placement constraint — what the simulator, the benches and
+    /// most tests ask for. Other asks set the fields that differ over it.
+    pub fn anywhere(key: SchedulerKey, capability: Resources, count: i32) -> Ask {
+        Ask {
+            key,
+            capability,
+            count,
+            relax_locality: true,
+            execution: ExecutionType::Guaranteed,
+            locations: Vec::new(),
+            label: String::new(),
+            placement: None,
+        }
+    }
+
     fn location_count(&self, name: &str) -> i32 {
         self.locations
             .iter()

@@ -378,16 +378,7 @@ impl<'a> Sim<'a> {
         *self.shapes.entry((res.0[0], res.0[1])).or_default() += 1;
         self.engine.apply(Event::AskUpdated {
             app: j,
-            ask: Ask {
-                key,
-                capability: res,
-                count,
-                relax_locality: true,
-                execution: ExecutionType::Guaranteed,
-                locations: vec![],
-                label: String::new(),
-                placement: None,
-            },
+            ask: Ask::anywhere(key, res, count),
         });
     }
 
@@ -434,16 +425,7 @@ impl<'a> Sim<'a> {
         *self.shapes.entry((size.0[0], size.0[1])).or_default() += 1;
         self.engine.apply(Event::AskUpdated {
             app: j,
-            ask: Ask {
-                key: SchedulerKey { priority: AM_PRIORITY, allocation_request_id: -1 },
-                capability: size,
-                count: 1,
-                relax_locality: true,
-                execution: ExecutionType::Guaranteed,
-                locations: vec![],
-                label: String::new(),
-                placement: None,
-            },
+            ask: Ask::anywhere(SchedulerKey { priority: AM_PRIORITY, allocation_request_id: -1 }, size, 1),
         });
     }
 
@@ -474,16 +456,7 @@ impl<'a> Sim<'a> {
             *self.shapes.entry((stage.memory_mb, stage.vcores)).or_default() += count as i64;
             self.engine.apply(Event::AskUpdated {
                 app: j,
-                ask: Ask {
-                    key: stage_key(s),
-                    capability: stage.demand(),
-                    count,
-                    relax_locality: true,
-                    execution: ExecutionType::Guaranteed,
-                    locations: vec![],
-                    label: String::new(),
-                    placement: None,
-                },
+                ask: Ask::anywhere(stage_key(s), stage.demand(), count),
             });
         }
         for s in actions.release_waiting.drain(..) {

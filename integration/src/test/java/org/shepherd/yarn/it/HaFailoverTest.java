@@ -11,7 +11,6 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.ha.HAServiceProtocol;
 import org.apache.hadoop.ha.HAServiceProtocol.RequestSource;
@@ -123,39 +122,14 @@ public class HaFailoverTest {
           return job.createJob(2, 1, 90_000, 1, 1_000, 1).waitForCompletion(false);
         }));
       }
-      long deadline = System.currentTimeMillis() + 300_000;
-      while (RecoveryChecks.runningContainers(rm(0)).size() < 7) {
-        assertTrue("7 containers running before the failover, saw "
-            + RecoveryChecks.runningContainers(rm(0)).size(),
-            System.currentTimeMillis() < deadline);
-        Thread.sleep(500);
-      }
-      Set<ContainerId> before = RecoveryChecks.runningContainers(rm(0));
+      Set<ContainerId> before = RecoveryChecks.awaitRunning(rm(0), 7);
       long allocatedBefore = ((ShepherdScheduler) rm(0).getResourceScheduler())
           .getEngineAllocations();
 
       rm(0).getRMContext().getRMAdminService().transitionToStandby(BY_USER);
       rm(1).getRMContext().getRMAdminService().transitionToActive(BY_USER);
       assertEquals("rm1 is active", 1, cluster.getActiveRMIndex());
-      ShepherdScheduler after = (ShepherdScheduler) rm(1).getResourceScheduler();
-
-      try (RecoveryChecks.Watcher watcher = new RecoveryChecks.Watcher(rm(1))) {
-        for (Future<Boolean> j : jobs) {
-          assertTrue("a job failed across the failover", j.get(10, TimeUnit.MINUTES));
-        }
-        assertEquals("allocation never exceeded a node or repeated a container", null,
-            watcher.violation());
-      }
-
-      long recovered = after.getRecoveredContainers();
-      System.out.printf("failover: %d containers running on rm0, %d recovered into rm1's engine,"
-          + " %d engine allocations on rm0 and %d on rm1%n", before.size(), recovered,
-          allocatedBefore, after.getEngineAllocations());
-      assertTrue("rm1's engine learned every running container: recovered " + recovered
-          + " of " + before.size(), recovered >= before.size());
-      assertTrue("rm1's engine placed the reduces", after.getEngineAllocations() >= 3);
-      assertEquals("no fallback allocations", 0, after.getFallbackAllocations());
-      assertEquals("no engine failures", 0, after.getEngineFailures());
+      RecoveryChecks.assertTakeover("failover", rm(1), jobs, before.size(), allocatedBefore);
 
       try (YarnClient client = YarnClient.createYarnClient()) {
         client.init(clientConf);

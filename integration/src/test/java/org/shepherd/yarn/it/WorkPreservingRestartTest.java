@@ -1,7 +1,6 @@
 package org.shepherd.yarn.it;
 
 import static org.junit.Assert.assertEquals;
-import static org.junit.Assert.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.File;
@@ -11,14 +10,12 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.recovery.FileSystemRMStateStore;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
-import org.shepherd.yarn.ShepherdScheduler;
 import org.shepherd.yarn.cluster.ShepherdCluster;
 import org.shepherd.yarn.cluster.Workloads;
 
@@ -81,42 +78,14 @@ public class WorkPreservingRestartTest {
         jobs.add(pool.submit(() ->
             Workloads.sleep(cluster.jobConf(), user, "default", 2, 1, 90_000, 1_000)));
       }
-      // Three AMs and at least four maps running on their NodeManagers
-      // (an allocated container that has not started yet dies with the RM:
-      // YARN recovers what NodeManagers report, and the AM asks again).
-      long deadline = System.currentTimeMillis() + 300_000;
-      while (RecoveryChecks.runningContainers(cluster.rm()).size() < 7) {
-        assertTrue("7 containers running before the restart, saw "
-            + RecoveryChecks.runningContainers(cluster.rm()).size(),
-            System.currentTimeMillis() < deadline);
-        Thread.sleep(500);
-      }
-      Set<ContainerId> before = RecoveryChecks.runningContainers(cluster.rm());
+      // Three AMs and at least four maps running on their NodeManagers.
+      Set<ContainerId> before = RecoveryChecks.awaitRunning(cluster.rm(), 7);
       long allocatedBefore = cluster.scheduler().getEngineAllocations();
 
       cluster.stopResourceManager();
       Thread.sleep(2_000);
       cluster.restartResourceManager();
-      ShepherdScheduler after = cluster.scheduler();
-
-      // Watch the recovered cluster until every job is done.
-      try (RecoveryChecks.Watcher watcher = new RecoveryChecks.Watcher(cluster.rm())) {
-        for (Future<Boolean> j : jobs) {
-          assertTrue("a job failed across the restart", j.get(10, TimeUnit.MINUTES));
-        }
-        assertEquals("allocation never exceeded a node or repeated a container", null,
-            watcher.violation());
-      }
-
-      long recovered = after.getRecoveredContainers();
-      System.out.printf("restart: %d containers running before, %d recovered into the new engine,"
-          + " %d engine allocations before and %d after%n", before.size(), recovered,
-          allocatedBefore, after.getEngineAllocations());
-      assertTrue("the new engine learned every running container: recovered " + recovered
-          + " of " + before.size(), recovered >= before.size());
-      assertTrue("the new engine placed the reduces", after.getEngineAllocations() >= 3);
-      assertEquals("no fallback allocations", 0, after.getFallbackAllocations());
-      assertEquals("no engine failures", 0, after.getEngineFailures());
+      RecoveryChecks.assertTakeover("restart", cluster.rm(), jobs, before.size(), allocatedBefore);
 
       JsonNode apps = cluster.rest("/ws/v1/cluster/apps").path("apps").path("app");
       int mapreduce = 0;

@@ -105,19 +105,24 @@ public final class EventBatch {
     return items == null ? "" : String.join(",", items);
   }
 
-  public void nodeAdded(int node, String host, String rack, long[] capability,
-      Collection<String> labels, Map<String, String> attributes) {
-    StringBuilder attrs = new StringBuilder();
-    if (attributes != null) {
-      for (Map.Entry<String, String> e : attributes.entrySet()) {
-        if (attrs.length() > 0) {
-          attrs.append(',');
+  /** {@code k=v} items, comma-separated (the wire's attribute lists). */
+  private static String joinPairs(Map<String, String> pairs) {
+    StringBuilder out = new StringBuilder();
+    if (pairs != null) {
+      for (Map.Entry<String, String> e : pairs.entrySet()) {
+        if (out.length() > 0) {
+          out.append(',');
         }
-        attrs.append(e.getKey()).append('=').append(e.getValue());
+        out.append(e.getKey()).append('=').append(e.getValue());
       }
     }
+    return out.toString();
+  }
+
+  public void nodeAdded(int node, String host, String rack, long[] capability,
+      Collection<String> labels, Map<String, String> attributes) {
     u8(NODE_ADDED).i32(node).str(host).str(rack).res(capability).str(join(labels))
-        .str(attrs.toString());
+        .str(joinPairs(attributes));
   }
 
   public void nodeRemoved(int node) {
@@ -196,16 +201,7 @@ public final class EventBatch {
   /** A node's labels or attributes changed: the new full sets. */
   public void nodeAttributesUpdated(int node, Collection<String> labels,
       Map<String, String> attributes) {
-    StringBuilder attrs = new StringBuilder();
-    if (attributes != null) {
-      for (Map.Entry<String, String> e : attributes.entrySet()) {
-        if (attrs.length() > 0) {
-          attrs.append(',');
-        }
-        attrs.append(e.getKey()).append('=').append(e.getValue());
-      }
-    }
-    u8(NODE_ATTRIBUTES_UPDATED).i32(node).str(join(labels)).str(attrs.toString());
+    u8(NODE_ATTRIBUTES_UPDATED).i32(node).str(join(labels)).str(joinPairs(attributes));
   }
 
   /** Allocation tags of a live container (recovered after an RM restart). */

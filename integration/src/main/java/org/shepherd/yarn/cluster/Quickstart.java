@@ -44,6 +44,11 @@ public final class Quickstart {
     }
     long t0 = System.currentTimeMillis();
     try (ShepherdCluster cluster = ShepherdCluster.start("quickstart", toml, conf -> {
+      if (Long.getLong("shepherd.quickstart.hold.s", 0) > 0) {
+        // Kept up to look around: keep container logs as YARN does (3 h).
+        conf.setLong(org.apache.hadoop.yarn.conf.YarnConfiguration.NM_LOG_RETAIN_SECONDS,
+            Long.getLong("shepherd.nm.log.retain.seconds", 10_800));
+      }
       if (!webPort.isEmpty()) {
         ShepherdCluster.reportUtilization(conf);
         try {

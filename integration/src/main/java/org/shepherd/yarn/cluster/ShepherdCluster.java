@@ -88,6 +88,14 @@ public final class ShepherdCluster implements AutoCloseable {
     // filter and hide the RM's REST API. Job clients then read final job
     // status from the RM (mapreduce.jobhistory.address left empty).
     conf.setBoolean(MiniMRYarnCluster.MR_HISTORY_MINICLUSTER_ENABLED, false);
+    // A NodeManager keeps a finished app (and, without log aggregation, its
+    // container logs) for yarn.nodemanager.log.retain-seconds, 3 h by
+    // default; stopping it waits ~7 s for those apps and another 10 s for
+    // the pending log deletions, per NodeManager, in every test and harness
+    // run. Keep them a few seconds instead; -Dshepherd.nm.log.retain.seconds
+    // keeps container logs longer for debugging.
+    conf.setLong(YarnConfiguration.NM_LOG_RETAIN_SECONDS,
+        Long.getLong("shepherd.nm.log.retain.seconds", 1));
     return conf;
   }
 

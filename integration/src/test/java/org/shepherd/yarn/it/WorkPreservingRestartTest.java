@@ -53,6 +53,9 @@ public class WorkPreservingRestartTest {
         // containers before it lets the scheduler allocate (YARN's default
         // is 10 s; both NMs re-register within a few heartbeats here).
         conf.setLong(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS, 5_000);
+        // NodeManagers and AMs retry the RM every second, not every 30 s
+        // (YARN's default), so they resync within seconds of the restart.
+        conf.setLong(YarnConfiguration.RESOURCEMANAGER_CONNECT_RETRY_INTERVAL_MS, 1_000);
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException(e);
       }
@@ -71,12 +74,12 @@ public class WorkPreservingRestartTest {
     ExecutorService pool = Executors.newFixedThreadPool(3);
     List<Future<Boolean>> jobs = new ArrayList<>();
     try {
-      // Maps long enough to still run when the NodeManagers resync (an NM
-      // notices the new RM up to ~30 s after it starts); a reduce each,
-      // which only the new engine can place.
+      // Maps long enough to still run when the NodeManagers resync (they
+      // retry the RM every second, see above); a reduce each, which only
+      // the new engine can place.
       for (String user : new String[] {"alice", "bob", "carol"}) {
         jobs.add(pool.submit(() ->
-            Workloads.sleep(cluster.jobConf(), user, "default", 2, 1, 90_000, 1_000)));
+            Workloads.sleep(cluster.jobConf(), user, "default", 2, 1, 40_000, 1_000)));
       }
       // Three AMs and at least four maps running on their NodeManagers.
       Set<ContainerId> before = RecoveryChecks.awaitRunning(cluster.rm(), 7);

@@ -14,6 +14,8 @@
 #                 apart, 4 NMs), 3 repetitions; ~15 min per repetition here.
 #   --schedulers  comma list of shepherd:<policy>[=<file.toml>], capacity, fair
 #                 (default shepherd:dress,capacity,fair).
+#   SHEPHERD_PREBUILT=1 skips building the engine and the shim (scripts/test.sh
+#   has just built both).
 CALLER_DIR="$PWD"   # relative paths in the options are relative to here
 source "$(dirname "$0")/lib.sh"
 abs() { case "$1" in /*) echo "$1" ;; *) echo "$CALLER_DIR/$1" ;; esac; }
@@ -44,8 +46,10 @@ mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 
 check_prerequisites
-build_engine
-build_shim
+if [ -z "${SHEPHERD_PREBUILT:-}" ]; then
+  build_engine
+  build_shim
+fi
 CP=$(integration_classpath)
 # Run from copies of the engine, the shim and the harness classes, so a
 # rebuild while a long comparison runs cannot change it halfway.

@@ -206,10 +206,11 @@ public class ClusterFaultsTest {
       violation = watcher.violation();
       long launched = job.getCounters().findCounter(JobCounter.TOTAL_LAUNCHED_MAPS).getValue();
       long killed = job.getCounters().findCounter(JobCounter.NUM_KILLED_MAPS).getValue();
+      long failed = job.getCounters().findCounter(JobCounter.NUM_FAILED_MAPS).getValue();
       awaitEngineEmpty(s);
-      System.out.printf("nm-lost: job SUCCEEDED, maps=%d launched=%d rerun=%d killed=%d,"
-          + " node %s expired as LOST after %d ms (expiry %d ms), engine nodes %d -> %d,"
-          + " over-allocation: %s%n", maps, launched, launched - maps, killed, victim,
+      System.out.printf("nm-lost: job SUCCEEDED, maps=%d launched=%d rerun=%d (attempts"
+          + " killed=%d failed=%d), node %s expired as LOST after %d ms (expiry %d ms), engine nodes %d -> %d,"
+          + " over-allocation: %s%n", maps, launched, launched - maps, killed, failed, victim,
           noticedMs, EXPIRY_MS, NODE_MANAGERS, NODE_MANAGERS - 1,
           violation == null ? "none" : violation);
     }

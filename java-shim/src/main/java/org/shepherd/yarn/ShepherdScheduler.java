@@ -20,6 +20,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.AccessControlException;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
@@ -28,6 +29,7 @@ import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.ExecutionType;
 import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
@@ -38,7 +40,9 @@ import org.apache.hadoop.yarn.api.records.ResourceUtilization;
 import org.apache.hadoop.yarn.api.records.SchedulingRequest;
 import org.apache.hadoop.yarn.exceptions.SchedulerInvalidResoureRequestException;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
+import org.apache.hadoop.yarn.ipc.RPCUtil;
 import org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
@@ -477,6 +481,48 @@ public class ShepherdScheduler extends FifoScheduler {
     updateAvailableResourcesMetrics();
   }
 
+  /**
+   * The queue submit ACL, checked where and as YARN checks a
+   * CapacityScheduler's: RMAppManager#createAndPopulateNewRMApp checks the
+   * queue's SUBMIT_APPLICATIONS / ADMINISTER_QUEUE ACL only for the
+   * CapacityScheduler and FairScheduler (by instanceof), right after it asks
+   * the scheduler for the app's priority, for every new (not recovering) app.
+   * This is that call: a refusal here fails ClientRMService#submitApplication
+   * with the CapacityScheduler's exception and message, before the RM
+   * creates the app.
+   */
+  @Override
+  public Priority checkAndGetApplicationPriority(Priority priorityRequestedByApp,
+      UserGroupInformation user, String queuePath, ApplicationId applicationId)
+      throws YarnException {
+    String denied = submitDenied(user, queuePath, applicationId);
+    if (denied != null) {
+      LOG.info(denied);
+      throw RPCUtil.getRemoteException(new AccessControlException(denied));
+    }
+    return super.checkAndGetApplicationPriority(priorityRequestedByApp, user, queuePath,
+        applicationId);
+  }
+
+  /**
+   * Why {@code user} may not submit to {@code queueName} (the
+   * CapacityScheduler's words), or null: ACLs off, no such queue (refused
+   * later, in addApplication), or the queue's (or root's) submit or admin
+   * ACL lets the user in.
+   */
+  private String submitDenied(UserGroupInformation user, String queueName,
+      ApplicationId appId) {
+    if (user == null || !YarnConfiguration.isAclEnabled(getConf())) {
+      return null;
+    }
+    ShepherdQueue queue = leafQueue(queueName);
+    if (queue == null || queue.hasAccess(QueueACL.SUBMIT_APPLICATIONS, user)) {
+      return null;
+    }
+    return "User " + user.getShortUserName() + " does not have permission to submit " + appId
+        + " to queue " + queueName;
+  }
+
   @Override
   public synchronized void addApplication(ApplicationId appId, String queueName, String user,
       boolean isAppRecovering, boolean unmanagedAM) {
@@ -488,6 +534,18 @@ public class ShepherdScheduler extends FifoScheduler {
       LOG.info(msg);
       rmContext.getDispatcher().getEventHandler()
           .handle(new RMAppEvent(appId, RMAppEventType.APP_REJECTED, msg));
+      return;
+    }
+    // Second line of defence, as the CapacityScheduler's addApplication: an
+    // app that reached the scheduler without the submit-time check (a queue
+    // ACL changed by -refreshQueues in between) is rejected with the ACL's
+    // diagnostic. Recovered apps were accepted before and stay.
+    String denied = isAppRecovering ? null
+        : submitDenied(UserGroupInformation.createRemoteUser(user), queueName, appId);
+    if (denied != null) {
+      LOG.info(denied);
+      rmContext.getDispatcher().getEventHandler().handle(new RMAppEvent(appId,
+          RMAppEventType.APP_REJECTED, new AccessControlException(denied).toString()));
       return;
     }
     SchedulerApplication<FifoAppAttempt> app =

@@ -87,4 +87,21 @@ public final class Workloads {
       return job.createJob(maps, reduces, mapMs, 1, reduceMs, 1).waitForCompletion(false);
     });
   }
+
+  /**
+   * As {@link #sleep}, but returns the submitted Job at once, for tests that
+   * act on the cluster while it runs (its status calls run as {@code user}).
+   */
+  public static Job submitSleep(JobConf base, String user, String queue, int maps, int reduces,
+      long mapMs, long reduceMs) throws Exception {
+    return as(user, () -> {
+      JobConf conf = new JobConf(base);
+      conf.set(MRJobConfig.QUEUE_NAME, queue);
+      SleepJob sleep = new SleepJob();
+      sleep.setConf(conf);
+      Job job = sleep.createJob(maps, reduces, mapMs, 1, reduceMs, 1);
+      job.submit();
+      return job;
+    });
+  }
 }

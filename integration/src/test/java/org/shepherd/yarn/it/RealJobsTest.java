@@ -13,6 +13,8 @@ import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -25,7 +27,11 @@ import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.client.api.YarnClientApplication;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.ApplicationNotFoundException;
 import org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException;
+import org.apache.hadoop.yarn.exceptions.ResourceNotFoundException;
+import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.util.Records;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
@@ -43,21 +49,40 @@ public class RealJobsTest {
       "policy = \"drf\"",
       "[[queue]]",
       "name = \"alpha\"",
-      "capacity = 0.5",
+      "capacity = 0.4",
       "[[queue]]",
       "name = \"beta\"",
-      "capacity = 0.5",
+      "capacity = 0.4",
+      // Queue ACLs (issue 15 items 4 and 7): only alice submits to gamma,
+      // carol administers it (and so may submit too, as in YARN).
+      "[[queue]]",
+      "name = \"gamma\"",
+      "capacity = 0.2",
+      "submit_acl = \"alice\"",
+      "admin_acl = \"carol\"",
       "");
+
+  /** Asks YARN must reject, per kind, tried in this class; printed at the end. */
+  private static final Map<String, Integer> REJECTIONS = new ConcurrentSkipListMap<>();
 
   private static ShepherdCluster cluster;
 
   @BeforeClass
   public static void startCluster() throws Exception {
-    cluster = ShepherdCluster.start("realjobs", CONFIG);
+    cluster = ShepherdCluster.start("realjobs", CONFIG, conf -> {
+      // YARN enforces queue and application ACLs only with this on; the
+      // cluster's own user stays the YARN admin (the default admin ACL "*"
+      // would make everyone an admin of every queue and app).
+      conf.setBoolean(YarnConfiguration.YARN_ACL_ENABLE, true);
+      conf.set(YarnConfiguration.YARN_ADMIN_ACL, System.getProperty("user.name"));
+    });
   }
 
   @AfterClass
   public static void stopCluster() {
+    StringBuilder line = new StringBuilder("rejections:");
+    REJECTIONS.forEach((kind, n) -> line.append(' ').append(kind).append('=').append(n));
+    System.out.println(line);
     if (cluster != null) {
       cluster.close();
     }
@@ -85,8 +110,9 @@ public class RealJobsTest {
     Set<String> queues = new HashSet<>();
     int mapreduce = 0;
     for (JsonNode app : apps) {
-      if (!"MAPREDUCE".equals(app.path("applicationType").asText())) {
-        continue;
+      if (!"MAPREDUCE".equals(app.path("applicationType").asText())
+          || app.path("queue").asText().endsWith("gamma")) {
+        continue; // gamma's jobs belong to the ACL tests
       }
       mapreduce++;
       assertEquals(app.path("id").asText(), "FINISHED", app.path("state").asText());
@@ -142,6 +168,7 @@ public class RealJobsTest {
         fail("an AM ask above yarn.scheduler.maximum-allocation-mb must be rejected");
       } catch (InvalidResourceRequestException expected) {
         assertTrue(expected.getMessage(), expected.getMessage().contains("maximum"));
+        count("over-maximum");
       }
     }
   }
@@ -159,10 +186,148 @@ public class RealJobsTest {
       }
       assertEquals(YarnApplicationState.FAILED, r.getYarnApplicationState());
       assertTrue(r.getDiagnostics(), r.getDiagnostics().contains("unknown queue"));
+      count("unknown-queue");
     } catch (org.apache.hadoop.yarn.exceptions.YarnException rejectedAtSubmit) {
       assertTrue(rejectedAtSubmit.getMessage(),
           rejectedAtSubmit.getMessage().contains("unknown queue"));
+      count("unknown-queue");
     }
+  }
+
+  /**
+   * Negative memory or vcores: RMAppManager validates the AM ask with
+   * SchedulerUtils.normalizeAndValidateRequest against the scheduler's
+   * maximum allocation, whatever the scheduler, and YARN's
+   * InvalidResourceRequestException names the resource type.
+   */
+  @Test(timeout = 120_000)
+  public void negativeAsksAreRejectedTheYarnWay() throws Exception {
+    try (YarnClient client = yarnClient()) {
+      for (Object[] c : new Object[][] {
+          {Resource.newInstance(-512, 1), "memory-mb"},
+          {Resource.newInstance(512, -1), "vcores"}}) {
+        ApplicationSubmissionContext ctx = newApp(client, "negative", "alpha", (Resource) c[0]);
+        try {
+          client.submitApplication(ctx);
+          fail("a negative ask must be rejected: " + c[0]);
+        } catch (InvalidResourceRequestException expected) {
+          String msg = expected.getMessage();
+          assertTrue(msg, msg.contains("less than 0"));
+          assertTrue(msg, msg.contains("Requested resource type=[" + c[1] + "]"));
+          count("negative");
+        }
+      }
+    }
+  }
+
+  /**
+   * A resource type the cluster does not know (no yarn.resource-types entry):
+   * YARN's records refuse it when the ask is written, with
+   * ResourceNotFoundException naming the type, so such an ask never reaches
+   * the RM (the record's protobuf form keeps only known types either way).
+   */
+  @Test(timeout = 120_000)
+  public void unknownResourceTypeIsRefusedTheYarnWay() throws Exception {
+    Resource ask = Resource.newInstance(512, 1);
+    try {
+      ask.setResourceValue("example.com/fpga", 1);
+      fail("an unknown resource type must be refused");
+    } catch (ResourceNotFoundException expected) {
+      assertTrue(expected.getMessage(), expected.getMessage().contains("example.com/fpga"));
+      count("unknown-resource");
+    }
+  }
+
+  /**
+   * Queue submit ACL (yarn.acl.enable): bob is not in gamma's submit_acl, so
+   * his submission fails as under the CapacityScheduler (RMAppManager's
+   * check, whose words Shepherd returns from checkAndGetApplicationPriority)
+   * and the RM never creates the app; alice's job in gamma SUCCEEDED.
+   */
+  @Test(timeout = 300_000)
+  public void submitAclRefusesBobAndAdmitsAlice() throws Exception {
+    String refused = Workloads.as("bob", () -> {
+      try (YarnClient client = yarnClient()) {
+        ApplicationSubmissionContext ctx = newApp(client, "not-allowed", "gamma",
+            Resource.newInstance(512, 1));
+        try {
+          client.submitApplication(ctx);
+          fail("bob is not in gamma's submit ACL");
+          return null;
+        } catch (YarnException e) {
+          try {
+            client.getApplicationReport(ctx.getApplicationId());
+            fail("the RM must not have created " + ctx.getApplicationId());
+          } catch (ApplicationNotFoundException notCreated) {
+            // as with the CapacityScheduler: refused before the RMApp exists
+          }
+          return e.getMessage();
+        }
+      }
+    });
+    assertTrue(refused, refused.contains("AccessControlException"));
+    assertTrue(refused, refused.contains("User bob does not have permission to submit"));
+    assertTrue(refused, refused.contains("to queue gamma"));
+    count("acl-submit");
+    assertTrue("alice's job in gamma",
+        Workloads.sleep(cluster.jobConf(), "alice", "gamma", 1, 0, 100, 0));
+  }
+
+  /**
+   * Queue admin ACL: bob (neither the owner nor gamma's admin) cannot kill
+   * alice's app in gamma; carol, gamma's admin, can.
+   */
+  @Test(timeout = 120_000)
+  public void adminAclLetsOnlyTheQueueAdminKillAnotherUsersApp() throws Exception {
+    ApplicationId id = Workloads.as("alice", () -> {
+      try (YarnClient client = yarnClient()) {
+        ApplicationSubmissionContext ctx = newApp(client, "long", "gamma",
+            Resource.newInstance(512, 1));
+        ctx.getAMContainerSpec().setCommands(Collections.singletonList("sleep 120"));
+        return client.submitApplication(ctx);
+      }
+    });
+    String denied = Workloads.as("bob", () -> {
+      try (YarnClient client = yarnClient()) {
+        client.killApplication(id);
+        fail("bob is not gamma's admin");
+        return null;
+      } catch (YarnException e) {
+        return e.getMessage();
+      }
+    });
+    assertTrue(denied, denied.contains("bob"));
+    assertTrue(denied, denied.contains("MODIFY_APP") || denied.contains("privilege"));
+    count("acl-admin");
+    Workloads.as("carol", () -> {
+      try (YarnClient client = yarnClient()) {
+        client.killApplication(id);
+      }
+      return null;
+    });
+    try (YarnClient client = yarnClient()) {
+      assertEquals(YarnApplicationState.KILLED,
+          awaitState(client, id, YarnApplicationState.KILLED).getYarnApplicationState());
+    }
+  }
+
+  private static void count(String kind) {
+    REJECTIONS.merge(kind, 1, Integer::sum);
+  }
+
+  private static ApplicationReport awaitState(YarnClient client, ApplicationId id,
+      YarnApplicationState... wanted) throws Exception {
+    java.util.List<YarnApplicationState> states = java.util.Arrays.asList(wanted);
+    long deadline = System.currentTimeMillis() + 60_000;
+    ApplicationReport r = client.getApplicationReport(id);
+    while (!states.contains(r.getYarnApplicationState())
+        && System.currentTimeMillis() < deadline) {
+      Thread.sleep(100);
+      r = client.getApplicationReport(id);
+    }
+    assertTrue(id + " reached " + states + ": " + r.getYarnApplicationState(),
+        states.contains(r.getYarnApplicationState()));
+    return r;
   }
 
   private static YarnClient yarnClient() {

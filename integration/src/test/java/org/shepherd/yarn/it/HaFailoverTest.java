@@ -109,6 +109,9 @@ public class HaFailoverTest {
     conf.setLong(YarnConfiguration.CLIENT_FAILOVER_SLEEPTIME_BASE_MS, 200);
     conf.setLong(YarnConfiguration.CLIENT_FAILOVER_SLEEPTIME_MAX_MS, 2_000);
 
+    // The sidecar polls both RMs every 500 ms: keep their request logs out of the output.
+    org.apache.log4j.Logger.getLogger("http.requests.resourcemanager")
+        .setLevel(org.apache.log4j.Level.WARN);
     cluster = new MiniYARNCluster("ha", 2, ShepherdCluster.NODE_MANAGERS, 1, 1);
     cluster.init(conf);
     cluster.start();
@@ -232,6 +235,7 @@ public class HaFailoverTest {
         + ") active serving " + jobs + "; status " + rmStatus + ", serves " + served);
   }
 
+  /** The value of the sidecar's series {@code name} (with its labels as written), or NaN. */
   private static double sidecarMetric(String name) {
     String text = sidecarGet("/metrics");
     if (text != null) {
@@ -242,6 +246,11 @@ public class HaFailoverTest {
       }
     }
     return Double.NaN;
+  }
+
+  /** The sidecar's {@code shepherd_sidecar_rm_active} series for rm {@code i}, ACTIVE. */
+  private static String activeSeries(int i) {
+    return "shepherd_sidecar_rm_active{address=\"" + webAddress(i) + "/\",ha_state=\"ACTIVE\"}";
   }
 
   private static ResourceManager rm(int i) {
@@ -273,15 +282,24 @@ public class HaFailoverTest {
       assertEquals("three jobs run on rm0", 3, running.size());
       awaitSidecarFollows(0, running, "before the failover");
       double failoversBefore = sidecarMetric("shepherd_sidecar_rm_failovers_total");
+      assertEquals(activeSeries(0) + " in the sidecar's metrics", 1.0,
+          sidecarMetric(activeSeries(0)), 0.0);
 
       rm(0).getRMContext().getRMAdminService().transitionToStandby(BY_USER);
       rm(1).getRMContext().getRMAdminService().transitionToActive(BY_USER);
+      long activeAt = System.currentTimeMillis();
       assertEquals("rm1 is active", 1, cluster.getActiveRMIndex());
       awaitSidecarFollows(1, running, "after the failover");
+      long followedMs = System.currentTimeMillis() - activeAt;
       double failovers = sidecarMetric("shepherd_sidecar_rm_failovers_total");
-      System.out.printf("sidecar metrics: shepherd_sidecar_rm_failovers_total %.0f -> %.0f%n",
-          failoversBefore, failovers);
+      System.out.printf("sidecar followed rm1 %d ms after it became active (polls every 500 ms);"
+          + " metrics: shepherd_sidecar_rm_failovers_total %.0f -> %.0f, %s %.0f%n", followedMs,
+          failoversBefore, failovers, activeSeries(1), sidecarMetric(activeSeries(1)));
       assertEquals("the sidecar counted one RM failover", failoversBefore + 1, failovers, 0.0);
+      assertEquals(activeSeries(1) + " in the sidecar's metrics", 1.0,
+          sidecarMetric(activeSeries(1)), 0.0);
+      assertTrue("rm0 is no longer the active series",
+          Double.isNaN(sidecarMetric(activeSeries(0))));
       RecoveryChecks.assertTakeover("failover", rm(1), jobs, before.size(), allocatedBefore);
 
       try (YarnClient client = YarnClient.createYarnClient()) {

@@ -142,7 +142,13 @@ public final class Soak {
         // The RM keeps this many finished apps for its UI and REST (default
         // 1000): a bounded, RM-owned cache. Kept small so that it fills in
         // the first minutes and does not read as a slope.
-        conf.setInt(YarnConfiguration.RM_MAX_COMPLETED_APPLICATIONS, maxCompletedApps));
+    {
+      conf.setInt(YarnConfiguration.RM_MAX_COMPLETED_APPLICATIONS, maxCompletedApps);
+      // Without log aggregation a NodeManager keeps each finished app (and
+      // its logs) for log.retain-seconds, 3 h by default: longer than the
+      // soak, so it would read as growth. Keep a minute.
+      conf.setLong(YarnConfiguration.NM_LOG_RETAIN_SECONDS, 60);
+    });
     try {
       System.out.printf(Locale.ROOT, "soak: cluster up in %.1f s (RM web %s, control port %d);"
           + " %.1f min of submissions, one every ~%.1f s, at most %d in flight; sample every %d s%n",
@@ -190,8 +196,7 @@ public final class Soak {
           inFlight.incrementAndGet();
           jobs.submit(() -> {
             try {
-              boolean ok = Workloads.sleep(cluster.jobConf(), user, queue, maps, reduces, mapMs,
-                  reduceMs);
+              boolean ok = sleepJob(user, queue, maps, reduces, mapMs, reduceMs);
               (ok ? succeeded : failed).incrementAndGet();
               if (!ok) {
                 System.out.printf("soak: job %d (%s, %s, %d maps) did not succeed%n", n, user,
@@ -243,7 +248,44 @@ public final class Soak {
         JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(state));
 
     List<String> leftovers = leftovers(state);
+    java.util.Map<String, Integer> shim = shimMaps();
+    System.out.println("shim per-app maps after drain: " + shim
+        + "; job clients' FileSystem cache entries: " + fileSystemCacheSize());
+    shim.forEach((k, v) -> {
+      if (v > 0) {
+        leftovers.add("shim " + k + ": " + v);
+      }
+    });
     return summary(drained, drainS, last, leftovers);
+  }
+
+  /**
+   * One proxy user per name for the whole soak, as a long-lived client
+   * would have. A fresh proxy UGI per job (Workloads.as) leaks in this JVM:
+   * Hadoop's FileSystem cache keys on the UGI, so every submission left a
+   * LocalFileSystem holding a full JobConf behind (found by the first hour's
+   * run: ~25 MB/h of heap after GC, all of it FileSystem.CACHE).
+   */
+  final java.util.Map<String, org.apache.hadoop.security.UserGroupInformation> ugis =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  boolean sleepJob(String user, String queue, int maps, int reduces, long mapMs, long reduceMs)
+      throws Exception {
+    org.apache.hadoop.security.UserGroupInformation ugi = ugis.computeIfAbsent(user, u -> {
+      try {
+        return org.apache.hadoop.security.UserGroupInformation.createProxyUser(u,
+            org.apache.hadoop.security.UserGroupInformation.getLoginUser());
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+    return ugi.doAs((java.security.PrivilegedExceptionAction<Boolean>) () -> {
+      org.apache.hadoop.mapred.JobConf conf = cluster.jobConf();
+      conf.set(org.apache.hadoop.mapreduce.MRJobConfig.QUEUE_NAME, queue);
+      org.apache.hadoop.mapreduce.SleepJob job = new org.apache.hadoop.mapreduce.SleepJob();
+      job.setConf(conf);
+      return job.createJob(maps, reduces, mapMs, 1, reduceMs, 1).waitForCompletion(false);
+    });
   }
 
   // ---------------------------------------------------------------- samples
@@ -443,6 +485,37 @@ public final class Soak {
     return true;
   }
 
+  /**
+   * Sizes of the shim's per-app and per-container maps (YARN ids to the
+   * engine's), read by reflection: the Java side of "no state left behind".
+   */
+  java.util.Map<String, Integer> shimMaps() throws Exception {
+    Object sched = cluster.scheduler();
+    java.util.Map<String, Integer> out = new java.util.LinkedHashMap<>();
+    for (String name : new String[] {"appIds", "keyOfContainer", "containerOfKey", "placements"}) {
+      java.lang.reflect.Field f = sched.getClass().getDeclaredField(name);
+      f.setAccessible(true);
+      Object v = f.get(sched);
+      if (!(v instanceof java.util.Map)) { // IdMap: its key-to-id map
+        java.lang.reflect.Field ids = v.getClass().getDeclaredField("ids");
+        ids.setAccessible(true);
+        v = ids.get(v);
+      }
+      out.put(name, ((java.util.Map<?, ?>) v).size());
+    }
+    return out;
+  }
+
+  /** Entries of Hadoop's FileSystem cache in this JVM (the job clients' side). */
+  static int fileSystemCacheSize() throws Exception {
+    java.lang.reflect.Field cacheField = org.apache.hadoop.fs.FileSystem.class.getDeclaredField("CACHE");
+    cacheField.setAccessible(true);
+    Object cache = cacheField.get(null);
+    java.lang.reflect.Field map = cache.getClass().getDeclaredField("map");
+    map.setAccessible(true);
+    return ((java.util.Map<?, ?>) map.get(cache)).size();
+  }
+
   // ---------------------------------------------------------------- summary
 
   int summary(boolean drained, double drainS, double[] last, List<String> leftovers) {
@@ -451,12 +524,15 @@ public final class Soak {
     // JIT, class loading and malloc arenas settle in the first minutes.
     double warmupS = Math.min(600, minutes * 60 / 6);
     double tEnd = samples.isEmpty() ? 0 : samples.get(samples.size() - 1)[0];
-    double[] heapFirst = column(1, 0, windowS);
-    double[] heapLast = column(1, tEnd - windowS + 1e-9, tEnd + 1);
-    double[] rssFirst = column(4, 0, windowS);
-    double[] rssLast = column(4, tEnd - windowS + 1e-9, tEnd + 1);
-    double[] nativeFirst = column(5, 0, windowS);
-    double[] nativeLast = column(5, tEnd - windowS + 1e-9, tEnd + 1);
+    // The first and the last windowS of samples (by count: samples are
+    // taken a little after each 30 s mark).
+    int n = Math.max(1, (int) Math.round(windowS / sampleS));
+    double[] heapFirst = firstOrLast(1, n, true);
+    double[] heapLast = firstOrLast(1, n, false);
+    double[] rssFirst = firstOrLast(4, n, true);
+    double[] rssLast = firstOrLast(4, n, false);
+    double[] nativeFirst = firstOrLast(5, n, true);
+    double[] nativeLast = firstOrLast(5, n, false);
     double heapSlope = slopePerHour(1, warmupS);
     double rssSlope = slopePerHour(4, warmupS);
     double nativeSlope = slopePerHour(5, warmupS);
@@ -511,6 +587,13 @@ public final class Soak {
     }
     System.out.println("result: " + (failures.isEmpty() ? "PASS" : "FAIL " + failures));
     return failures.isEmpty() ? 0 : 1;
+  }
+
+  double[] firstOrLast(int c, int n, boolean first) {
+    int size = samples.size();
+    List<double[]> part = first ? samples.subList(0, Math.min(n, size))
+        : samples.subList(Math.max(0, size - n), size);
+    return part.stream().mapToDouble(r -> r[c]).filter(v -> !Double.isNaN(v)).toArray();
   }
 
   double[] column(int c, double from, double to) {

@@ -125,7 +125,11 @@ async fn follows_the_active_rm_across_a_failover() {
     assert!(matches!(s.rm.fetch("ws/v1/cluster/apps").await, Err(FetchError::Standby { .. })));
     poll_once(&s).await.unwrap();
     assert_eq!(s.read().rm.active_address, format!("{a}/"));
-    assert!(shepherd::sidecar::metrics::render(&s).contains("shepherd_sidecar_rm_failovers_total 1"));
+    let m = shepherd::sidecar::metrics::render(&s);
+    assert!(m.contains("shepherd_sidecar_rm_failovers_total 1"), "{m}");
+    let active: Vec<&str> = m.lines().filter(|l| l.starts_with("shepherd_sidecar_rm_active{")).collect();
+    assert_eq!(active.len(), 1, "{m}");
+    assert!(active[0].contains(&format!(r#"address="{a}/""#)) && active[0].contains(r#"ha_state="ACTIVE""#) && active[0].ends_with(" 1"), "{m}");
 }
 
 #[tokio::test]

@@ -183,6 +183,12 @@ pub fn snapshot_families(s: &Sidecar, o: &Observed, now: i64) -> Families {
     let rm_stale = is_stale(o.rm.last_success_ms, now, stale_after);
     f.gauge("shepherd_sidecar_rm_stale", "1 when the RM data served is older than rm.stale_after_ms (or was never read)", &[], rm_stale as i32 as f64);
     f.gauge("shepherd_sidecar_rm_up", "1 when the last RM poll succeeded", &[], (o.rm.consecutive_failures == 0 && o.rm.last_success_ms.is_some()) as i32 as f64);
+    // Which RM of an HA list the sidecar reads (the active one): an alert or
+    // a dashboard sees a failover as the address changing.
+    if !o.rm.active_address.is_empty() {
+        let ha = o.rm.info.as_ref().map(|i| i.ha_state.as_str()).unwrap_or("");
+        f.gauge("shepherd_sidecar_rm_active", "1 for the RM address the sidecar follows (the active RM of an HA list), with its haState", &[("address", &o.rm.active_address), ("ha_state", ha)], 1.0);
+    }
     if let Some(age) = age_seconds(o.rm.last_success_ms, now) {
         f.gauge("shepherd_sidecar_rm_data_age_seconds", "Age of the RM data served", &[], age);
         f.gauge("shepherd_sidecar_rm_last_success_timestamp_seconds", "Unix time of the last successful RM poll", &[], o.rm.last_success_ms.unwrap_or(0) as f64 / 1000.0);

@@ -144,6 +144,35 @@ public final class ShepherdCluster implements AutoCloseable {
   }
 
   /**
+   * As {@link #routeWebRequestsToResourceManager}, for several RMs in one JVM
+   * (HA): instead of one JVM-wide pipeline, give the Guice filter of this
+   * RM's own web server the RM's pipeline (a Guice filter prefers its
+   * injected pipeline to the shared one), so each RM's web address answers
+   * for that RM — as separate RM daemons do — whatever starts after it.
+   */
+  public static void pinWebServerToResourceManager(ResourceManager rm) throws Exception {
+    Field webAppField = ResourceManager.class.getDeclaredField("webApp");
+    webAppField.setAccessible(true);
+    WebApp webApp = (WebApp) webAppField.get(rm);
+    Field filterField = WebApp.class.getDeclaredField("guiceFilter");
+    filterField.setAccessible(true);
+    Field injected = GuiceFilter.class.getDeclaredField("injectedPipeline");
+    injected.setAccessible(true);
+    Object rmPipeline = injected.get(filterField.get(webApp));
+    boolean pinned = false;
+    for (org.eclipse.jetty.servlet.FilterHolder h
+        : webApp.httpServer().getWebAppContext().getServletHandler().getFilters()) {
+      if (h.getFilter() instanceof GuiceFilter) {
+        injected.set(h.getFilter(), rmPipeline);
+        pinned = true;
+      }
+    }
+    if (!pinned) {
+      throw new IllegalStateException("no Guice filter in the RM's web server");
+    }
+  }
+
+  /**
    * Puts the ResourceManager on fixed addresses (web UI and REST on
    * {@code webPort}, its RPC services on free ports), so a sidecar started
    * before it, or an RM restarted under it, finds it at the same place.

@@ -3,11 +3,21 @@ package org.shepherd.yarn.it;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -28,6 +38,7 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.MiniYARNCluster;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
 import org.apache.hadoop.yarn.server.resourcemanager.recovery.FileSystemRMStateStore;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
@@ -44,16 +55,28 @@ import org.shepherd.yarn.cluster.ShepherdCluster;
  * containers into its own engine and places the rest. Checked as for a
  * restart: every running container recovered, nothing allocated twice or
  * beyond a node, every job SUCCEEDED.
+ *
+ * <p>The sidecar ({@code shepherd sidecar}, the real binary; path from
+ * {@code -Dshepherd.sidecar.binary}, default beside the native library) is
+ * given both RMs' web addresses and follows the active one: before the
+ * failover its API reports rm0 as the active RM and serves rm0's running
+ * jobs, after it rm1 and the same jobs, now read from rm1, and its metrics
+ * count the switch ({@code shepherd_sidecar_rm_failovers_total}).
  */
 public class HaFailoverTest {
   private static MiniYARNCluster cluster;
   private static Configuration conf;
+  private static File work;
+  private static Process sidecar;
+  private static File sidecarLog;
+  private static int sidecarPort;
+  private static final ObjectMapper JSON = new ObjectMapper();
   private static final HAServiceProtocol.StateChangeRequestInfo BY_USER =
       new HAServiceProtocol.StateChangeRequestInfo(RequestSource.REQUEST_BY_USER);
 
   @BeforeClass
   public static void startCluster() throws Exception {
-    File work = Files.createTempDirectory("shepherd-it-ha").toFile();
+    work = Files.createTempDirectory("shepherd-it-ha").toFile();
     conf = ShepherdCluster.commonConf(4096, 4);
     ShepherdCluster.useShepherd(conf, "[scheduler]\npolicy = \"composed\"\n", work);
     // MapReduce on a plain MiniYARNCluster (MiniMRYarnCluster has one RM).
@@ -86,18 +109,148 @@ public class HaFailoverTest {
     conf.setLong(YarnConfiguration.CLIENT_FAILOVER_SLEEPTIME_BASE_MS, 200);
     conf.setLong(YarnConfiguration.CLIENT_FAILOVER_SLEEPTIME_MAX_MS, 2_000);
 
+    // The sidecar polls both RMs every 500 ms: keep their request logs out of the output.
+    org.apache.log4j.Logger.getLogger("http.requests.resourcemanager")
+        .setLevel(org.apache.log4j.Level.WARN);
     cluster = new MiniYARNCluster("ha", 2, ShepherdCluster.NODE_MANAGERS, 1, 1);
     cluster.init(conf);
     cluster.start();
     rm(0).getRMContext().getRMAdminService().transitionToActive(BY_USER);
     assertTrue("NodeManagers registered with rm0", cluster.waitForNodeManagersToConnect(120_000));
+    // Two RMs in one JVM: make each RM's web address answer for that RM
+    // (its cluster/info says ACTIVE or STANDBY), as separate daemons do.
+    for (int i = 0; i < 2; i++) {
+      ShepherdCluster.pinWebServerToResourceManager(rm(i));
+    }
+    startSidecar();
+  }
+
+  /** The sidecar with both RMs' web addresses (HA list), polling every 500 ms. */
+  private static void startSidecar() throws Exception {
+    String binary = System.getProperty("shepherd.sidecar.binary",
+        new File(new File(ShepherdCluster.nativeLibrary()).getParentFile(), "shepherd").getPath());
+    sidecarPort = ShepherdCluster.freePort();
+    String cfg = String.join("\n",
+        "[server]", "listen = \"127.0.0.1:" + sidecarPort + "\"",
+        "[rm]", "addresses = [\"" + webAddress(0) + "\", \"" + webAddress(1) + "\"]",
+        "poll_interval_ms = 500", "timeout_ms = 2000", "backoff_initial_ms = 250",
+        "backoff_max_ms = 1000", "stale_after_ms = 3000", "");
+    File cfgFile = new File(work, "sidecar.toml");
+    Files.write(cfgFile.toPath(), cfg.getBytes(StandardCharsets.UTF_8));
+    sidecarLog = new File(work, "sidecar.log");
+    sidecar = new ProcessBuilder(binary, "sidecar", "--config", cfgFile.getPath())
+        .redirectErrorStream(true).redirectOutput(sidecarLog).start();
+    long until = System.currentTimeMillis() + 30_000;
+    while (sidecarGet("/healthz") == null) {
+      assertTrue("sidecar answers /healthz (log " + sidecarLog + ")",
+          sidecar.isAlive() && System.currentTimeMillis() < until);
+      Thread.sleep(200);
+    }
   }
 
   @AfterClass
-  public static void stopCluster() {
+  public static void stopCluster() throws Exception {
+    if (sidecar != null) {
+      sidecar.destroy();
+      if (!sidecar.waitFor(10, TimeUnit.SECONDS)) {
+        sidecar.destroyForcibly();
+      }
+    }
     if (cluster != null) {
       cluster.stop();
     }
+  }
+
+  private static String webAddress(int i) {
+    return "http://" + conf.get(YarnConfiguration.RM_WEBAPP_ADDRESS + ".rm" + i);
+  }
+
+  /** GET a sidecar path; the body, or null when it does not answer 200. */
+  private static String sidecarGet(String path) {
+    try {
+      HttpURLConnection c = (HttpURLConnection) new URL("http://127.0.0.1:" + sidecarPort + path)
+          .openConnection();
+      c.setConnectTimeout(2000);
+      c.setReadTimeout(5000);
+      if (c.getResponseCode() != 200) {
+        return null;
+      }
+      try (InputStream in = c.getInputStream()) {
+        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      }
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /** Unfinished MapReduce apps' ids as the sidecar's API serves them. */
+  private static Set<String> sidecarJobs() throws IOException {
+    Set<String> ids = new TreeSet<>();
+    String body = sidecarGet("/api/v1/apps?state=unfinished");
+    if (body != null) {
+      for (JsonNode a : JSON.readTree(body).path("apps")) {
+        ids.add(a.path("id").asText());
+      }
+    }
+    return ids;
+  }
+
+  /** The MapReduce apps rm {@code i} has not finished. */
+  private static Set<String> rmJobs(int i) {
+    Set<String> ids = new TreeSet<>();
+    rm(i).getRMContext().getRMApps().values().forEach(a -> {
+      if ("MAPREDUCE".equals(a.getApplicationType()) && !EnumSet.of(RMAppState.FINISHED,
+          RMAppState.FAILED, RMAppState.KILLED).contains(a.getState())) {
+        ids.add(a.getApplicationId().toString());
+      }
+    });
+    return ids;
+  }
+
+  /**
+   * Waits until the sidecar's {@code /api/v1/status} names rm {@code i} as the
+   * active RM (ACTIVE) and its API serves exactly {@code jobs}; prints what
+   * it saw. Returns the status.
+   */
+  private static JsonNode awaitSidecarFollows(int i, Set<String> jobs, String when)
+      throws Exception {
+    long until = System.currentTimeMillis() + 30_000;
+    JsonNode rmStatus = null;
+    Set<String> served = null;
+    while (System.currentTimeMillis() < until) {
+      String body = sidecarGet("/api/v1/status");
+      rmStatus = body == null ? null : JSON.readTree(body).path("rm");
+      served = sidecarJobs();
+      if (rmStatus != null && webAddress(i).equals(rmStatus.path("active_address").asText()
+          .replaceAll("/$", "")) && "ACTIVE".equals(rmStatus.path("ha_state").asText())
+          && !rmStatus.path("stale").asBoolean() && served.equals(jobs)) {
+        System.out.printf("sidecar %s: active RM rm%d %s (%s), serves %d running jobs %s%n",
+            when, i, rmStatus.path("active_address").asText(), rmStatus.path("ha_state").asText(),
+            served.size(), served);
+        return rmStatus;
+      }
+      Thread.sleep(250);
+    }
+    throw new AssertionError("sidecar " + when + ": expected rm" + i + " (" + webAddress(i)
+        + ") active serving " + jobs + "; status " + rmStatus + ", serves " + served);
+  }
+
+  /** The value of the sidecar's series {@code name} (with its labels as written), or NaN. */
+  private static double sidecarMetric(String name) {
+    String text = sidecarGet("/metrics");
+    if (text != null) {
+      for (String l : text.split("\n")) {
+        if (l.startsWith(name + " ")) {
+          return Double.parseDouble(l.substring(name.length() + 1).trim());
+        }
+      }
+    }
+    return Double.NaN;
+  }
+
+  /** The sidecar's {@code shepherd_sidecar_rm_active} series for rm {@code i}, ACTIVE. */
+  private static String activeSeries(int i) {
+    return "shepherd_sidecar_rm_active{address=\"" + webAddress(i) + "/\",ha_state=\"ACTIVE\"}";
   }
 
   private static ResourceManager rm(int i) {
@@ -125,10 +278,28 @@ public class HaFailoverTest {
       Set<ContainerId> before = RecoveryChecks.awaitRunning(rm(0), 7);
       long allocatedBefore = ((ShepherdScheduler) rm(0).getResourceScheduler())
           .getEngineAllocations();
+      Set<String> running = rmJobs(0);
+      assertEquals("three jobs run on rm0", 3, running.size());
+      awaitSidecarFollows(0, running, "before the failover");
+      double failoversBefore = sidecarMetric("shepherd_sidecar_rm_failovers_total");
+      assertEquals(activeSeries(0) + " in the sidecar's metrics", 1.0,
+          sidecarMetric(activeSeries(0)), 0.0);
 
       rm(0).getRMContext().getRMAdminService().transitionToStandby(BY_USER);
       rm(1).getRMContext().getRMAdminService().transitionToActive(BY_USER);
+      long activeAt = System.currentTimeMillis();
       assertEquals("rm1 is active", 1, cluster.getActiveRMIndex());
+      awaitSidecarFollows(1, running, "after the failover");
+      long followedMs = System.currentTimeMillis() - activeAt;
+      double failovers = sidecarMetric("shepherd_sidecar_rm_failovers_total");
+      System.out.printf("sidecar followed rm1 %d ms after it became active (polls every 500 ms);"
+          + " metrics: shepherd_sidecar_rm_failovers_total %.0f -> %.0f, %s %.0f%n", followedMs,
+          failoversBefore, failovers, activeSeries(1), sidecarMetric(activeSeries(1)));
+      assertEquals("the sidecar counted one RM failover", failoversBefore + 1, failovers, 0.0);
+      assertEquals(activeSeries(1) + " in the sidecar's metrics", 1.0,
+          sidecarMetric(activeSeries(1)), 0.0);
+      assertTrue("rm0 is no longer the active series",
+          Double.isNaN(sidecarMetric(activeSeries(0))));
       RecoveryChecks.assertTakeover("failover", rm(1), jobs, before.size(), allocatedBefore);
 
       try (YarnClient client = YarnClient.createYarnClient()) {

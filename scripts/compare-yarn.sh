@@ -14,7 +14,7 @@
 #                 apart, 4 NMs), 3 repetitions; ~15 min per repetition here.
 #   --schedulers  comma list of shepherd:<policy>[=<file.toml>], capacity, fair
 #                 (default shepherd:dress,capacity,fair).
-#   SHEPHERD_PREBUILT=1 skips building the engine and the shim (scripts/test.sh
+#   SHEPHERD_SKIP_BUILD=1 skips building the engine and the shim (scripts/test.sh
 #   has just built both).
 CALLER_DIR="$PWD"   # relative paths in the options are relative to here
 source "$(dirname "$0")/lib.sh"
@@ -46,7 +46,7 @@ mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 
 check_prerequisites
-if [ -z "${SHEPHERD_PREBUILT:-}" ]; then
+if [ -z "${SHEPHERD_SKIP_BUILD:-}" ]; then
   build_engine
   build_shim
 fi

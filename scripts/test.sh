@@ -18,4 +18,4 @@ echo "==> integration tests against a real YARN cluster (incl. the sidecar with 
 mvn -B -Dstyle.color=never "${MVN_REPO[@]}" -f integration/pom.xml test \
   -Dshepherd.native.library="$ROOT/target/release/libshepherd.so"
 echo "==> real-YARN comparison harness, quick mode (Shepherd-DRESS, CapacityScheduler, FairScheduler)"
-SHEPHERD_PREBUILT=1 bash "$ROOT/scripts/compare-yarn.sh" --quick
+SHEPHERD_SKIP_BUILD=1 bash "$ROOT/scripts/compare-yarn.sh" --quick

@@ -272,7 +272,7 @@ public class HaFailoverTest {
         jobs.add(pool.submit(() -> {
           SleepJob job = new SleepJob();
           job.setConf(new JobConf(jobConf));
-          return job.createJob(2, 1, 90_000, 1, 1_000, 1).waitForCompletion(false);
+          return job.createJob(2, 1, 45_000, 1, 1_000, 1).waitForCompletion(false);
         }));
       }
       Set<ContainerId> before = RecoveryChecks.awaitRunning(rm(0), 7);

@@ -38,7 +38,6 @@ import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.ResourceUtilization;
 import org.apache.hadoop.yarn.api.records.SchedulingRequest;
-import org.apache.hadoop.yarn.exceptions.SchedulerInvalidResoureRequestException;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
@@ -708,12 +707,12 @@ public class ShepherdScheduler extends FifoScheduler {
         + sr.getPriority() + ", allocationRequestId=" + sr.getAllocationRequestId()
         + "). Exception message:";
     if (sr.getResourceSizing() == null || sr.getResourceSizing().getResources() == null) {
-      throw new SchedulerInvalidResoureRequestException(where
+      throw InvalidSchedulingRequest.of(where
           + "No ResourceSizing found in the scheduling request");
     }
     if (sr.getExecutionType() != null
         && sr.getExecutionType().getExecutionType() != ExecutionType.GUARANTEED) {
-      throw new SchedulerInvalidResoureRequestException(where
+      throw InvalidSchedulingRequest.of(where
           + "Only GUARANTEED execution type is supported with placement constraints");
     }
     PlacementText.Result text = PlacementText.of(sr.getPlacementConstraint());
@@ -724,7 +723,7 @@ public class ShepherdScheduler extends FifoScheduler {
       unsupported = "the Shepherd engine cannot check placement constraints now: " + e;
     }
     if (unsupported != null) {
-      throw new SchedulerInvalidResoureRequestException(where + unsupported);
+      throw InvalidSchedulingRequest.of(where + unsupported);
     }
     ResourceRequest rr = ResourceRequest.newBuilder()
         .priority(sr.getPriority())

@@ -4,8 +4,7 @@
 # measured from the JVM.
 source "$(dirname "$0")/lib.sh"
 check_prerequisites
-build_engine
-build_shim
+build_engine_and_shim
 echo "==> engine decision time per heartbeat"
 ./target/release/shepherd bench-heartbeat --nodes 1000 --pending 10000 --apps 500 --heartbeats 20000
 echo "==> JNI crossing cost"

@@ -46,10 +46,7 @@ mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 
 check_prerequisites
-if [ -z "${SHEPHERD_SKIP_BUILD:-}" ]; then
-  build_engine
-  build_shim
-fi
+build_engine_and_shim
 CP=$(integration_classpath)
 # Run from copies of the engine, the shim and the harness classes, so a
 # rebuild while a long comparison runs cannot change it halfway.

@@ -32,6 +32,10 @@ if [ -n "${HADOOP_PROFILE:-}" ]; then
   MVN_REPO+=(-P"$HADOOP_PROFILE")
 fi
 MVN=(mvn -B -q -Dstyle.color=never "${MVN_REPO[@]}")
+# SHEPHERD_MVN_OFFLINE=1: Maven -o (everything already in the local repository).
+if [ -n "${SHEPHERD_MVN_OFFLINE:-}" ]; then
+  MVN+=(-o)
+fi
 
 build_engine() {
   echo "==> building the Rust engine (cargo build --release)"
@@ -41,6 +45,15 @@ build_engine() {
 build_shim() {
   echo "==> building the Java shim (Maven, Hadoop jars from Maven Central)"
   "${MVN[@]}" -f java-shim/pom.xml install -DskipTests
+}
+
+# Both, unless SHEPHERD_SKIP_BUILD=1 (the caller, e.g. scripts/test.sh, has
+# just built them, or the run must use them as they are).
+build_engine_and_shim() {
+  if [ -z "${SHEPHERD_SKIP_BUILD:-}" ]; then
+    build_engine
+    build_shim
+  fi
 }
 
 # Hadoop 3.4 reflects into JDK internals; JDK 17 needs these opened.

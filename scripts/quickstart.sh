@@ -10,8 +10,7 @@
 # the sidecar up this long after the workload, to look around).
 source "$(dirname "$0")/lib.sh"
 check_prerequisites
-build_engine
-build_shim
+build_engine_and_shim
 CP=$(integration_classpath)
 
 RM_PORT=${SHEPHERD_RM_PORT:-18088}

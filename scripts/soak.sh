@@ -16,9 +16,6 @@
 # Environment: SHEPHERD_M2 (a separate Maven repository), SHEPHERD_MVN_OFFLINE=1
 # (Maven -o), SHEPHERD_SKIP_BUILD=1 (use the built engine and shim as they are).
 source "$(dirname "$0")/lib.sh"
-if [ -n "${SHEPHERD_MVN_OFFLINE:-}" ]; then
-  MVN+=(-o)
-fi
 MINUTES=60
 OUT="$ROOT/target/soak"
 ARGS=()
@@ -30,10 +27,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 check_prerequisites
-if [ -z "${SHEPHERD_SKIP_BUILD:-}" ]; then
-  build_engine
-  build_shim
-fi
+build_engine_and_shim
 CP=$(integration_classpath)
 mkdir -p "$OUT"
 echo "==> soak: $MINUTES min, output in $OUT"

@@ -17,6 +17,7 @@ import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
 import org.apache.hadoop.security.authorize.ProxyUsers;
+import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
 import org.apache.hadoop.yarn.webapp.WebApp;
@@ -261,6 +262,19 @@ public final class ShepherdCluster implements AutoCloseable {
     try (InputStream in = c.getInputStream()) {
       return new ObjectMapper().readTree(in);
     }
+  }
+
+  /** The engine's state JSON (what every policy holds), parsed. */
+  public JsonNode engineState() throws IOException {
+    return new ObjectMapper().readTree(scheduler().getEngineStateJson());
+  }
+
+  /** A started YarnClient for this cluster (as the test's user); close it. */
+  public YarnClient yarnClient() {
+    YarnClient client = YarnClient.createYarnClient();
+    client.init(conf);
+    client.start();
+    return client;
   }
 
   @Override

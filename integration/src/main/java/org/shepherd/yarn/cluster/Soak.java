@@ -234,12 +234,12 @@ public final class Soak {
     // Apps leave the engine when YARN removes them and containers when the
     // NodeManagers report them finished: give the next heartbeats a moment.
     long until = System.currentTimeMillis() + 120_000;
-    JsonNode state = state();
+    JsonNode state = cluster.engineState();
     while (System.currentTimeMillis() < until && (state.path("apps").size() > 0
         || state.path("cluster").path("containers").asLong() > 0 || rmCount("RUNNING") > 0
         || rmCount("NEW,NEW_SAVING,SUBMITTED,ACCEPTED") > 0)) {
       Thread.sleep(1000);
-      state = state();
+      state = cluster.engineState();
     }
     double drainS = (System.currentTimeMillis() - drainStart) / 1000.0;
     double[] last = sample(false);
@@ -300,7 +300,7 @@ public final class Soak {
     double nonHeapCommitted = mem.getNonHeapMemoryUsage().getCommitted() / 1048576.0;
     double rss = rssMb();
     double nativeOutside = rss - heapCommitted - nonHeapCommitted;
-    JsonNode st = state();
+    JsonNode st = cluster.engineState();
     int apps = st.path("apps").size();
     long containers = st.path("cluster").path("containers").asLong();
     int running = rmCount("RUNNING");
@@ -340,9 +340,6 @@ public final class Soak {
     return Double.NaN;
   }
 
-  JsonNode state() throws IOException {
-    return JSON.readTree(cluster.scheduler().getEngineStateJson());
-  }
 
   int rmCount(String states) throws IOException {
     JsonNode apps = cluster.rest("/ws/v1/cluster/apps?states=" + states).path("apps").path("app");

@@ -79,13 +79,8 @@ public final class Workloads {
   /** Hadoop's SleepJob: maps and reduces that sleep, the trace-replay unit. */
   public static boolean sleep(JobConf base, String user, String queue, int maps, int reduces,
       long mapMs, long reduceMs) throws Exception {
-    return as(user, () -> {
-      JobConf conf = new JobConf(base);
-      conf.set(MRJobConfig.QUEUE_NAME, queue);
-      SleepJob job = new SleepJob();
-      job.setConf(conf);
-      return job.createJob(maps, reduces, mapMs, 1, reduceMs, 1).waitForCompletion(false);
-    });
+    return as(user, () ->
+        sleepJob(base, queue, maps, reduces, mapMs, reduceMs).waitForCompletion(false));
   }
 
   /**
@@ -95,13 +90,18 @@ public final class Workloads {
   public static Job submitSleep(JobConf base, String user, String queue, int maps, int reduces,
       long mapMs, long reduceMs) throws Exception {
     return as(user, () -> {
-      JobConf conf = new JobConf(base);
-      conf.set(MRJobConfig.QUEUE_NAME, queue);
-      SleepJob sleep = new SleepJob();
-      sleep.setConf(conf);
-      Job job = sleep.createJob(maps, reduces, mapMs, 1, reduceMs, 1);
+      Job job = sleepJob(base, queue, maps, reduces, mapMs, reduceMs);
       job.submit();
       return job;
     });
+  }
+
+  private static Job sleepJob(JobConf base, String queue, int maps, int reduces, long mapMs,
+      long reduceMs) throws Exception {
+    JobConf conf = new JobConf(base);
+    conf.set(MRJobConfig.QUEUE_NAME, queue);
+    SleepJob sleep = new SleepJob();
+    sleep.setConf(conf);
+    return sleep.createJob(maps, reduces, mapMs, 1, reduceMs, 1);
   }
 }

@@ -10,7 +10,6 @@ import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.File;
 import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
@@ -112,7 +111,7 @@ public class ClusterFaultsTest {
             && liveContainers(rm, app.getCurrentAppAttempt().getAppAttemptId()) > 1);
     ApplicationAttemptId first = app.getCurrentAppAttempt().getAppAttemptId();
     long engineBefore = s.getEngineAllocations();
-    try (YarnClient client = yarnClient()) {
+    try (YarnClient client = cluster.yarnClient()) {
       client.failApplicationAttempt(first);
     }
     await("attempt 2 has its AM container", 120_000, () -> {
@@ -123,7 +122,7 @@ public class ClusterFaultsTest {
     // The engine follows: attempt 2, none of attempt 1's containers left
     // (in the RM or the engine's count of the app's running containers).
     await("engine sees attempt 2 and only its containers", 60_000, () -> {
-      JsonNode e = engineApp(s, appId);
+      JsonNode e = engineApp(appId);
       return e != null && e.path("attempt").asInt() == 2 && liveContainers(rm, first) == 0
           && e.path("running_containers").asInt() == liveContainers(rm, second);
     });
@@ -133,7 +132,7 @@ public class ClusterFaultsTest {
     assertTrue("the engine placed attempt 2's AM container: engine allocations "
         + engineBefore + " -> " + engineAfterAm2, engineAfterAm2 > engineBefore);
     assertEquals("no fallback allocations", fallbackBefore, s.getFallbackAllocations());
-    awaitEngineEmpty(s);
+    awaitEngineEmpty();
     System.out.printf("am-retry: job SUCCEEDED, attempts=%d, am2=%s on %s, engine allocations"
         + " for attempt 2 (AM and its map)=%d, fallback allocations=0%n",
         app.getAppAttempts().size(), app.getAppAttempts().get(second).getMasterContainer().getId(),
@@ -196,7 +195,7 @@ public class ClusterFaultsTest {
       // containers the RM still runs (none on the lost node).
       long nodeMemory = cluster.conf.getLong(YarnConfiguration.NM_PMEM_MB, 0);
       await("engine drops the lost node and its containers", 30_000, () -> {
-        JsonNode c = engineState(s).path("cluster");
+        JsonNode c = cluster.engineState().path("cluster");
         return c.path("nodes").asInt() == NODE_MANAGERS - 1
             && c.path("capacity").path(0).asLong() == (NODE_MANAGERS - 1) * nodeMemory
             && c.path("containers").asInt() == rmLiveContainers(rm);
@@ -207,7 +206,7 @@ public class ClusterFaultsTest {
       long launched = job.getCounters().findCounter(JobCounter.TOTAL_LAUNCHED_MAPS).getValue();
       long killed = job.getCounters().findCounter(JobCounter.NUM_KILLED_MAPS).getValue();
       long failed = job.getCounters().findCounter(JobCounter.NUM_FAILED_MAPS).getValue();
-      awaitEngineEmpty(s);
+      awaitEngineEmpty();
       System.out.printf("nm-lost: job SUCCEEDED, maps=%d launched=%d rerun=%d (attempts"
           + " killed=%d failed=%d), node %s expired as LOST after %d ms (expiry %d ms), engine nodes %d -> %d,"
           + " over-allocation: %s%n", maps, launched, launched - maps, killed, failed, victim,
@@ -332,12 +331,8 @@ public class ClusterFaultsTest {
     return n;
   }
 
-  private static JsonNode engineState(ShepherdScheduler s) throws Exception {
-    return new ObjectMapper().readTree(s.getEngineStateJson());
-  }
-
-  private static JsonNode engineApp(ShepherdScheduler s, ApplicationId id) throws Exception {
-    for (JsonNode a : engineState(s).path("apps")) {
+  private static JsonNode engineApp(ApplicationId id) throws Exception {
+    for (JsonNode a : cluster.engineState().path("apps")) {
       if (id.toString().equals(a.path("yarn_id").asText())) {
         return a;
       }
@@ -346,9 +341,9 @@ public class ClusterFaultsTest {
   }
 
   /** Finished apps leave nothing in the engine: no app, no container. */
-  private static void awaitEngineEmpty(ShepherdScheduler s) throws Exception {
+  private static void awaitEngineEmpty() throws Exception {
     await("engine holds no finished app or container", 30_000, () -> {
-      JsonNode st = engineState(s);
+      JsonNode st = cluster.engineState();
       return st.path("apps").size() == 0 && st.path("cluster").path("containers").asInt() == 0;
     });
   }
@@ -370,10 +365,4 @@ public class ClusterFaultsTest {
         .getEngineStateJson());
   }
 
-  private static YarnClient yarnClient() {
-    YarnClient client = YarnClient.createYarnClient();
-    client.init(cluster.conf);
-    client.start();
-    return client;
-  }
 }

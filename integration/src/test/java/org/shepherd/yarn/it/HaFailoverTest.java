@@ -7,17 +7,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.HttpURLConnection;
-import java.net.URL;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -67,9 +62,7 @@ public class HaFailoverTest {
   private static MiniYARNCluster cluster;
   private static Configuration conf;
   private static File work;
-  private static Process sidecar;
-  private static File sidecarLog;
-  private static int sidecarPort;
+  private static SidecarProcess sidecar;
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HAServiceProtocol.StateChangeRequestInfo BY_USER =
       new HAServiceProtocol.StateChangeRequestInfo(RequestSource.REQUEST_BY_USER);
@@ -127,34 +120,19 @@ public class HaFailoverTest {
 
   /** The sidecar with both RMs' web addresses (HA list), polling every 500 ms. */
   private static void startSidecar() throws Exception {
-    String binary = System.getProperty("shepherd.sidecar.binary",
-        new File(new File(ShepherdCluster.nativeLibrary()).getParentFile(), "shepherd").getPath());
-    sidecarPort = ShepherdCluster.freePort();
+    int port = ShepherdCluster.freePort();
     String cfg = String.join("\n",
-        "[server]", "listen = \"127.0.0.1:" + sidecarPort + "\"",
+        "[server]", "listen = \"127.0.0.1:" + port + "\"",
         "[rm]", "addresses = [\"" + webAddress(0) + "\", \"" + webAddress(1) + "\"]",
         "poll_interval_ms = 500", "timeout_ms = 2000", "backoff_initial_ms = 250",
         "backoff_max_ms = 1000", "stale_after_ms = 3000", "");
-    File cfgFile = new File(work, "sidecar.toml");
-    Files.write(cfgFile.toPath(), cfg.getBytes(StandardCharsets.UTF_8));
-    sidecarLog = new File(work, "sidecar.log");
-    sidecar = new ProcessBuilder(binary, "sidecar", "--config", cfgFile.getPath())
-        .redirectErrorStream(true).redirectOutput(sidecarLog).start();
-    long until = System.currentTimeMillis() + 30_000;
-    while (sidecarGet("/healthz") == null) {
-      assertTrue("sidecar answers /healthz (log " + sidecarLog + ")",
-          sidecar.isAlive() && System.currentTimeMillis() < until);
-      Thread.sleep(200);
-    }
+    sidecar = SidecarProcess.start(work.toPath(), cfg, port);
   }
 
   @AfterClass
   public static void stopCluster() throws Exception {
     if (sidecar != null) {
-      sidecar.destroy();
-      if (!sidecar.waitFor(10, TimeUnit.SECONDS)) {
-        sidecar.destroyForcibly();
-      }
+      sidecar.close();
     }
     if (cluster != null) {
       cluster.stop();
@@ -165,28 +143,10 @@ public class HaFailoverTest {
     return "http://" + conf.get(YarnConfiguration.RM_WEBAPP_ADDRESS + ".rm" + i);
   }
 
-  /** GET a sidecar path; the body, or null when it does not answer 200. */
-  private static String sidecarGet(String path) {
-    try {
-      HttpURLConnection c = (HttpURLConnection) new URL("http://127.0.0.1:" + sidecarPort + path)
-          .openConnection();
-      c.setConnectTimeout(2000);
-      c.setReadTimeout(5000);
-      if (c.getResponseCode() != 200) {
-        return null;
-      }
-      try (InputStream in = c.getInputStream()) {
-        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      }
-    } catch (IOException e) {
-      return null;
-    }
-  }
-
   /** Unfinished MapReduce apps' ids as the sidecar's API serves them. */
   private static Set<String> sidecarJobs() throws IOException {
     Set<String> ids = new TreeSet<>();
-    String body = sidecarGet("/api/v1/apps?state=unfinished");
+    String body = sidecar.get("/api/v1/apps?state=unfinished");
     if (body != null) {
       for (JsonNode a : JSON.readTree(body).path("apps")) {
         ids.add(a.path("id").asText());
@@ -218,7 +178,7 @@ public class HaFailoverTest {
     JsonNode rmStatus = null;
     Set<String> served = null;
     while (System.currentTimeMillis() < until) {
-      String body = sidecarGet("/api/v1/status");
+      String body = sidecar.get("/api/v1/status");
       rmStatus = body == null ? null : JSON.readTree(body).path("rm");
       served = sidecarJobs();
       if (rmStatus != null && webAddress(i).equals(rmStatus.path("active_address").asText()
@@ -237,15 +197,7 @@ public class HaFailoverTest {
 
   /** The value of the sidecar's series {@code name} (with its labels as written), or NaN. */
   private static double sidecarMetric(String name) {
-    String text = sidecarGet("/metrics");
-    if (text != null) {
-      for (String l : text.split("\n")) {
-        if (l.startsWith(name + " ")) {
-          return Double.parseDouble(l.substring(name.length() + 1).trim());
-        }
-      }
-    }
-    return Double.NaN;
+    return SidecarProcess.metric(sidecar.get("/metrics"), name);
   }
 
   /** The sidecar's {@code shepherd_sidecar_rm_active} series for rm {@code i}, ACTIVE. */

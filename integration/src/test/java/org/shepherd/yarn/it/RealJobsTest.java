@@ -151,7 +151,7 @@ public class RealJobsTest {
     // scheduler; see UpstreamFifoPageTest.)
     String html = cluster.page("/cluster/apps");
     assertTrue("apps page", html.contains("application"));
-    try (YarnClient client = yarnClient()) {
+    try (YarnClient client = cluster.yarnClient()) {
       Set<String> names = new HashSet<>();
       client.getAllQueues().forEach(q -> names.add(q.getQueueName()));
       assertTrue("queues " + names, names.containsAll(java.util.Arrays.asList("alpha", "beta")));
@@ -160,7 +160,7 @@ public class RealJobsTest {
 
   @Test(timeout = 120_000)
   public void askAboveMaximumAllocationIsRejectedTheYarnWay() throws Exception {
-    try (YarnClient client = yarnClient()) {
+    try (YarnClient client = cluster.yarnClient()) {
       ApplicationSubmissionContext ctx = newApp(client, "too-big", "alpha",
           Resource.newInstance(64 * 1024, 1));
       try {
@@ -175,7 +175,7 @@ public class RealJobsTest {
 
   @Test(timeout = 120_000)
   public void unknownQueueIsRejected() throws Exception {
-    try (YarnClient client = yarnClient()) {
+    try (YarnClient client = cluster.yarnClient()) {
       ApplicationSubmissionContext ctx = newApp(client, "lost", "no-such-queue",
           Resource.newInstance(512, 1));
       ApplicationId id = client.submitApplication(ctx);
@@ -202,7 +202,7 @@ public class RealJobsTest {
    */
   @Test(timeout = 120_000)
   public void negativeAsksAreRejectedTheYarnWay() throws Exception {
-    try (YarnClient client = yarnClient()) {
+    try (YarnClient client = cluster.yarnClient()) {
       for (Object[] c : new Object[][] {
           {Resource.newInstance(-512, 1), "memory-mb"},
           {Resource.newInstance(512, -1), "vcores"}}) {
@@ -247,7 +247,7 @@ public class RealJobsTest {
   @Test(timeout = 300_000)
   public void submitAclRefusesBobAndAdmitsAlice() throws Exception {
     String refused = Workloads.as("bob", () -> {
-      try (YarnClient client = yarnClient()) {
+      try (YarnClient client = cluster.yarnClient()) {
         ApplicationSubmissionContext ctx = newApp(client, "not-allowed", "gamma",
             Resource.newInstance(512, 1));
         try {
@@ -280,7 +280,7 @@ public class RealJobsTest {
   @Test(timeout = 120_000)
   public void adminAclLetsOnlyTheQueueAdminKillAnotherUsersApp() throws Exception {
     ApplicationId id = Workloads.as("alice", () -> {
-      try (YarnClient client = yarnClient()) {
+      try (YarnClient client = cluster.yarnClient()) {
         ApplicationSubmissionContext ctx = newApp(client, "long", "gamma",
             Resource.newInstance(512, 1));
         ctx.getAMContainerSpec().setCommands(Collections.singletonList("sleep 120"));
@@ -288,7 +288,7 @@ public class RealJobsTest {
       }
     });
     String denied = Workloads.as("bob", () -> {
-      try (YarnClient client = yarnClient()) {
+      try (YarnClient client = cluster.yarnClient()) {
         client.killApplication(id);
         fail("bob is not gamma's admin");
         return null;
@@ -300,12 +300,12 @@ public class RealJobsTest {
     assertTrue(denied, denied.contains("MODIFY_APP") || denied.contains("privilege"));
     count("acl-admin");
     Workloads.as("carol", () -> {
-      try (YarnClient client = yarnClient()) {
+      try (YarnClient client = cluster.yarnClient()) {
         client.killApplication(id);
       }
       return null;
     });
-    try (YarnClient client = yarnClient()) {
+    try (YarnClient client = cluster.yarnClient()) {
       assertEquals(YarnApplicationState.KILLED,
           awaitState(client, id, YarnApplicationState.KILLED).getYarnApplicationState());
     }
@@ -330,12 +330,6 @@ public class RealJobsTest {
     return r;
   }
 
-  private static YarnClient yarnClient() {
-    YarnClient client = YarnClient.createYarnClient();
-    client.init(cluster.conf);
-    client.start();
-    return client;
-  }
 
   private static ApplicationSubmissionContext newApp(YarnClient client, String name, String queue,
       Resource am) throws Exception {

@@ -56,9 +56,8 @@ public class SidecarTest {
   static Path root;
   static Path work;
   static ShepherdCluster cluster;
-  static Process sidecar;
+  static SidecarProcess sidecar;
   static Process prometheus;
-  static File sidecarLog;
   static int rmPort;
   static int controlPort;
   static int sidecarPort;
@@ -108,13 +107,7 @@ public class SidecarTest {
         "[control]", "address = \"127.0.0.1:" + controlPort + "\"", "secret_file = \"" + secret + "\"",
         "poll_interval_ms = 1000",
         "[load]", "window_s = 60", "segments = 5", "ttl_ms = 30000", "");
-    Path cfgFile = work.resolve("sidecar.toml");
-    Files.write(cfgFile, cfg.getBytes(StandardCharsets.UTF_8));
-    sidecarLog = work.resolve("sidecar.log").toFile();
-    sidecar = new ProcessBuilder(root.resolve("target/release/shepherd").toString(), "sidecar",
-        "--config", cfgFile.toString())
-        .redirectErrorStream(true).redirectOutput(sidecarLog).start();
-    waitFor("sidecar /healthz", 30, () -> get("/healthz").code == 200);
+    sidecar = SidecarProcess.start(work, cfg, sidecarPort);
     pool = Executors.newFixedThreadPool(3);
   }
 
@@ -123,17 +116,18 @@ public class SidecarTest {
     if (pool != null) {
       pool.shutdownNow();
     }
-    for (Process p : new Process[] {prometheus, sidecar}) {
-      if (p != null) {
-        p.destroy();
-        if (!p.waitFor(10, TimeUnit.SECONDS)) {
-          p.destroyForcibly();
-        }
+    if (prometheus != null) {
+      prometheus.destroy();
+      if (!prometheus.waitFor(10, TimeUnit.SECONDS)) {
+        prometheus.destroyForcibly();
       }
     }
-    if (sidecarLog != null && sidecarLog.exists()) {
+    if (sidecar != null) {
+      sidecar.close();
+    }
+    if (sidecar != null && sidecar.log.exists()) {
       System.out.println("---- sidecar log (last lines)");
-      List<String> lines = Files.readAllLines(sidecarLog.toPath());
+      List<String> lines = Files.readAllLines(sidecar.log.toPath());
       lines.subList(Math.max(0, lines.size() - 40), lines.size()).forEach(System.out::println);
     }
     if (cluster != null) {
@@ -199,20 +193,14 @@ public class SidecarTest {
       } catch (Exception e) {
         last = e;
       }
-      assertTrue("the sidecar exited: see " + sidecarLog, sidecar.isAlive());
+      assertTrue("the sidecar exited: see " + sidecar.log, sidecar.isAlive());
       Thread.sleep(500);
     }
     fail("timed out after " + seconds + " s waiting for " + what + (last == null ? "" : ": " + last));
   }
 
-  /** The value of the first sample of {@code series} (name plus exact label text) in /metrics. */
   static double metric(String text, String series) {
-    for (String line : text.split("\n")) {
-      if (line.startsWith(series + " ")) {
-        return Double.parseDouble(line.substring(series.length() + 1).trim());
-      }
-    }
-    return Double.NaN;
+    return SidecarProcess.metric(text, series);
   }
 
   static void assertJsonError(Reply r, int code) throws IOException {

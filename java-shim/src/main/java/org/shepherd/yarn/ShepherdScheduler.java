@@ -126,6 +126,16 @@ public class ShepherdScheduler extends FifoScheduler {
    * heartbeats) to keep for calibrating the simulator; 0 (default) = none.
    */
   public static final String ACTIVITY_LOG = PREFIX + "activity-log";
+  /**
+   * Which measured use of a NodeManager the engine gets with every heartbeat
+   * (ROSE's load estimates read it): {@code node} (default) — the whole
+   * machine as the NM's resource monitor measures it, non-YARN processes
+   * included, right when each NM has a machine of its own; {@code containers}
+   * — the sum of the NM's containers' process trees, for NMs that share a
+   * machine (MiniYARNCluster, several NMs per host), where the machine-wide
+   * figure would be every NM's load at once.
+   */
+  public static final String UTILIZATION = PREFIX + "utilization";
 
   /** Keys for containers the shim itself placed or recovered (wire.rs). */
   private static final long SHIM_KEY_BIT = 1L << 62;
@@ -138,6 +148,11 @@ public class ShepherdScheduler extends FifoScheduler {
   private final IdMap<ApplicationId> appIds = new IdMap<>();
   private final Map<ContainerId, Long> keyOfContainer = new ConcurrentHashMap<>();
   private final Map<Long, ContainerId> containerOfKey = new ConcurrentHashMap<>();
+  /**
+   * Speculative (over-subscribed, ROSE) containers still running: YARN's
+   * node view counts them, the engine's allocated view does not.
+   */
+  private final Set<ContainerId> speculative = ConcurrentHashMap.newKeySet();
   private final AtomicLong nextShimKey = new AtomicLong(1);
   private final Map<String, ShepherdQueue> leafQueues = new LinkedHashMap<>();
   private final Resource usedResource = Resource.newInstance(0, 0);
@@ -152,6 +167,8 @@ public class ShepherdScheduler extends FifoScheduler {
   /** Path of Shepherd's config file ({@link #CONFIG_FILE}); empty = defaults. */
   private String configPath = "";
   private boolean usePortForNodeName;
+  /** {@link #UTILIZATION} is {@code containers}. */
+  private boolean containersUtilization;
   /**
    * Engine app index → scheduler key → {allocation tags, constraint text}
    * of the asks that came as SchedulingRequests, re-sent with every update
@@ -171,6 +188,12 @@ public class ShepherdScheduler extends FifoScheduler {
     super.serviceInit(conf);
     usePortForNodeName = conf.getBoolean(YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
         YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);
+    String utilization = conf.getTrimmed(UTILIZATION, "node");
+    if (!utilization.equals("node") && !utilization.equals("containers")) {
+      throw new YarnRuntimeException("Shepherd scheduler cannot start: " + UTILIZATION + " = `"
+          + utilization + "`: expected `node` or `containers`");
+    }
+    containersUtilization = utilization.equals("containers");
     ResourceInformation[] types = ResourceUtils.getResourceTypesArray();
     resourceNames = new String[types.length];
     for (int i = 0; i < types.length; i++) {
@@ -820,7 +843,8 @@ public class ShepherdScheduler extends FifoScheduler {
     if (node == null || idx < 0) {
       return;
     }
-    ResourceUtilization u = nm.getNodeUtilization();
+    ResourceUtilization u = containersUtilization
+        ? nm.getAggregatedContainersUtilization() : nm.getNodeUtilization();
     if (u != null) {
       long[] used = new long[resourceNames.length];
       used[0] = u.getPhysicalMemory();
@@ -962,7 +986,7 @@ public class ShepherdScheduler extends FifoScheduler {
       PendingAsk ask = attempt.getPendingAsk(key, ResourceRequest.ANY);
       Resource capability = ask.getPerAllocationResource();
       if (ask.getCount() <= 0
-          || (!beyondAllocated && !Resources.fitsIn(capability, node.getUnallocatedResource()))) {
+          || (!beyondAllocated && !Resources.fitsIn(capability, roomBesideSpeculative(node)))) {
         return null;
       }
       ContainerId id = BuilderUtils.newContainerId(attempt.getApplicationAttemptId(),
@@ -982,8 +1006,31 @@ public class ShepherdScheduler extends FifoScheduler {
       ((ShepherdQueue) attempt.getQueue()).addUsed(capability, true);
       keyOfContainer.put(id, engineKey);
       containerOfKey.put(engineKey, id);
+      if (beyondAllocated) {
+        speculative.add(id);
+      }
       return rmContainer;
     }
+  }
+
+  /**
+   * The node's unallocated resource as the engine sees it: YARN's, plus what
+   * speculative containers hold. A guaranteed allocation goes where only
+   * speculative containers are in its way — they run on capacity that is
+   * not theirs, and ROSE's controller takes them back (preempts them) when
+   * the node's measured use crosses its bound, as the paper's NMs kill
+   * speculative tasks for regular ones.
+   */
+  private Resource roomBesideSpeculative(FiCaSchedulerNode node) {
+    Resource room = Resources.clone(node.getUnallocatedResource());
+    if (!speculative.isEmpty()) {
+      for (RMContainer c : node.getCopiedListOfRunningContainers()) {
+        if (speculative.contains(c.getContainerId())) {
+          Resources.addTo(room, c.getAllocatedResource());
+        }
+      }
+    }
+    return room;
   }
 
   /**
@@ -1021,12 +1068,39 @@ public class ShepherdScheduler extends FifoScheduler {
     }
   }
 
+  /**
+   * When a container ends before its AM pulled it (allocated, not yet
+   * acquired — e.g. ROSE evicts a speculative container placed a moment
+   * ago, or its node is lost), YARN gives the application its ask back
+   * behind the AM's back, in {@code AbstractYarnScheduler.completedContainer}
+   * after {@link #completedContainerInternal}. Send the engine that key's
+   * ask again, or it would never place the container YARN still owes.
+   */
+  @Override
+  public void completedContainer(RMContainer rmContainer, ContainerStatus status,
+      RMContainerEventType event) {
+    boolean askComesBack = rmContainer != null && rmContainer.getContainerRequest() != null;
+    super.completedContainer(rmContainer, status, event);
+    if (!askComesBack) {
+      return;
+    }
+    FifoAppAttempt attempt = getCurrentAttemptForContainer(rmContainer.getContainerId());
+    int idx = attempt == null ? -1 : appIds.find(attempt.getApplicationId());
+    if (idx < 0) {
+      return;
+    }
+    SchedulerRequestKey key = rmContainer.getAllocatedSchedulerKey();
+    Map<String, ResourceRequest> rrs = Asks.of(attempt, key);
+    engine.record(b -> writeAsk(b, idx, key, rrs));
+  }
+
   @Override
   protected synchronized void completedContainerInternal(RMContainer rmContainer,
       ContainerStatus status, RMContainerEventType event) {
     Container container = rmContainer.getContainer();
     FifoAppAttempt attempt = getCurrentAttemptForContainer(container.getId());
     FiCaSchedulerNode node = (FiCaSchedulerNode) getNode(container.getNodeId());
+    speculative.remove(container.getId());
     Long key = keyOfContainer.remove(container.getId());
     if (key != null) {
       containerOfKey.remove(key);

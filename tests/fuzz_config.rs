@@ -31,7 +31,7 @@ const ENGINE_KEYS: &[(&str, &[&str])] = &[
     ("carbyne", &["p_altruism", "leftover_order", "horizon_ms", "estimate_error", "dag_hint", "protect_lenders", "seed"]),
     ("slearn", &["thin_limit", "fixed_ratio", "window", "pilot_timeout_ms", "no_sampling_app_types"]),
     ("gs", &["queues", "first_threshold_ms", "growth", "weight_ratio"]),
-    ("rose", &["segments", "fence", "window_ms", "max_samples", "stale_ms", "bound_memory", "bound_vcores", "evict_memory", "evict_vcores", "settle_ms", "max_ratio", "top_k", "rating_window_ms", "straggler_factor", "straggler_min_samples", "candidates", "candidates_factor", "refresh_ms"]),
+    ("rose", &["segments", "fence", "window_ms", "max_samples", "stale_ms", "bound_memory", "bound_vcores", "evict_memory", "evict_vcores", "evict_after_ms", "settle_ms", "max_ratio", "top_k", "rating_window_ms", "straggler_factor", "straggler_min_samples", "candidates", "candidates_factor", "refresh_ms"]),
     ("control", &["enabled", "bind", "port", "secret_file", "allow_remote", "max_pending_inputs", "max_ttl_ms"]),
 ];
 const QUEUE_KEYS: &[&str] = &["name", "policy", "weight", "capacity", "max_capacity", "max_am_share", "submit_acl", "admin_acl"];

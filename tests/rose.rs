@@ -188,6 +188,30 @@ fn crossing_the_eviction_bound_evicts_the_newest_speculative_containers() {
 }
 
 #[test]
+fn with_evict_after_ms_a_short_burst_over_the_bound_evicts_nothing() {
+    let mut e = engine("[scheduler]\npolicy = \"rose\"\n[rose]\nevict_after_ms = 3000\n");
+    app(&mut e, 1, "default", 40);
+    let placed = speculative(&heartbeat(&mut e, 0, Some((2.0, 2048))));
+    assert_eq!(placed.len(), 4);
+    // A two-sample burst over 0.95 × 8 vcores (a container starting up),
+    // then back under: nothing is evicted.
+    for t in [1000, 2000] {
+        assert!(preempted(&heartbeat(&mut e, t, Some((7.8, 4096)))).is_empty());
+    }
+    assert!(preempted(&heartbeat(&mut e, 3000, Some((3.0, 4096)))).is_empty());
+    // Over again from 4 s: samples at 4, 5, 6 s are within 3 s of the
+    // first; at 7 s the overload has lasted 3 s and the newest two go
+    // (7.8 − 6.4 = 1.4 vcores of excess, 1 vcore each).
+    for t in [4000, 5000, 6000] {
+        assert!(preempted(&heartbeat(&mut e, t, Some((7.8, 4096)))).is_empty(), "at {t}");
+    }
+    let d = heartbeat(&mut e, 7000, Some((7.8, 4096)));
+    let mut newest = placed.clone();
+    newest.sort_unstable_by(|a, b| b.cmp(a));
+    assert_eq!(preempted(&d), newest[..2].to_vec(), "{d:?}");
+}
+
+#[test]
 fn the_sidecar_estimate_alone_allows_over_subscription_until_it_expires() {
     let mut e = engine(ROSE);
     app(&mut e, 1, "default", 40);

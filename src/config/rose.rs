@@ -36,6 +36,13 @@ pub struct RoseConfig {
     pub evict_memory: f64,
     /// The same for vcores.
     pub evict_vcores: f64,
+    /// Evict only once measured use has stayed over the eviction bound
+    /// this long (ms; 0 = at the first sample over it). The paper's
+    /// controller settings are not in the stored text; 0 reacts fastest. A
+    /// node too small to absorb a container's start-up (a JVM burning a core
+    /// for seconds) needs a few seconds here, or every speculative container
+    /// is evicted by its own start-up.
+    pub evict_after_ms: i64,
     /// A speculative container younger than this counts at its full
     /// request against the headroom: the utilization samples do not show
     /// its use yet (ms).
@@ -74,6 +81,7 @@ impl Default for RoseConfig {
             bound_vcores: 0.8,
             evict_memory: 0.95,
             evict_vcores: 0.95,
+            evict_after_ms: 0,
             settle_ms: 5_000,
             max_ratio: 1.0,
             top_k: 3,
@@ -99,6 +107,9 @@ impl RoseConfig {
             if v <= 0 {
                 return Err(bad(&format!("rose.{k}"), v, "must be above 0 ms"));
             }
+        }
+        if self.evict_after_ms < 0 {
+            return Err(bad("rose.evict_after_ms", self.evict_after_ms, "must be at least 0 ms"));
         }
         if self.settle_ms < 0 {
             return Err(bad("rose.settle_ms", self.settle_ms, "must be at least 0 ms"));

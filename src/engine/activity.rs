@@ -17,6 +17,8 @@ pub struct ContainerRecord {
     pub app: String,
     pub priority: i32,
     pub am: bool,
+    /// Placed by over-subscription (ROSE), beyond the allocated view.
+    pub speculative: bool,
     pub memory_mb: i64,
     pub vcores: i64,
     pub allocated_ms: i64,
@@ -66,6 +68,7 @@ impl ActivityLog {
             app,
             priority: c.key.priority,
             am: c.am,
+            speculative: c.speculative,
             memory_mb: c.resources.memory_mb(),
             vcores: c.resources.vcores(),
             allocated_ms: c.allocated_ms,

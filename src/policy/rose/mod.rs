@@ -12,7 +12,8 @@
 //!   takes speculative containers while capacity × bound − LLA estimate −
 //!   the requests of speculative containers too young to show in the
 //!   samples leaves room, and none while its newest measured use is over
-//!   the bound; when measured use crosses the eviction bound, speculative
+//!   the bound; when measured use crosses the eviction bound (and, with
+//!   `evict_after_ms`, has stayed over it that long), speculative
 //!   containers go, newest first, until the requests taken back cover the
 //!   excess over the placement bound.
 //!
@@ -53,6 +54,9 @@ pub struct Rose {
     /// Per node: the sample the controller last evicted on (one decision
     /// per sample, so a kill in flight is not repeated).
     evicted_on: BTreeMap<NodeId, i64>,
+    /// Per node: the time of the first sample of the current run of
+    /// samples over the eviction bound (`evict_after_ms`).
+    over_since: BTreeMap<NodeId, i64>,
     evictions_total: u64,
     placed_total: u64,
 }
@@ -69,6 +73,7 @@ impl Rose {
             next_refresh_ms: i64::MIN,
             evicting: BTreeSet::new(),
             evicted_on: BTreeMap::new(),
+            over_since: BTreeMap::new(),
             evictions_total: 0,
             placed_total: 0,
         }
@@ -107,9 +112,16 @@ impl Rose {
         [node.capacity.0[0] as f64, node.capacity.0[1] as f64]
     }
 
-    fn record(&mut self, node: NodeId, now: i64, used: &Resources) {
+    fn record(&mut self, node: NodeId, capacity: [f64; 2], now: i64, used: &Resources) {
+        let sample = [used.0[0] as f64, used.0[1] as f64 / 1000.0];
+        let evict = [self.cfg.evict_memory, self.cfg.evict_vcores];
+        if (0..2).any(|i| sample[i] > capacity[i] * evict[i]) {
+            self.over_since.entry(node).or_insert(now);
+        } else {
+            self.over_since.remove(&node);
+        }
         let w = self.samples.entry(node).or_default();
-        w.push_back((now, [used.0[0] as f64, used.0[1] as f64 / 1000.0]));
+        w.push_back((now, sample));
         while w.front().is_some_and(|(t, _)| *t < now - self.cfg.window_ms) || w.len() > self.cfg.max_samples {
             w.pop_front();
         }
@@ -178,7 +190,8 @@ impl Plugin for Rose {
             Event::NodeUtilization { node, used } => {
                 let now = ctx.state.now_ms;
                 let was_fresh = self.newest(*node, now).is_some();
-                self.record(*node, now, used);
+                let Some(capacity) = ctx.state.nodes.get(node).map(Self::capacity) else { return };
+                self.record(*node, capacity, now, used);
                 // A node that had no fresh estimate (new, or back from
                 // stale) is ranked at the next pass, not a refresh later.
                 if !was_fresh {
@@ -190,6 +203,7 @@ impl Plugin for Rose {
                 self.lla.remove(node);
                 self.candidates.remove(node);
                 self.evicted_on.remove(node);
+                self.over_since.remove(node);
             }
             Event::ContainerFinished { container, exit_status, at_ms } => {
                 self.rating.finished(*container, *exit_status, *at_ms, self.cfg.straggler_factor, self.cfg.straggler_min_samples);
@@ -327,6 +341,10 @@ impl Oversubscribe for Rose {
         let cap = Self::capacity(node);
         let evict = [self.cfg.evict_memory, self.cfg.evict_vcores];
         if !(0..2).any(|i| used[i] > cap[i] * evict[i]) {
+            return Vec::new();
+        }
+        // Over the bound, but not yet for evict_after_ms: a passing burst.
+        if self.over_since.get(&node.id).is_some_and(|since| at - since < self.cfg.evict_after_ms) {
             return Vec::new();
         }
         self.evicted_on.insert(node.id, at);

@@ -7,6 +7,7 @@
 #
 #   scripts/compare-yarn.sh [--quick] [--trace FILE] [--schedulers LIST]
 #                           [--repeat N] [--out DIR] [--split-mb N] [--poll-ms N]
+#                           [--utilization off|containers]
 #
 #   --quick       CI size: examples/traces/yarn-quick.json (4 small jobs, 2 NMs),
 #                 one repetition; fails unless every job succeeds everywhere.
@@ -14,6 +15,11 @@
 #                 apart, 4 NMs), 3 repetitions; ~15 min per repetition here.
 #   --schedulers  comma list of shepherd:<policy>[=<file.toml>], capacity, fair
 #                 (default shepherd:dress,capacity,fair).
+#   --utilization containers  NodeManagers measure their containers' use (1 s),
+#                 the samples record it (yarn-report's "used" columns), and
+#                 Shepherd's engine reads it (ROSE's load estimates); each NM
+#                 gets an equal slice of the machine's CPU for the accounting.
+#                 Default off.
 #   SHEPHERD_SKIP_BUILD=1 skips building the engine and the shim (scripts/test.sh
 #   has just built both).
 CALLER_DIR="$PWD"   # relative paths in the options are relative to here
@@ -27,6 +33,7 @@ REPEAT=3
 OUT=""
 SPLIT_MB=2
 POLL_MS=500
+UTILIZATION=off
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1; TRACE="$ROOT/examples/traces/yarn-quick.json"; REPEAT=1; shift ;;
@@ -36,6 +43,7 @@ while [ $# -gt 0 ]; do
     --out) OUT="$(abs "$2")"; shift 2 ;;
     --split-mb) SPLIT_MB="$2"; shift 2 ;;
     --poll-ms) POLL_MS="$2"; shift 2 ;;
+    --utilization) UTILIZATION="$2"; shift 2 ;;
     *) echo "compare-yarn: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -65,6 +73,6 @@ echo "==> comparing $SCHEDULERS on $(basename "$TRACE"), $REPEAT repetition(s), 
   -Djava.util.logging.config.file="$ROOT/integration/src/main/resources/quiet-jul.properties" \
   -cp "$CP" org.shepherd.yarn.compare.CompareYarn --trace "$TRACE" --out "$OUT" \
   --schedulers "$SCHEDULERS" --repeat "$REPEAT" --split-mb "$SPLIT_MB" --poll-ms "$POLL_MS" \
-  --hadoop-conf "$ROOT/hadoop-conf" --base-dir "$CALLER_DIR")
+  --utilization "$UTILIZATION" --hadoop-conf "$ROOT/hadoop-conf" --base-dir "$CALLER_DIR")
 echo "==> report"
 "$ROOT/target/release/shepherd" yarn-report "$OUT" --require-success

@@ -93,6 +93,42 @@ fn waits_jct_makespan_utilization_of_one_run() {
 }
 
 #[test]
+fn measured_use_and_preemptions_when_the_run_recorded_them() {
+    // Without measured use in the samples (older harness output, or
+    // --utilization off) there is no used share and no preemption count.
+    let r = run("shepherd-dress", 1);
+    assert_eq!(r.metrics.utilization.used_memory, None);
+    assert_eq!(r.metrics.preempted_containers, None);
+
+    // Measured use at half the allocated memory and a quarter of the
+    // allocated vcores in every poll: the used shares are those fractions of
+    // the allocated shares above; preemptions 1 + 0 + 2 over the three jobs.
+    let out = scratch("used");
+    let dir = out.join("shepherd-dress").join("run-1");
+    let samples = std::fs::read_to_string(dir.join("samples.jsonl")).unwrap();
+    let mut with_use = String::new();
+    for line in samples.lines() {
+        let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let c = v["cluster"].as_object_mut().unwrap();
+        let (mb, vc) = (c["allocated_mb"].as_f64().unwrap(), c["allocated_vcores"].as_f64().unwrap());
+        c.insert("used_mb".into(), (mb / 2.0).into());
+        c.insert("used_vcores".into(), (vc / 4.0).into());
+        with_use.push_str(&format!("{v}\n"));
+    }
+    std::fs::write(dir.join("samples.jsonl"), with_use).unwrap();
+    let jobs = dir.join("jobs.json");
+    for (id, n) in [("job-0001", 1), ("job-0002", 0), ("job-0003", 2)] {
+        edit(&jobs, &format!("\"id\": \"{id}\","), &format!("\"id\": \"{id}\", \"preempted_containers\": {n},"));
+    }
+    let r = derive::derive(&input::read_run(&dir, "shepherd-dress", 1).unwrap()).unwrap();
+    let u = r.metrics.utilization;
+    assert_close!(u.used_memory.unwrap(), 45.0 * 10.0 / (8.0 * 90.0) / 2.0);
+    assert_close!(u.used_vcores.unwrap(), 45.0 * 10.0 / (16.0 * 90.0) / 4.0);
+    assert_eq!(r.metrics.preempted_containers, Some(3));
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
 fn wait_falls_back_to_finish_when_no_poll_saw_a_task() {
     // shepherd-dress run-2: job-0003 runs 20 → 35 s; the only poll that sees
     // it (30 s) shows its AM alone.

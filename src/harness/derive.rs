@@ -67,11 +67,14 @@ impl YarnCategory {
     }
 }
 
-/// Time-weighted mean allocated share of the cluster.
+/// Time-weighted mean allocated share of the cluster, and of measured use
+/// when the run sampled it (what over-subscription raises).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct AllocatedShare {
     pub alloc_memory: f64,
     pub alloc_vcores: f64,
+    pub used_memory: Option<f64>,
+    pub used_vcores: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -110,6 +113,8 @@ pub struct RunMetrics {
     pub utilization: AllocatedShare,
     /// Jain's index across users per 60 s window: mean, min, max.
     pub fairness: Fairness,
+    /// Containers preempted over all jobs (None: not recorded).
+    pub preempted_containers: Option<i64>,
 }
 
 /// Everything derived from one run.
@@ -234,6 +239,7 @@ pub fn derive(input: &RunInput) -> Result<RunResult, String> {
     // the next (0 before the first poll), integrated over [0, end].
     let mut timeline = Timeline::new(WINDOW_MS, 0);
     let mut current = [0.0; 4];
+    let measured = samples.iter().any(|s| s.cluster.used_mb.is_some() && s.cluster.used_vcores.is_some());
     let mut memory_share = vec![(0, 0.0)];
     // Per-user dominant share of the cluster held by the user's apps.
     let app_user: HashMap<&str, &str> =
@@ -247,8 +253,13 @@ pub fn derive(input: &RunInput) -> Result<RunResult, String> {
         }
         let t = t.max(0);
         let (tmb, tvc) = totals(s, f.cluster, input)?;
-        let v = [s.cluster.allocated_mb as f64 / tmb, s.cluster.allocated_vcores as f64 / tvc, 0.0, 0.0];
-        let delta = [v[0] - current[0], v[1] - current[1], 0.0, 0.0];
+        let v = [
+            s.cluster.allocated_mb as f64 / tmb,
+            s.cluster.allocated_vcores as f64 / tvc,
+            s.cluster.used_mb.unwrap_or(0.0) / tmb,
+            s.cluster.used_vcores.unwrap_or(0.0) / tvc,
+        ];
+        let delta = [v[0] - current[0], v[1] - current[1], v[2] - current[2], v[3] - current[3]];
         timeline.add(t, delta);
         memory_share.push((t, current[0]));
         memory_share.push((t, v[0]));
@@ -330,8 +341,18 @@ pub fn derive(input: &RunInput) -> Result<RunResult, String> {
         wait_from_finish: ok.iter().filter(|j| j.wait_from == Some(WaitFrom::Finish)).map(|j| j.obs.id.clone()).collect(),
         all: YarnCategory::of(&ok),
         categories: groups.into_iter().map(|(k, v)| (k, YarnCategory::of(&v))).collect(),
-        utilization: AllocatedShare { alloc_memory: mean[0], alloc_vcores: mean[1] },
+        utilization: AllocatedShare {
+            alloc_memory: mean[0],
+            alloc_vcores: mean[1],
+            used_memory: measured.then_some(mean[2]),
+            used_vcores: measured.then_some(mean[3]),
+        },
         fairness: fairness::summarize(&fairness_windows),
+        preempted_containers: f
+            .jobs
+            .iter()
+            .map(|j| j.preempted_containers)
+            .try_fold(0, |acc, p| p.map(|p| acc + p.max(0))),
     };
     Ok(RunResult { dir: input.dir.clone(), metrics, jobs, fairness_windows, memory_share })
 }

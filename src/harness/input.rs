@@ -70,6 +70,11 @@ pub struct JobObs {
     pub final_status: String,
     #[serde(default)]
     pub error: Option<String>,
+    /// Containers of the app the scheduler preempted (the RM's
+    /// `numAMContainerPreempted` + `numNonAMContainerPreempted`; ROSE's
+    /// evictions are preemptions). Absent in older harness output.
+    #[serde(default)]
+    pub preempted_containers: Option<i64>,
 }
 
 fn positive(v: Option<i64>) -> Option<i64> {
@@ -110,6 +115,14 @@ pub struct ClusterSample {
     pub total_mb: i64,
     pub allocated_vcores: i64,
     pub total_vcores: i64,
+    /// Measured use, summed over NodeManagers: their containers' physical
+    /// memory (MiB) and CPU (vcores, in each NM's own vcores), as the NMs'
+    /// container monitors report it (`/ws/v1/cluster/nodes`
+    /// `resourceUtilization`). Absent when the run did not measure it.
+    #[serde(default)]
+    pub used_mb: Option<f64>,
+    #[serde(default)]
+    pub used_vcores: Option<f64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

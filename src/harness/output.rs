@@ -142,6 +142,9 @@ const COLUMNS: &[(&str, &str, usize)] = &[
     ("makespan_s", "makespan", 1),
     ("util_memory", "util mem", 3),
     ("util_vcores", "util vcores", 3),
+    ("used_memory", "used mem", 3),
+    ("used_vcores", "used vcores", 3),
+    ("preempted", "preempted", 0),
     ("jain_mean", "Jain", 3),
 ];
 
@@ -159,7 +162,8 @@ pub fn absolute_table(report: &Report) -> String {
     }
     format!(
         "absolute: median [min–max] over runs; times in s; jobs = jobs that finished SUCCEEDED;\n\
-         util = time-weighted allocated share of the cluster; Jain = mean over 60 s windows of Jain's index across users\n{}",
+         util = time-weighted allocated share of the cluster; used = time-weighted measured use (NM container monitors), - when not measured;\n\
+         preempted = containers preempted (evicted) over all jobs; Jain = mean over 60 s windows of Jain's index across users\n{}",
         render(&header, &rows, 2)
     )
 }

@@ -46,6 +46,9 @@ pub const METRICS: &[&str] = &[
     "makespan_s",
     "util_memory",
     "util_vcores",
+    "used_memory",
+    "used_vcores",
+    "preempted",
     "jain_mean",
     "jain_min",
 ];
@@ -86,6 +89,12 @@ pub fn headline(m: &RunMetrics, category: &str) -> Vec<(&'static str, f64)> {
     ]);
     if category == "all" {
         v.extend([("util_memory", m.utilization.alloc_memory), ("util_vcores", m.utilization.alloc_vcores)]);
+        if let (Some(mem), Some(vc)) = (m.utilization.used_memory, m.utilization.used_vcores) {
+            v.extend([("used_memory", mem), ("used_vcores", vc)]);
+        }
+        if let Some(p) = m.preempted_containers {
+            v.push(("preempted", p as f64));
+        }
         if m.fairness.windows > 0 {
             v.extend([("jain_mean", m.fairness.mean), ("jain_min", m.fairness.min)]);
         }
@@ -168,7 +177,8 @@ pub fn ratios(label: &str, runs: &[&RunMetrics], baseline: &str, base_runs: &[&R
         for (m, b) in &pairs {
             let base: BTreeMap<&str, f64> = headline(b, c).into_iter().collect();
             for (k, v) in headline(m, c) {
-                if k == "jobs" {
+                // Counts, not rates: a ratio of job or eviction counts says nothing.
+                if k == "jobs" || k == "preempted" {
                     continue;
                 }
                 if let Some(bv) = base.get(k) {

@@ -67,6 +67,9 @@ public final class ShepherdCluster implements AutoCloseable {
   public static Configuration commonConf(int nodeMemoryMb, int nodeVcores) {
     Configuration conf = new YarnConfiguration();
     conf.setInt(YarnConfiguration.NM_PMEM_MB, nodeMemoryMb);
+    // MiniYARNCluster sizes its NodeManagers from its own key (default
+    // 4 GiB), overriding the one above.
+    conf.setInt(YarnConfiguration.YARN_MINICLUSTER_NM_PMEM_MB, nodeMemoryMb);
     conf.setInt(YarnConfiguration.NM_VCORES, nodeVcores);
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 256);
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB, 4096);
@@ -194,6 +197,22 @@ public final class ShepherdCluster implements AutoCloseable {
   public static void reportUtilization(Configuration conf) {
     conf.setBoolean("yarn.minicluster.control-resource-monitoring", true);
     conf.setLong(YarnConfiguration.NM_RESOURCE_MON_INTERVAL_MS, 1000);
+  }
+
+  /**
+   * As {@link #reportUtilization}, for NodeManagers that share this one
+   * machine: their container monitors sample every second, each NM accounts
+   * for an equal slice of the machine's CPU (so its containers' CPU is
+   * reported in its own vcores, as on a machine of its own), and Shepherd's
+   * engine reads each NM's containers' measured use rather than the
+   * machine-wide figure every NM here would report alike.
+   */
+  public static void measureContainerUse(Configuration conf, int nodeManagers) {
+    reportUtilization(conf);
+    conf.setLong(YarnConfiguration.NM_CONTAINER_MON_INTERVAL_MS, 1000);
+    conf.setInt(YarnConfiguration.NM_RESOURCE_PERCENTAGE_PHYSICAL_CPU_LIMIT,
+        Math.max(1, 100 / nodeManagers));
+    conf.set(ShepherdScheduler.UTILIZATION, "containers");
   }
 
   /** A TCP port nothing listens on right now. */

@@ -39,8 +39,18 @@ import org.shepherd.yarn.cluster.ShepherdCluster;
  * <pre>
  * CompareYarn --trace FILE --out DIR [--schedulers shepherd:dress,capacity,fair]
  *             [--repeat 1] [--split-mb 2] [--poll-ms 500] [--timeout-s 1800]
- *             [--hadoop-conf DIR]
+ *             [--hadoop-conf DIR] [--utilization off|containers]
  * </pre>
+ *
+ * <p>{@code --utilization containers} turns on the NodeManagers' container
+ * monitors (1 s), gives every scheduler the same setting, records measured
+ * use in the samples, and has Shepherd's engine read each NM's containers'
+ * measured use ({@code yarn.scheduler.shepherd.utilization = containers}):
+ * the NMs of this cluster share one machine, so the machine-wide figure
+ * would be all of them at once. Each NM is given an equal slice of the
+ * machine's CPU ({@code yarn.nodemanager.resource.percentage-physical-cpu-limit}
+ * = 100 / NMs), so its containers' CPU is reported in its own vcores as on a
+ * machine of its own.
  */
 public final class CompareYarn {
   private CompareYarn() {
@@ -60,6 +70,12 @@ public final class CompareYarn {
     int splitMb = Integer.parseInt(a.getOrDefault("split-mb", "2"));
     long pollMs = Long.parseLong(a.getOrDefault("poll-ms", "500"));
     long timeoutS = Long.parseLong(a.getOrDefault("timeout-s", "1800"));
+    String utilization = a.getOrDefault("utilization", "off");
+    if (!utilization.equals("off") && !utilization.equals("containers")) {
+      throw new IllegalArgumentException("--utilization " + utilization
+          + ": expected off or containers");
+    }
+    boolean measureUse = utilization.equals("containers");
 
     TraceJob.Trace trace = TraceJob.read(traceFile);
     out.mkdirs();
@@ -74,12 +90,15 @@ public final class CompareYarn {
     }
     System.out.printf("inputs ready in %.1f s (%s, %d MiB per map)%n",
         (System.currentTimeMillis() - prep) / 1000.0, widest, splitMb);
+    if (widest.containsKey(TraceJob.Kind.CPU)) {
+      System.out.printf("cpu jobs: %.0f Halton points per ms of one core%n", CpuJob.samplesPerMs());
+    }
 
     int failed = 0;
     for (int run = 1; run <= repeat; run++) {
       for (SchedulerSpec spec : specs) {
         File dir = new File(out, spec.label + "/run-" + run);
-        failed += runOnce(spec, run, trace, traceFile, dir, inputs, pollMs, timeoutS);
+        failed += runOnce(spec, run, trace, traceFile, dir, inputs, pollMs, timeoutS, measureUse);
       }
     }
     System.out.printf("%nraw results in %s; %d job(s) did not succeed%n", out, failed);
@@ -88,7 +107,8 @@ public final class CompareYarn {
 
   /** One scheduler, one repetition. Returns the number of jobs that did not succeed. */
   static int runOnce(SchedulerSpec spec, int run, TraceJob.Trace trace, File traceFile,
-      File dir, HiBenchInputs inputs, long pollMs, long timeoutS) throws Exception {
+      File dir, HiBenchInputs inputs, long pollMs, long timeoutS, boolean measureUse)
+      throws Exception {
     FileUtils.deleteQuietly(dir);
     File work = new File(dir, "work");
     work.mkdirs();
@@ -98,6 +118,9 @@ public final class CompareYarn {
     conf.setInt(MRJobConfig.MR_AM_VMEM_MB, 512);
     conf.set(MRJobConfig.MR_AM_COMMAND_OPTS,
         "-Xmx384m " + System.getProperty("shepherd.jdk17.opens", ""));
+    if (measureUse) {
+      ShepherdCluster.measureContainerUse(conf, trace.nodes);
+    }
     spec.configure(conf, work);
     String name = "cmp-" + spec.label + "-" + run;
     System.out.printf("%n==> %s run %d: %s, %d NodeManagers of %d MiB / %d vcores, %d jobs%n",
@@ -114,7 +137,8 @@ public final class CompareYarn {
       ExecutorService pool = Executors.newFixedThreadPool(trace.jobs.size());
       long t0 = System.currentTimeMillis();
       List<Future<Boolean>> futures = new ArrayList<>();
-      try (RmPoller poller = new RmPoller(cluster, pollMs, new File(dir, "samples.jsonl"))) {
+      try (RmPoller poller = new RmPoller(cluster, pollMs, new File(dir, "samples.jsonl"),
+          measureUse)) {
         for (TraceJob job : trace.jobs) {
           futures.add(pool.submit(() -> {
             long wait = t0 + job.submitMs - System.currentTimeMillis();
@@ -215,6 +239,10 @@ public final class CompareYarn {
         error = "no RM application carries tag " + job.tag();
       }
       o.put("error", error);
+      if (app != null) {
+        o.put("preempted_containers", app.path("numAMContainerPreempted").asInt()
+            + app.path("numNonAMContainerPreempted").asInt());
+      }
       if (error != null || !"SUCCEEDED".equals(o.path("final_status").asText())) {
         failed++;
         System.out.printf("    job %s (%s): %s / %s %s%n", job.id, job.kind.label(),

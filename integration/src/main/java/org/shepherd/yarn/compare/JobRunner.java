@@ -46,6 +46,10 @@ final class JobRunner {
           conf.setBoolean("mapreduce.terasort.simplepartitioner", true);
           return ToolRunner.run(conf, new TeraSort(), new String[] {
               inputs.inputOf(job.kind, job.maps).toString(), out.toString()}) == 0;
+        case CPU: {
+          Job j = CpuJob.create(conf, job.name + "-" + job.id, job.maps, job.mapMs, out);
+          return j.waitForCompletion(false);
+        }
         default: {
           SleepJob sleep = new SleepJob();
           sleep.setConf(conf);

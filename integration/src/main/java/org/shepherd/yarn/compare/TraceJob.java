@@ -12,15 +12,19 @@ import java.util.List;
  * src/workload/trace.rs) as a real MapReduce job: the first stage is the map
  * phase, an optional second stage the reduce phase. The job's {@code name}
  * picks the program — {@code wordcount}, {@code sort}, {@code terasort}
- * (HiBench's micro benchmarks, from hadoop-mapreduce-examples) or anything
- * else for Hadoop's SleepJob, whose tasks sleep the trace's mean durations.
+ * (HiBench's micro benchmarks, from hadoop-mapreduce-examples), {@code cpu}
+ * (CPU-bound maps, {@link CpuJob}) or anything else for Hadoop's SleepJob,
+ * whose tasks sleep the trace's mean durations.
  */
 public final class TraceJob {
   public enum Kind {
-    WORDCOUNT, SORT, TERASORT, SLEEP;
+    WORDCOUNT, SORT, TERASORT, CPU, SLEEP;
 
     static Kind of(String name) {
       String n = name.toLowerCase();
+      if (n.startsWith("cpu")) {
+        return CPU;
+      }
       if (n.startsWith("wordcount")) {
         return WORDCOUNT;
       }

@@ -108,14 +108,19 @@ impl Rose {
             .or_else(|| node.load_estimate_at(now).map(|r| [r.0[0] as f64, r.0[1] as f64 / 1000.0]))
     }
 
+    /// Measured use above the eviction bound in any dimension.
+    fn over_eviction_bound(&self, used: [f64; 2], capacity: [f64; 2]) -> bool {
+        let evict = [self.cfg.evict_memory, self.cfg.evict_vcores];
+        (0..2).any(|i| used[i] > capacity[i] * evict[i])
+    }
+
     fn capacity(node: &Node) -> [f64; 2] {
         [node.capacity.0[0] as f64, node.capacity.0[1] as f64]
     }
 
     fn record(&mut self, node: NodeId, capacity: [f64; 2], now: i64, used: &Resources) {
         let sample = [used.0[0] as f64, used.0[1] as f64 / 1000.0];
-        let evict = [self.cfg.evict_memory, self.cfg.evict_vcores];
-        if (0..2).any(|i| sample[i] > capacity[i] * evict[i]) {
+        if self.over_eviction_bound(sample, capacity) {
             self.over_since.entry(node).or_insert(now);
         } else {
             self.over_since.remove(&node);
@@ -339,8 +344,7 @@ impl Oversubscribe for Rose {
             return Vec::new();
         }
         let cap = Self::capacity(node);
-        let evict = [self.cfg.evict_memory, self.cfg.evict_vcores];
-        if !(0..2).any(|i| used[i] > cap[i] * evict[i]) {
+        if !self.over_eviction_bound(used, cap) {
             return Vec::new();
         }
         // Over the bound, but not yet for evict_after_ms: a passing burst.

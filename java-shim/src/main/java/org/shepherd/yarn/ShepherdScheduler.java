@@ -986,7 +986,7 @@ public class ShepherdScheduler extends FifoScheduler {
       PendingAsk ask = attempt.getPendingAsk(key, ResourceRequest.ANY);
       Resource capability = ask.getPerAllocationResource();
       if (ask.getCount() <= 0
-          || (!beyondAllocated && !Resources.fitsIn(capability, roomBesideSpeculative(node)))) {
+          || (!beyondAllocated && !fitsBesideSpeculative(capability, node))) {
         return null;
       }
       ContainerId id = BuilderUtils.newContainerId(attempt.getApplicationAttemptId(),
@@ -1014,23 +1014,27 @@ public class ShepherdScheduler extends FifoScheduler {
   }
 
   /**
-   * The node's unallocated resource as the engine sees it: YARN's, plus what
-   * speculative containers hold. A guaranteed allocation goes where only
+   * Whether {@code capability} fits the node's unallocated resource as the
+   * engine sees it: YARN's, plus what speculative containers hold. A
+   * guaranteed allocation goes where only
    * speculative containers are in its way — they run on capacity that is
    * not theirs, and ROSE's controller takes them back (preempts them) when
    * the node's measured use crosses its bound, as the paper's NMs kill
    * speculative tasks for regular ones.
    */
-  private Resource roomBesideSpeculative(FiCaSchedulerNode node) {
+  private boolean fitsBesideSpeculative(Resource capability, FiCaSchedulerNode node) {
+    boolean fits = Resources.fitsIn(capability, node.getUnallocatedResource());
+    if (fits || speculative.isEmpty()) {
+      return fits;
+    }
+    // Only when YARN's own view says no: walk the node's containers.
     Resource room = Resources.clone(node.getUnallocatedResource());
-    if (!speculative.isEmpty()) {
-      for (RMContainer c : node.getCopiedListOfRunningContainers()) {
-        if (speculative.contains(c.getContainerId())) {
-          Resources.addTo(room, c.getAllocatedResource());
-        }
+    for (RMContainer c : node.getCopiedListOfRunningContainers()) {
+      if (speculative.contains(c.getContainerId())) {
+        Resources.addTo(room, c.getAllocatedResource());
       }
     }
-    return room;
+    return Resources.fitsIn(capability, room);
   }
 
   /**

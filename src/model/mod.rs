@@ -5,6 +5,7 @@ pub mod app;
 pub mod ask;
 pub mod cluster;
 pub mod container;
+pub mod exit;
 pub mod node;
 pub mod queue;
 pub mod resource;

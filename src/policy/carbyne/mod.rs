@@ -39,6 +39,7 @@ use super::points::{AskClassifier, Ctx, Plugin};
 use super::{Gauge, Scope};
 use crate::config::CarbyneConfig;
 use crate::event::Event;
+use crate::model::exit::{outcome, Outcome};
 use crate::model::{App, AppId, Ask, Container, NodeId, SchedulerKey};
 use amount::Amount;
 use lease::{Profile, FOREVER};
@@ -495,7 +496,7 @@ impl Plugin for Carbyne {
                     self.dirty.insert(id);
                 }
                 if let Event::ContainerFinished { exit_status, .. } = event {
-                    if *exit_status != 0 {
+                    if outcome(*exit_status) == Outcome::Failed {
                         // §3.4 "Handling Task Failures": T_k must be recomputed
                         // (the app is dirty like on any completion; counted here).
                         self.counters.task_failures += 1;

@@ -31,6 +31,7 @@ use super::hint::{self, HintStage};
 use crate::config::CarbyneConfig;
 use crate::event::Event;
 use crate::model::ask::AM_PRIORITY;
+use crate::model::exit::Outcome;
 use crate::model::{App, AppId, ContainerId, Resources, SchedulerKey};
 use crate::policy::points::Ctx;
 use std::collections::{BTreeMap, HashMap};
@@ -207,10 +208,12 @@ impl KeyLogs {
                 if let Some(log) = self.apps.get_mut(&app) {
                     if log.am == Some(id) {
                         // The attempt's AM ended; a new attempt asks again.
-                    } else if *exit_status == 0 {
-                        *log.finished.entry(key).or_default() += 1;
                     } else {
-                        log.failed += 1;
+                        match crate::model::exit::outcome(*exit_status) {
+                            Outcome::Ended => *log.finished.entry(key).or_default() += 1,
+                            Outcome::Failed => log.failed += 1,
+                            Outcome::Released => {}
+                        }
                     }
                 }
                 Some(app)

@@ -216,6 +216,30 @@ fn task_failures_replan() {
     assert_eq!(view(&e, 1)["t_k_ms"].as_f64(), Some(15_000.0));
 }
 
+/// An unmodified MapReduce AM stops each task's container once the task
+/// has reported success; the NodeManager then says KILLED_BY_APPMASTER
+/// (−105). That is a finished task, not a failure: counted as done for
+/// the DAG hint, not in `task_failures`. Hint: one stage of 3 tasks of
+/// 10 s; node 2 GB / 2 vcores; two run from 0. At 10 s the first ends
+/// −105 and the third starts. Left: two running, 0 s and 10 s left by
+/// their expected time: 10 s of work. Were −105 a failure, the hint would
+/// still owe a fourth run (3 tasks − 0 done − 2 running): 20 s.
+#[test]
+fn a_task_its_am_stopped_is_finished_not_failed() {
+    let mut e = carbyne("");
+    add_node(&mut e, 1, 2048, 2);
+    app(&mut e, 1, "TEZ", &["shepherd.dag=1:3:10000:-"]);
+    ask(&mut e, 1, 1, 1024, 1, 3);
+    let got = pass(&mut e, 0);
+    assert_eq!(got.len(), 2);
+    finish(&mut e, got[0].2, 10_000, crate::model::exit::KILLED_BY_APPMASTER);
+    ask(&mut e, 1, 1, 1024, 1, 1);
+    assert_eq!(pass(&mut e, 10_000).len(), 1);
+    let st = &e.state_json()["pipelines"][0]["plugins"]["classify"]["state"];
+    assert_eq!(st["counters"]["task_failures"].as_u64(), Some(0));
+    assert_eq!(view(&e, 1)["remaining_work_ms"].as_f64(), Some(10_000.0));
+}
+
 /// DRF inside each queue's guarantee: two queues with equal weights, both
 /// hungry; each queue's Carbyne plans its apps against half the cluster.
 #[test]

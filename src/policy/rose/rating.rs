@@ -11,6 +11,7 @@
 //!   `straggler_min_samples` of them) is a straggler ("tailed"). Runtime is
 //!   finish − launch (allocation when the launch was not reported).
 
+use crate::model::exit::{outcome, Outcome, SUCCESS};
 use crate::model::{AppId, ContainerId, NodeId, SchedulerKey};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
@@ -43,13 +44,20 @@ impl Rating {
     /// Returns true when it was.
     pub fn finished(&mut self, c: ContainerId, exit_status: i32, at_ms: i64, factor: f64, min_samples: usize) -> bool {
         let Some((app, node, key, runtime)) = self.finishing.remove(&c) else { return false };
-        let bad = if exit_status != 0 {
-            true
-        } else {
-            let seen = self.runtimes.entry((app, key)).or_default();
-            let straggler = seen.len() >= min_samples.max(1) && runtime as f64 > factor * median(seen);
-            seen.push(runtime);
-            straggler
+        let bad = match outcome(exit_status) {
+            Outcome::Failed => true,
+            // Released, or stopped by its own AM (MapReduce stops a task's
+            // container after the task succeeded): says nothing about the
+            // node, and its runtime ends when the AM chose, not when the
+            // task did.
+            Outcome::Released => false,
+            Outcome::Ended if exit_status != SUCCESS => false,
+            Outcome::Ended => {
+                let seen = self.runtimes.entry((app, key)).or_default();
+                let straggler = seen.len() >= min_samples.max(1) && runtime as f64 > factor * median(seen);
+                seen.push(runtime);
+                straggler
+            }
         };
         if bad {
             self.penalties.push_back(Penalty { at_ms, app, node });
@@ -128,10 +136,15 @@ mod tests {
         // A failure (exit 1) and a preemption (−102) on node 3.
         assert!(finish(&mut r, 6, 1, 3, 1_000, 1, 6));
         assert!(finish(&mut r, 7, 2, 3, 1_000, -102, 7));
+        // A MapReduce AM stopping its finished task (−105), however late,
+        // and a container the app released (−100) blame no node.
+        assert!(!finish(&mut r, 8, 1, 4, 90_000, -105, 8));
+        assert!(!finish(&mut r, 9, 1, 4, 1_000, -100, 9));
         let s = r.scores(3);
         assert_eq!(s.get(&2), Some(&1.0));
         assert_eq!(s.get(&3), Some(&2.0));
         assert_eq!(s.get(&0), None);
+        assert_eq!(s.get(&4), None);
     }
 
     #[test]

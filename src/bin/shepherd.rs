@@ -90,6 +90,10 @@ enum Command {
         /// Shepherd TOML config for the engine (its scheduler.policy is replaced by --policy).
         #[arg(long)]
         config: Option<PathBuf>,
+        /// The P99 target to print the verdict against, µs (an issue's bar:
+        /// Carbyne's is 1 000 at 10 000 pending asks, 3 000 at 50 000).
+        #[arg(long, default_value_t = 1000.0)]
+        target_us: f64,
     },
     /// Placement-constraint matching (Megha bit-vectors): compile, bit test and per-node scan times.
     BenchConstraints {
@@ -326,7 +330,7 @@ fn main() -> ExitCode {
         Command::Compare { w, policies, baseline, out, seeds } => compare(&w, &policies, &baseline, out, seeds),
         Command::Generate { w, out } => generate(&w, &out),
         Command::BenchSim { w, policy } => bench(&w, &policy),
-        Command::BenchHeartbeat { nodes, pending, apps, heartbeats, policy, config } => {
+        Command::BenchHeartbeat { nodes, pending, apps, heartbeats, policy, config, target_us } => {
             let config = config.map(|p| std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))).transpose();
             config.and_then(|config| {
                 bench_heartbeat(shepherd::bench::heartbeat::HeartbeatBench {
@@ -336,7 +340,7 @@ fn main() -> ExitCode {
                     heartbeats: heartbeats as _,
                     policy,
                     config: config.unwrap_or_default(),
-                })
+                }, target_us)
             })
         }
         Command::BenchConstraints { nodes, containers } => {
@@ -612,14 +616,14 @@ fn bench(w: &WorkloadArgs, policy: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn bench_heartbeat(b: shepherd::bench::heartbeat::HeartbeatBench) -> Result<(), String> {
+fn bench_heartbeat(b: shepherd::bench::heartbeat::HeartbeatBench, target_us: f64) -> Result<(), String> {
     let r = b.run();
     println!(
         "engine decision time per heartbeat ({} policy, {} nodes, {} pending asks over {} apps, {} heartbeats, {} allocations):",
         b.policy, b.nodes, b.pending, b.apps, b.heartbeats, r.allocations
     );
     println!(
-        "  p50 {:.1} us   p90 {:.1} us   p99 {:.1} us   max {:.1} us   (target: p99 <= 1000 us)",
+        "  p50 {:.1} us   p90 {:.1} us   p99 {:.1} us   max {:.1} us   (target: p99 <= {target_us:.0} us)",
         r.percentile(50.0),
         r.percentile(90.0),
         r.percentile(99.0),
@@ -632,5 +636,9 @@ fn bench_heartbeat(b: shepherd::bench::heartbeat::HeartbeatBench) -> Result<(), 
         r.cpu_percentile(99.0),
         r.cpu_percentile(100.0)
     );
+    // The verdict reads the CPU time: on a shared machine the wall-clock
+    // tail is other processes' (see the line above).
+    let p99 = r.cpu_percentile(99.0);
+    println!("  cpu p99 {p99:.1} us against the target {target_us:.0} us: {}", if p99 <= target_us { "met" } else { "MISSED" });
     Ok(())
 }

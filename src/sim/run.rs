@@ -360,8 +360,7 @@ impl<'a> Sim<'a> {
             self.timeline.add(t, [0.0, 0.0, -frac(used.0[0], cap.0[0]), -frac(used.0[1], cap.0[1] * 1000)]);
         }
         self.timeline.add(t, [-frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1]), 0.0, 0.0]);
-        // YARN's exit status for a preempted container.
-        self.engine.apply(Event::ContainerFinished { container: c, exit_status: -102, at_ms: t });
+        self.engine.apply(Event::ContainerFinished { container: c, exit_status: crate::model::exit::PREEMPTED, at_ms: t });
         self.cluster.refresh(&self.engine, rt.node);
         let j = rt.job;
         let run = &mut self.runs[j as usize];

@@ -31,7 +31,7 @@ use super::hint::{self, HintStage};
 use crate::config::CarbyneConfig;
 use crate::event::Event;
 use crate::model::ask::AM_PRIORITY;
-use crate::model::exit::Outcome;
+use crate::model::exit::{outcome, Outcome};
 use crate::model::{App, AppId, ContainerId, Resources, SchedulerKey};
 use crate::policy::points::Ctx;
 use std::collections::{BTreeMap, HashMap};
@@ -209,7 +209,7 @@ impl KeyLogs {
                     if log.am == Some(id) {
                         // The attempt's AM ended; a new attempt asks again.
                     } else {
-                        match crate::model::exit::outcome(*exit_status) {
+                        match outcome(*exit_status) {
                             Outcome::Ended => *log.finished.entry(key).or_default() += 1,
                             Outcome::Failed => log.failed += 1,
                             Outcome::Released => {}

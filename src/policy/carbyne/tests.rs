@@ -193,24 +193,35 @@ fn p_altruism_zero_never_holds_back() {
     }
 }
 
-/// §3.4: "in case of task failures, CARBYNE must recalculate T_k": a
-/// failed container (non-zero exit) is counted and the app replanned; its
-/// task is asked again and planned with the others.
-#[test]
-fn task_failures_replan() {
+/// Node 2 GB / 2 vcores; app 1 hints one stage of 3 tasks of 10 s and asks
+/// for all three; the first pass at 0 starts two. Returns the engine and
+/// those two containers.
+fn three_hinted_tasks_two_running() -> (Engine, Vec<(u32, i32, u64)>) {
     let mut e = carbyne("");
     add_node(&mut e, 1, 2048, 2);
     app(&mut e, 1, "TEZ", &["shepherd.dag=1:3:10000:-"]);
     ask(&mut e, 1, 1, 1024, 1, 3);
     let got = pass(&mut e, 0);
     assert_eq!(got.len(), 2);
-    let replans = e.state_json()["pipelines"][0]["plugins"]["classify"]["state"]["counters"]["replans"].as_u64().unwrap();
+    (e, got)
+}
+
+fn counter(e: &Engine, name: &str) -> Option<u64> {
+    e.state_json()["pipelines"][0]["plugins"]["classify"]["state"]["counters"][name].as_u64()
+}
+
+/// §3.4: "in case of task failures, CARBYNE must recalculate T_k": a
+/// failed container (non-zero exit) is counted and the app replanned; its
+/// task is asked again and planned with the others.
+#[test]
+fn task_failures_replan() {
+    let (mut e, got) = three_hinted_tasks_two_running();
+    let replans = counter(&e, "replans").unwrap();
     finish(&mut e, got[0].2, 5_000, 1);
     ask(&mut e, 1, 1, 1024, 1, 2);
     assert_eq!(pass(&mut e, 5_000).len(), 1);
-    let st = &e.state_json()["pipelines"][0]["plugins"]["classify"]["state"];
-    assert_eq!(st["counters"]["task_failures"].as_u64(), Some(1));
-    assert!(st["counters"]["replans"].as_u64().unwrap() > replans);
+    assert_eq!(counter(&e, "task_failures"), Some(1));
+    assert!(counter(&e, "replans").unwrap() > replans);
     // 2 tasks asked (the new one, the failed one again) and one running
     // with 5 s left, 2 slots: one starts beside it now, one at 5 s: T = 15 s.
     assert_eq!(view(&e, 1)["t_k_ms"].as_f64(), Some(15_000.0));
@@ -219,24 +230,18 @@ fn task_failures_replan() {
 /// An unmodified MapReduce AM stops each task's container once the task
 /// has reported success; the NodeManager then says KILLED_BY_APPMASTER
 /// (−105). That is a finished task, not a failure: counted as done for
-/// the DAG hint, not in `task_failures`. Hint: one stage of 3 tasks of
-/// 10 s; node 2 GB / 2 vcores; two run from 0. At 10 s the first ends
+/// the DAG hint, not in `task_failures`. Three hinted 10 s tasks, two
+/// running from 0 (`three_hinted_tasks_two_running`). At 10 s the first ends
 /// −105 and the third starts. Left: two running, 0 s and 10 s left by
 /// their expected time: 10 s of work. Were −105 a failure, the hint would
 /// still owe a fourth run (3 tasks − 0 done − 2 running): 20 s.
 #[test]
 fn a_task_its_am_stopped_is_finished_not_failed() {
-    let mut e = carbyne("");
-    add_node(&mut e, 1, 2048, 2);
-    app(&mut e, 1, "TEZ", &["shepherd.dag=1:3:10000:-"]);
-    ask(&mut e, 1, 1, 1024, 1, 3);
-    let got = pass(&mut e, 0);
-    assert_eq!(got.len(), 2);
+    let (mut e, got) = three_hinted_tasks_two_running();
     finish(&mut e, got[0].2, 10_000, crate::model::exit::KILLED_BY_APPMASTER);
     ask(&mut e, 1, 1, 1024, 1, 1);
     assert_eq!(pass(&mut e, 10_000).len(), 1);
-    let st = &e.state_json()["pipelines"][0]["plugins"]["classify"]["state"];
-    assert_eq!(st["counters"]["task_failures"].as_u64(), Some(0));
+    assert_eq!(counter(&e, "task_failures"), Some(0));
     assert_eq!(view(&e, 1)["remaining_work_ms"].as_f64(), Some(10_000.0));
 }
 

@@ -50,9 +50,8 @@ impl Rating {
             // container after the task succeeded): says nothing about the
             // node, and its runtime ends when the AM chose, not when the
             // task did.
-            Outcome::Released => false,
-            Outcome::Ended if exit_status != SUCCESS => false,
-            Outcome::Ended => {
+            _ if exit_status != SUCCESS => false,
+            _ => {
                 let seen = self.runtimes.entry((app, key)).or_default();
                 let straggler = seen.len() >= min_samples.max(1) && runtime as f64 > factor * median(seen);
                 seen.push(runtime);

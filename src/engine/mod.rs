@@ -17,7 +17,7 @@ mod pass;
 pub use crate::event::{Decision, Event};
 
 use crate::config::{Config, ConfigError};
-use crate::model::{App, ClusterState, Container, ContainerId, Node, NodeId, Queue, QueueId};
+use crate::model::{App, ClusterState, Container, ContainerId, LiveContainer, Node, NodeId, Queue, QueueId};
 use crate::policy::{Gauge, PolicySet};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -195,7 +195,7 @@ impl Engine {
             }
             Event::AppRemoved { app } => {
                 if let Some(a) = s.apps.get(app) {
-                    for c in a.containers.iter().filter_map(|c| s.containers.get(c)) {
+                    for c in a.containers.keys().filter_map(|c| s.containers.get(c)) {
                         log.container_gone(s, c, Some((now, 0)));
                     }
                     log.app_gone(s, a);
@@ -306,7 +306,7 @@ impl Engine {
                 );
             }
             Event::AppRemoved { app } => {
-                let Some(live) = s.apps.get(app).map(|a| a.containers.clone()) else { return Applied::Unknown };
+                let Some(live) = s.apps.get(app).map(|a| a.containers.keys().copied().collect::<Vec<_>>()) else { return Applied::Unknown };
                 // Release first so the app's final record carries their service.
                 for c in live {
                     Self::release_container(s, c, Some(now));
@@ -347,6 +347,9 @@ impl Engine {
             Event::ContainerLaunched { container, at_ms } => {
                 let Some(c) = s.containers.get_mut(container) else { return Applied::Unknown };
                 c.launched_ms = Some(*at_ms);
+                if let Some(live) = s.apps.get_mut(&c.app).and_then(|a| a.containers.get_mut(container)) {
+                    live.started_ms = *at_ms;
+                }
             }
             Event::ContainerFinished { container, at_ms, .. } => {
                 if !Self::release_container(s, *container, Some(*at_ms)) {
@@ -434,7 +437,7 @@ impl Engine {
                 a.allocated += c.resources;
                 s.queues[a.queue].allocated += c.resources;
             }
-            a.containers.insert(c.id);
+            a.containers.insert(c.id, LiveContainer { key: c.key, resources: c.resources, started_ms: c.launched_ms.unwrap_or(c.allocated_ms) });
             a.live_start_sum_ms += c.allocated_ms;
             a.allocations_total += 1;
             a.first_allocation_ms.get_or_insert(c.allocated_ms);

@@ -108,6 +108,38 @@ fn finished_container_frees_capacity_and_rejection_restores_ask() {
     assert_eq!(e.state.apps[&1].pending_containers(), 0);
 }
 
+/// The app's record of its live containers follows allocation, launch,
+/// finish and rejection (Carbyne's planner walks it instead of the
+/// cluster's container map).
+#[test]
+fn app_live_containers_follow_allocation_launch_and_release() {
+    let mut e = engine("fifo", &[]);
+    add_node(&mut e, 1, 4096, 4);
+    add_app(&mut e, 1, "default", "alice", 0);
+    ask(&mut e, 1, 20, 1024, 1, 3);
+    let mut out = vec![];
+    e.schedule_node(1, 7, &mut out).unwrap();
+    let ids: Vec<ContainerId> = out
+        .iter()
+        .filter_map(|d| match d {
+            Decision::Allocate { container, .. } => Some(*container),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ids.len(), 3);
+    let live = |e: &Engine| e.state.apps[&1].containers.clone();
+    let expect = LiveContainer { key: SchedulerKey { priority: 20, allocation_request_id: 0 }, resources: Resources::new(1024, 1), started_ms: 7 };
+    assert!(live(&e).values().all(|c| *c == expect));
+    e.apply(Event::ContainerLaunched { container: ids[0], at_ms: 12 });
+    assert_eq!(live(&e)[&ids[0]].started_ms, 12);
+    assert_eq!(live(&e)[&ids[1]].started_ms, 7);
+    e.apply(Event::ContainerFinished { container: ids[0], exit_status: 0, at_ms: 20 });
+    e.apply(Event::AllocationRejected { container: ids[1] });
+    assert_eq!(live(&e).keys().copied().collect::<Vec<_>>(), vec![ids[2]]);
+    let booked: Vec<ContainerId> = e.state.containers.keys().copied().collect();
+    assert_eq!(booked, vec![ids[2]]);
+}
+
 /// YARN keeps refusing the first app's placements on a node (say the app
 /// blacklisted it): the node must go to the app behind it rather than to
 /// the same refused placement on every heartbeat.

@@ -4,7 +4,7 @@ use super::ask::{Ask, SchedulerKey};
 use super::queue::QueueId;
 use super::resource::Resources;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// Dense application index assigned by the driver, increasing with submission
 /// order (the shim numbers `ApplicationId`s as they arrive).
@@ -27,7 +27,11 @@ pub struct App {
     pub attempt: u32,
     pub asks: BTreeMap<SchedulerKey, Ask>,
     pub allocated: Resources,
-    pub containers: BTreeSet<u64>,
+    /// Its live containers, with what per-app walks read of each (as
+    /// YARN's `SchedulerApplicationAttempt` keeps its live containers):
+    /// a policy that looks at every container of an app each time it is
+    /// replanned need not look each one up in the cluster's map.
+    pub containers: BTreeMap<u64, LiveContainer>,
     /// When the first container of the app was allocated (waiting time ends).
     pub first_allocation_ms: Option<i64>,
     /// Containers allocated over the app's life.
@@ -52,6 +56,16 @@ pub struct App {
     /// when it gets a container. The state view's "why is this pending".
     #[serde(skip)]
     pub blocked: Option<(i64, u32, Blocked)>,
+}
+
+/// What an app's record keeps of one of its live containers (the full
+/// record is `ClusterState::containers`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LiveContainer {
+    pub key: SchedulerKey,
+    pub resources: Resources,
+    /// When it started: launched, or else allocated.
+    pub started_ms: i64,
 }
 
 /// Why a pass could not give an app a container on a node (the check of

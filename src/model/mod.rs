@@ -10,7 +10,7 @@ pub mod node;
 pub mod queue;
 pub mod resource;
 
-pub use app::{App, AppId, Blocked};
+pub use app::{App, AppId, Blocked, LiveContainer};
 pub use ask::{Ask, ExecutionType, Locality, SchedulerKey};
 pub use cluster::ClusterState;
 pub use container::{Container, ContainerId};

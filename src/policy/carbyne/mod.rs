@@ -313,7 +313,7 @@ impl Carbyne {
         let present: BTreeSet<AppId> = apps.iter().map(|a| a.id).collect();
         self.apps.retain(|id, _| present.contains(id));
         for (a, share) in apps.iter().zip(out) {
-            self.logs.ensure(ctx, a);
+            self.logs.ensure(a);
             let e = self.apps.entry(a.id).or_insert_with(AppPlan::new);
             if e.status == Status::New || !same(&e.share, &share) {
                 // With `protect_lenders`, a plan stays valid when only the
@@ -344,9 +344,8 @@ impl Carbyne {
             return false;
         }
         let now = ctx.state.now_ms;
-        app.containers.iter().filter(|c| log.am != Some(**c)).filter_map(|c| ctx.state.containers.get(c)).all(|c| {
-            let started = c.launched_ms.unwrap_or(c.allocated_ms);
-            live.stage_of(&c.key).is_some_and(|s| started + live.stages[s].task_ms.ceil() as i64 >= now)
+        app.containers.iter().filter(|(id, _)| log.am != Some(**id)).all(|(_, c)| {
+            live.stage_of(&c.key).is_some_and(|s| c.started_ms + live.stages[s].task_ms.ceil() as i64 >= now)
         })
     }
 

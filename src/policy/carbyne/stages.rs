@@ -131,12 +131,12 @@ impl KeyLog {
     /// A log for an app met mid-life (the plugin was built by
     /// `-refreshQueues`): its current keys, its earliest priority-0
     /// container as the AM.
-    fn rebuilt(ctx: &Ctx, app: &App) -> KeyLog {
+    fn rebuilt(app: &App) -> KeyLog {
         let mut log = KeyLog::new(app);
         for k in app.asks.keys() {
             log.seen.push((*k, app.submit_ms));
         }
-        log.am = app.containers.iter().copied().find(|c| ctx.state.containers.get(c).is_some_and(|c| c.key.priority == AM_PRIORITY));
+        log.am = app.containers.iter().find(|(_, c)| c.key.priority == AM_PRIORITY).map(|(id, _)| *id);
         log
     }
 
@@ -161,8 +161,8 @@ impl KeyLogs {
     }
 
     /// The app's log, rebuilt from its record when the plugin never saw it arrive.
-    pub fn ensure(&mut self, ctx: &Ctx, app: &App) -> &KeyLog {
-        self.apps.entry(app.id).or_insert_with(|| KeyLog::rebuilt(ctx, app))
+    pub fn ensure(&mut self, app: &App) -> &KeyLog {
+        self.apps.entry(app.id).or_insert_with(|| KeyLog::rebuilt(app))
     }
 
     pub fn len(&self) -> usize {
@@ -188,7 +188,7 @@ impl KeyLogs {
             }
             Event::AskUpdated { app, ask } => {
                 let log = match ctx.state.apps.get(app) {
-                    Some(a) => self.apps.entry(*app).or_insert_with(|| KeyLog::rebuilt(ctx, a)),
+                    Some(a) => self.apps.entry(*app).or_insert_with(|| KeyLog::rebuilt(a)),
                     None => return Some(*app),
                 };
                 if ask.count > 0 && !log.is_am_ask(&ask.key) && !log.seen.iter().any(|(k, _)| *k == ask.key) {
@@ -237,7 +237,7 @@ impl KeyLogs {
                 log.am = Some(c.id);
             }
         } else if let Some(a) = ctx.state.apps.get(&c.app) {
-            self.apps.insert(c.app, KeyLog::rebuilt(ctx, a));
+            self.apps.insert(c.app, KeyLog::rebuilt(a));
         }
     }
 
@@ -343,8 +343,7 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
     // An app's running containers mostly share a few keys: remember the
     // last key's stage rather than look every container's up.
     let mut last: Option<(SchedulerKey, usize)> = None;
-    for id in &app.containers {
-        let Some(c) = s.containers.get(id) else { continue };
+    for (id, c) in &app.containers {
         if log.am == Some(*id) {
             reserved = reserved.plus(&Amount::of(&c.resources));
             continue;
@@ -358,7 +357,7 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
             }
         };
         grow(&mut running, layout.names.len());
-        let age = (now - c.launched_ms.unwrap_or(c.allocated_ms)).max(0) as f64;
+        let age = (now - c.started_ms).max(0) as f64;
         running[i].push((age, c.resources, c.key));
         largest = max_of(largest, c.resources);
     }

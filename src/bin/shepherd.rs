@@ -324,6 +324,14 @@ fn main() -> ExitCode {
         Command::Calibrate { .. } => "calibrate",
         Command::Sidecar { .. } => "sidecar",
     };
+    if matches!(cli.command, Command::Simulate { .. } | Command::Compare { .. }) {
+        // The engine's decision-point spans and events (e.g. Carbyne's
+        // plans: RUST_LOG=shepherd::policy::carbyne=debug), on stderr, only
+        // when asked for: a simulation makes millions of decisions.
+        if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_default_env() {
+            tracing_subscriber::fmt().with_env_filter(filter).with_ansi(false).with_writer(std::io::stderr).init();
+        }
+    }
     let result = match cli.command {
         Command::CheckConfig { file } => check_config(&file),
         Command::Simulate { w, policy, out } => simulate(&w, policy, out),

@@ -390,7 +390,18 @@ impl Carbyne {
                 demand: st.demand,
             })
             .collect();
-        tracing::debug!(app = app.id, t_k_ms = p.t_k_ms, default = p.default_asked(&model), "carbyne plan");
+        // share and yielded as dominant shares of the scope: yielded ÷ share
+        // is the fraction of its share the job leaves to others (§2.2 measures
+        // it over Microsoft's DAGs).
+        tracing::debug!(
+            app = app.id,
+            now_ms = now,
+            t_k_ms = p.t_k_ms,
+            default = p.default_asked(&model),
+            share = e.share.dominant_share(&self.total),
+            yielded = p.yielded.dominant_share(&self.total),
+            "carbyne plan"
+        );
         e.status = Status::Planned;
         e.target = Some((now + p.t_k_ms.ceil() as i64, e.share));
         let usage = p.usage.iter().map(|(from, to, r)| (now + from.floor() as i64, now + to.ceil() as i64, *r)).collect();

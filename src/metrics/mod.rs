@@ -4,12 +4,14 @@
 //! * [`timeline`]  — time-weighted utilization (allocated and actually used) per window.
 //! * [`fairness`]  — Jain's fairness index over 60 s windows (Carbyne §5 / DESIGN.md).
 //! * [`stats`]     — mean and percentiles.
+//! * [`latency`]   — allocation latency (ask → container) percentiles.
 //! * [`summary`]   — the run's summary (all jobs and per category), serialized as JSON.
 //! * [`compare`]   — factors of improvement against a baseline, per-job speedups.
 
 pub mod compare;
 pub mod fairness;
 pub mod jobs;
+pub mod latency;
 pub mod stats;
 pub mod summary;
 pub mod timeline;

@@ -49,6 +49,9 @@ pub struct Summary {
     pub estimation_error: Option<Dist>,
     pub engine_events: u64,
     pub engine_passes: u64,
+    /// Ask → allocation of the task containers (AM containers apart).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allocation_latency: Option<crate::metrics::latency::LatencyDist>,
     /// Speculative containers (ROSE), when the policy places any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub oversubscription: Option<Oversubscription>,

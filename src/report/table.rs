@@ -33,6 +33,25 @@ pub fn absolute(summaries: &[Summary]) -> String {
 /// Actual use and over-subscription per policy (printed when a policy
 /// over-subscribes): used vcores capped per node at its capacity, used
 /// memory, allocated share, speculative containers, evictions, wasted work.
+/// Ask → allocation latency of task containers, per run (Megha's allocation time).
+pub fn allocation_latency(summaries: &[Summary]) -> String {
+    let mut s = String::new();
+    if summaries.iter().all(|r| r.allocation_latency.is_none()) {
+        return s;
+    }
+    let _ = writeln!(s, "allocation latency, ask -> container (ms)");
+    let _ = writeln!(s, "{:<14} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}", "policy", "containers", "mean", "P50", "P90", "P99", "P99.9", "max");
+    for r in summaries {
+        let Some(l) = r.allocation_latency else { continue };
+        let _ = writeln!(
+            s,
+            "{:<14} {:>10} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1}",
+            r.policy, l.count, l.mean_ms, l.p50_ms, l.p90_ms, l.p99_ms, l.p999_ms, l.max_ms
+        );
+    }
+    s
+}
+
 pub fn oversubscription(summaries: &[Summary]) -> String {
     let mut s = String::new();
     if summaries.iter().all(|r| r.oversubscription.is_none()) {

@@ -24,7 +24,7 @@ use crate::model::ask::AM_PRIORITY;
 use crate::model::{Ask, ContainerId, ExecutionType, NodeId, Resources, SchedulerKey};
 use crate::workload::rng::Rng;
 use crate::workload::{ClusterSpec, Trace};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 /// Everything a run produces.
 pub struct SimOutcome {
@@ -102,6 +102,12 @@ struct Sim<'a> {
     used_at: Vec<i64>,
     node_capacity: Resources,
     oversub: crate::metrics::summary::Oversubscription,
+    /// Per (job, stage): when its outstanding containers were asked for,
+    /// oldest first, as (time, count): a stage's tasks are alike, so its
+    /// k-th allocation answers its k-th ask.
+    asked_at: HashMap<(u32, usize), VecDeque<(i64, i64)>>,
+    /// Ask → allocation of every task container, ms.
+    latencies: Vec<f64>,
 }
 
 /// Heartbeat phases are resolved to a tenth of the heartbeat interval.
@@ -167,6 +173,8 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         used_at: vec![start; cluster.nodes as usize],
         node_capacity: cluster.capacity(),
         oversub: Default::default(),
+        asked_at: HashMap::new(),
+        latencies: Vec::new(),
     };
     sim.over = sim.engine.policies().has_oversubscribe();
     for (i, j) in trace.jobs.iter().enumerate() {
@@ -371,6 +379,7 @@ impl<'a> Sim<'a> {
         st.waiting.retain(|w| *w != c);
         st.held.retain(|h| h.0 != c);
         st.retry.push(rt.task);
+        self.asked_at.entry((j, rt.stage)).or_default().push_back((t, 1));
         let key = stage_key(rt.stage);
         let count = self.engine.state.apps.get(&j).and_then(|a| a.asks.get(&key)).map_or(0, |a| a.count) + 1;
         self.pending += 1;
@@ -451,6 +460,7 @@ impl<'a> Sim<'a> {
         for s in actions.ask.drain(..) {
             let stage = &job.stages[s];
             let count = stage.tasks.len() as i32;
+            self.asked_at.entry((j, s)).or_default().push_back((t, count as i64));
             self.pending += count as i64;
             *self.shapes.entry((stage.memory_mb, stage.vcores)).or_default() += count as i64;
             self.engine.apply(Event::AskUpdated {
@@ -482,6 +492,15 @@ impl<'a> Sim<'a> {
             return self.am_allocated(c, app, node, res, t);
         }
         let s = key.allocation_request_id as usize;
+        if let Some(q) = self.asked_at.get_mut(&(app, s)) {
+            if let Some(front) = q.front_mut() {
+                self.latencies.push((t - front.0) as f64);
+                front.1 -= 1;
+                if front.1 <= 0 {
+                    q.pop_front();
+                }
+            }
+        }
         let trace: &'a Trace = self.trace;
         let job = &trace.jobs[app as usize];
         let run = &mut self.runs[app as usize];
@@ -738,6 +757,7 @@ impl<'a> Sim<'a> {
             estimation_error: summary::estimation_error(&jobs),
             engine_events: counters.events,
             engine_passes: counters.passes,
+            allocation_latency: crate::metrics::latency::LatencyDist::of(&self.latencies),
             oversubscription: self.over.then(|| {
                 let cap_v = self.node_capacity.0[1] as f64 * 1000.0;
                 let mut used = 0.0;

@@ -119,6 +119,12 @@ enum Command {
         #[arg(long, default_value_t = 0.5)]
         fill: f64,
     },
+    /// Megha scale simulator: allocation latency (ask → container) of partitioned optimistic GMs/LMs, Sparrow-style
+    /// sampling and a central heartbeat-driven scheduler on the same trace (discrete-event, deterministic).
+    ScaleSim {
+        #[command(flatten)]
+        s: ScaleSimArgs,
+    },
     /// Metrics, tables and plots of repeated runs on a real YARN cluster (the output of scripts/compare-yarn.sh).
     YarnReport {
         /// Harness output directory: OUT/<label>/run-<k>/{jobs.json,samples.jsonl}.
@@ -320,6 +326,7 @@ fn main() -> ExitCode {
         Command::BenchHeartbeat { .. } => "bench-heartbeat",
         Command::BenchConstraints { .. } => "bench-constraints",
         Command::BenchOptimistic { .. } => "bench-optimistic",
+        Command::ScaleSim { .. } => "scale-sim",
         Command::YarnReport { .. } => "yarn-report",
         Command::Calibrate { .. } => "calibrate",
         Command::Sidecar { .. } => "sidecar",
@@ -380,6 +387,7 @@ fn main() -> ExitCode {
             }
             Ok(())
         }
+        Command::ScaleSim { s } => scale_sim(&s),
         Command::YarnReport { out, baseline, require_success } => yarn_report(&out, baseline.as_deref(), require_success),
         Command::Calibrate { out, trace, use_calibration, write, also, seed } => calibrate(&out, &trace, use_calibration, write, &also, seed),
         Command::Sidecar { config, check, log } => sidecar(&config, check, &log),
@@ -649,5 +657,160 @@ fn bench_heartbeat(b: shepherd::bench::heartbeat::HeartbeatBench, target_us: f64
     // The verdict reads the CPU time: on a shared machine the wall-clock
     // tail is other processes' (see the line above).
     println!("  cpu p99 {cpu_p99:.1} us against the target {target_us:.0} us: {}", if cpu_p99 <= target_us { "met" } else { "MISSED" });
+    Ok(())
+}
+
+/// `scale-sim`: the workload, the cluster and each architecture's parameters.
+#[derive(Args, Clone)]
+struct ScaleSimArgs {
+    /// Generate a workload of this kind (google, facebook, ...).
+    #[arg(long, help_heading = "Workload", conflicts_with = "trace")]
+    generate: Option<String>,
+    /// Or read this trace file (Shepherd .json, SLS, SWIM).
+    #[arg(long, help_heading = "Workload")]
+    trace: Option<PathBuf>,
+    /// Nodes (the generator's cluster size; with --trace, overrides the trace's).
+    #[arg(long, help_heading = "Workload")]
+    nodes: Option<u32>,
+    /// Generator: number of jobs (scale it with the nodes to load the cluster).
+    #[arg(long, help_heading = "Workload")]
+    jobs: Option<usize>,
+    /// Generator: offered load.
+    #[arg(long, help_heading = "Workload")]
+    load: Option<f64>,
+    /// Seed of the generator and of the simulator's draws.
+    #[arg(long, default_value_t = 1, help_heading = "Workload")]
+    seed: u64,
+    /// Memory per node (MB), overrides the workload's.
+    #[arg(long, help_heading = "Workload")]
+    node_memory_mb: Option<i64>,
+    /// Vcores per node, overrides the workload's.
+    #[arg(long, help_heading = "Workload")]
+    node_vcores: Option<i64>,
+    /// Architectures to run, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "megha,sparrow,central")]
+    arch: Vec<String>,
+    /// One-way network delay per message, µs (Sparrow's simulator default, kept by Megha §V-B).
+    #[arg(long, default_value_t = 500)]
+    net_delay_us: i64,
+    /// Megha: Global Masters.
+    #[arg(long, default_value_t = 10, help_heading = "Megha")]
+    gms: usize,
+    /// Megha: Local Masters.
+    #[arg(long, default_value_t = 10, help_heading = "Megha")]
+    lms: usize,
+    /// Megha: period of every LM's state update to every GM, ms (§V: 10 s).
+    #[arg(long, default_value_t = 10_000, help_heading = "Megha")]
+    state_update_ms: i64,
+    /// Megha: GM match operation, fixed µs.
+    #[arg(long, default_value_t = 5.0, help_heading = "Megha")]
+    gm_match_us: f64,
+    /// Megha: GM match, µs per 64-node bit-vector word scanned.
+    #[arg(long, default_value_t = 0.01, help_heading = "Megha")]
+    gm_word_us: f64,
+    /// Megha: GM reading one message, fixed µs.
+    #[arg(long, default_value_t = 1.0, help_heading = "Megha")]
+    gm_message_us: f64,
+    /// Megha: GM reading an LM's state, µs per node of that LM.
+    #[arg(long, default_value_t = 0.002, help_heading = "Megha")]
+    gm_state_node_us: f64,
+    /// Megha: LM validate-and-commit, µs.
+    #[arg(long, default_value_t = 2.0, help_heading = "Megha")]
+    lm_us: f64,
+    /// Megha: fair-share preemption under contention (Algorithm 2), equal queue shares.
+    #[arg(long, help_heading = "Megha")]
+    fair_share: bool,
+    /// Sparrow: schedulers (jobs round-robin).
+    #[arg(long, default_value_t = 10, help_heading = "Sparrow")]
+    schedulers: usize,
+    /// Sparrow: probes per task (batch sampling d).
+    #[arg(long, default_value_t = 2.0, help_heading = "Sparrow")]
+    probe_ratio: f64,
+    /// Sparrow: scheduler µs per probe sent and per get-task answered.
+    #[arg(long, default_value_t = 1.0, help_heading = "Sparrow")]
+    sparrow_message_us: f64,
+    /// Central: node heartbeat interval, ms (YARN's default).
+    #[arg(long, default_value_t = 1000, help_heading = "Central")]
+    heartbeat_ms: i64,
+    /// Central: scheduler µs per heartbeat (Shepherd's engine P50 at 10 000 pending asks, bench-heartbeat).
+    #[arg(long, default_value_t = 40.0, help_heading = "Central")]
+    central_hb_us: f64,
+    /// Central: stop and report the scheduler as saturated once a heartbeat waited this long for it, s.
+    #[arg(long, default_value_t = 600, help_heading = "Central")]
+    central_max_queue_s: i64,
+    /// Write the report (plus wall times and peak memory) as JSON here.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Progress lines on stderr even when it is not a terminal.
+    #[arg(long)]
+    progress: bool,
+}
+
+fn scale_sim(a: &ScaleSimArgs) -> Result<(), String> {
+    use shepherd::sim::scale::{self, Arch, CentralOptions, MeghaOptions, ScaleOptions, SparrowOptions};
+    let started = Instant::now();
+    let (trace, source, nodes) = match (&a.generate, &a.trace) {
+        (Some(kind), None) => {
+            let params = GenParams { seed: a.seed, jobs: a.jobs, nodes: a.nodes, load: a.load, ..GenParams::default() };
+            (shepherd::workload::gen::generate(kind, &params)?, format!("{kind} (seed {})", a.seed), None)
+        }
+        (None, Some(path)) => (shepherd::workload::load(path)?, path.display().to_string(), a.nodes.map(|n| n as usize)),
+        _ => return Err(format!("need --generate KIND ({}) or --trace FILE", KINDS.join(", "))),
+    };
+    let generated_s = started.elapsed().as_secs_f64();
+    let archs = a.arch.iter().map(|s| Arch::parse(s)).collect::<Result<Vec<_>, _>>()?;
+    let capacity = match (a.node_memory_mb, a.node_vcores, trace.cluster.as_ref()) {
+        (None, None, _) => None,
+        (m, v, Some(c)) => Some(shepherd::model::Resources::new(m.unwrap_or(c.memory_mb), v.unwrap_or(c.vcores))),
+        (Some(m), Some(v), None) => Some(shepherd::model::Resources::new(m, v)),
+        _ => return Err("the trace has no cluster: give both --node-memory-mb and --node-vcores".into()),
+    };
+    let opts = ScaleOptions {
+        archs,
+        nodes,
+        node_capacity: capacity,
+        net_delay_us: a.net_delay_us,
+        megha: MeghaOptions {
+            gms: a.gms,
+            lms: a.lms,
+            state_update_ms: a.state_update_ms,
+            gm_match_us: a.gm_match_us,
+            gm_word_us: a.gm_word_us,
+            gm_message_us: a.gm_message_us,
+            gm_state_node_us: a.gm_state_node_us,
+            lm_us: a.lm_us,
+            fair_share: a.fair_share,
+        },
+        sparrow: SparrowOptions { schedulers: a.schedulers, probe_ratio: a.probe_ratio, message_us: a.sparrow_message_us },
+        central: CentralOptions { heartbeat_ms: a.heartbeat_ms, heartbeat_us: a.central_hb_us, max_queue_s: a.central_max_queue_s },
+        seed: a.seed,
+        source,
+        progress: a.progress || std::io::stderr().is_terminal(),
+        keep_runs: false,
+    };
+    let (report, walls) = scale::run_timed(&trace, &opts)?;
+    print!("{}", report.table());
+    let per_arch: Vec<String> = report.runs.iter().zip(&walls).map(|(r, s)| format!("{} {s:.1} s", r.arch)).collect();
+    println!(
+        "\nsimulation wall time: {} (total {:.1} s; workload generated/loaded in {generated_s:.1} s)",
+        per_arch.join(", "),
+        walls.iter().sum::<f64>()
+    );
+    let peak_mib = peak_rss_kib().map(|k| k as f64 / 1024.0);
+    match peak_mib {
+        Some(m) => println!("peak memory (VmHWM): {m:.0} MiB"),
+        None => println!("peak memory: unavailable (no /proc/self/status)"),
+    }
+    if let Some(path) = &a.json {
+        let host = serde_json::json!({
+            "wall_s": report.runs.iter().zip(&walls).map(|(r, s)| (r.arch.clone(), *s)).collect::<HashMap<_, _>>(),
+            "generate_s": generated_s,
+            "peak_rss_mib": peak_mib,
+        });
+        let json = serde_json::json!({ "report": report, "host": host });
+        let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())? + "\n";
+        std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        println!("wrote {}", path.display());
+    }
     Ok(())
 }

@@ -15,6 +15,7 @@ pub mod experiment;
 pub mod cluster;
 pub mod options;
 pub mod run;
+pub mod scale;
 
 pub use options::SimOptions;
 pub use run::{simulate, SimOutcome};

@@ -1,0 +1,249 @@
+//! The central, heartbeat-driven scheduler (YARN's architecture, which
+//! heartbeat-driven Shepherd keeps): one scheduler thread; every node
+//! heartbeats every `heartbeat_ms` at its own random, fixed phase; each
+//! heartbeat waits in the scheduler's FIFO queue and takes
+//! `heartbeat_us` to serve. Serving a heartbeat first releases the
+//! containers the node reports finished (those that ended before the
+//! heartbeat was sent: the scheduler learns of a completion only through
+//! the node's next heartbeat, as YARN's does), then allocates pending tasks
+//! in FIFO order (job submission order, then stage) that fit the node's
+//! free resources, skipping those that do not fit.
+//!
+//! A task starts on its node one network delay after the heartbeat's
+//! service ends (the launch message). The heartbeats are open-loop (as in
+//! YARN, a node's heartbeat RPC returns before the scheduler handles the
+//! node update, so nodes do not slow down for it): when
+//! ρ = nodes × heartbeat_us ÷ interval exceeds 1, the scheduler's queue
+//! grows without bound. That is the architecture's scaling limit; the run
+//! is then stopped once a heartbeat has waited `max_queue_s` and reported
+//! as saturated (its latencies as lower bounds).
+//!
+//! Not modelled: the ApplicationMaster's own allocate interval (asks reach
+//! the scheduler the moment they are made) and locality.
+
+use super::events::EventQueue;
+use super::progress::ProgressLine;
+use super::report::{ArchReport, Recorder};
+use super::server::whole_us;
+use super::workload::{JobTracker, Workload};
+use crate::model::Resources;
+use crate::workload::rng::Rng;
+use std::collections::{BTreeSet, VecDeque};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CentralOptions {
+    /// NodeManager heartbeat interval (YARN's default 1 000 ms).
+    pub heartbeat_ms: i64,
+    /// Scheduler time per heartbeat: Shepherd's engine P50 per heartbeat at
+    /// 10 000 pending asks (`shepherd bench-heartbeat`, ≈ 40 µs).
+    pub heartbeat_us: f64,
+    /// Stop as saturated when a heartbeat waited this long (s) for the scheduler.
+    pub max_queue_s: i64,
+}
+
+impl Default for CentralOptions {
+    fn default() -> Self {
+        CentralOptions { heartbeat_ms: 1000, heartbeat_us: 40.0, max_queue_s: 600 }
+    }
+}
+
+impl CentralOptions {
+    /// Scheduler work offered per unit of time by the heartbeats alone.
+    pub fn heartbeat_load(&self, nodes: usize) -> f64 {
+        nodes as f64 * self.heartbeat_us / (self.heartbeat_ms.max(1) as f64 * 1000.0)
+    }
+}
+
+/// Salt of the phase draws, so they differ from the other architectures' draws.
+const PHASE_SALT: u64 = 0xC0FF_EE00_0000_0001;
+
+/// Each node's heartbeat phase in [0, interval): its heartbeats reach the
+/// scheduler at phase, phase + interval, ...
+pub fn heartbeat_phases(nodes: usize, heartbeat_ms: i64, seed: u64) -> Vec<i64> {
+    let mut rng = Rng::seeded(seed ^ PHASE_SALT);
+    let interval_us = heartbeat_ms.max(1) * 1000;
+    (0..nodes).map(|_| rng.int(0, interval_us - 1)).collect()
+}
+
+enum Event {
+    Submit(u32),
+    TaskStart { task: u32, node: u32, queue_us: i64 },
+    TaskEnd { task: u32, node: u32 },
+}
+
+struct Central<'a> {
+    w: &'a Workload,
+    net_us: i64,
+    heartbeat_us: i64,
+    interval_us: i64,
+    rec: Recorder,
+    jobs: JobTracker,
+    events: EventQueue<Event>,
+    /// The scheduler's books: capacity − allocated + reported completions.
+    books_free: Vec<Resources>,
+    /// Per node: (end time, demand) of finished tasks not yet reported.
+    unreported: Vec<VecDeque<(i64, Resources)>>,
+    /// Per task shape: stages with unallocated tasks, by stage id (= FIFO order).
+    pending: Vec<BTreeSet<u32>>,
+    /// Per stage: how many of its tasks are allocated.
+    allocated_in_stage: Vec<u32>,
+    pending_tasks: u64,
+    running_tasks: u64,
+    /// Nodes in phase order, and where the heartbeat stream is.
+    by_phase: Vec<u32>,
+    phase: Vec<i64>,
+    cycle: i64,
+    position: usize,
+    scheduler_free_at: i64,
+    busy_us: i64,
+    ready: Vec<u32>,
+}
+
+pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: bool, progress: bool) -> ArchReport {
+    let phase = heartbeat_phases(w.nodes, o.heartbeat_ms, seed);
+    let mut by_phase: Vec<u32> = (0..w.nodes as u32).collect();
+    by_phase.sort_by_key(|&n| (phase[n as usize], n));
+    let mut c = Central {
+        w,
+        net_us,
+        heartbeat_us: whole_us(o.heartbeat_us),
+        interval_us: o.heartbeat_ms.max(1) * 1000,
+        rec: Recorder::new(w, keep_runs),
+        jobs: JobTracker::new(w),
+        events: EventQueue::default(),
+        books_free: vec![w.node_capacity; w.nodes],
+        unreported: vec![VecDeque::new(); w.nodes],
+        pending: vec![BTreeSet::new(); w.shapes.len()],
+        allocated_in_stage: vec![0; w.stages.len()],
+        pending_tasks: 0,
+        running_tasks: 0,
+        by_phase,
+        phase,
+        cycle: 0,
+        position: 0,
+        scheduler_free_at: 0,
+        busy_us: 0,
+        ready: Vec::new(),
+    };
+    let mut line = ProgressLine::new(progress, "central");
+    if let Some(j) = w.jobs.first() {
+        c.events.push(j.submit_us, Event::Submit(0));
+    }
+    let mut heartbeats_seen = 0u64;
+    let max_queue_us = o.max_queue_s.max(1) * 1_000_000;
+    while !c.jobs.all_done(w) {
+        let node = c.by_phase[c.position];
+        let arrived = c.cycle * c.interval_us + c.phase[node as usize];
+        let start = arrived.max(c.scheduler_free_at);
+        if start - arrived > max_queue_us {
+            c.rec.saturated(start);
+            break;
+        }
+        let end = start + c.heartbeat_us;
+        match c.events.peek_time() {
+            Some(t) if t <= end => {
+                let (now, ev) = c.events.pop().expect("peeked");
+                c.handle(now, ev);
+                line.tick(now, c.jobs.tasks_finished, w.task_count());
+            }
+            _ => {
+                if c.events.is_empty() && c.pending_tasks == 0 && c.running_tasks == 0 && c.unreported_empty() {
+                    break; // nothing can happen any more (cannot occur with a valid workload)
+                }
+                c.heartbeat(node, arrived, start, end);
+                heartbeats_seen += 1;
+                c.position += 1;
+                if c.position == c.by_phase.len() {
+                    c.position = 0;
+                    c.cycle += 1;
+                }
+                line.tick(end, c.jobs.tasks_finished, w.task_count());
+            }
+        }
+    }
+    let setup = format!("hb {} ms x {} µs, ρ={:.2}", o.heartbeat_ms, c.heartbeat_us, o.heartbeat_load(w.nodes));
+    let events = c.events.popped + heartbeats_seen;
+    let busy = c.busy_us;
+    c.rec.report("central", setup, w, &c.jobs, vec![("scheduler", vec![busy])], events)
+}
+
+impl Central<'_> {
+    fn unreported_empty(&self) -> bool {
+        self.unreported.iter().all(|u| u.is_empty())
+    }
+
+    fn handle(&mut self, now: i64, ev: Event) {
+        let w = self.w;
+        match ev {
+            Event::Submit(j) => {
+                self.jobs.submit(w, j, now, &mut self.ready);
+                self.enqueue_ready(now);
+                if let Some(next) = w.jobs.get(j as usize + 1) {
+                    self.events.push(next.submit_us, Event::Submit(j + 1));
+                }
+            }
+            Event::TaskStart { task, node, queue_us } => {
+                self.rec.start(w, task, node, now, queue_us);
+                self.events.push(now + w.task_duration_us[task as usize], Event::TaskEnd { task, node });
+            }
+            Event::TaskEnd { task, node } => {
+                self.rec.stop(w, task, node, now, false);
+                self.running_tasks -= 1;
+                self.unreported[node as usize].push_back((now, w.task_demand(task)));
+                self.jobs.task_finished(w, task, now, &mut self.ready);
+                self.enqueue_ready(now);
+            }
+        }
+    }
+
+    fn enqueue_ready(&mut self, now: i64) {
+        for s in std::mem::take(&mut self.ready) {
+            let st = &self.w.stages[s as usize];
+            self.rec.ask_stage(self.w, s, now);
+            self.pending[st.shape as usize].insert(s);
+            self.pending_tasks += st.task_count as u64;
+        }
+    }
+
+    /// Serve one heartbeat of `node` sent at `arrived`, in service [start, end].
+    fn heartbeat(&mut self, node: u32, arrived: i64, start: i64, end: i64) {
+        self.rec.counters.heartbeats += 1;
+        self.busy_us += end - start;
+        self.scheduler_free_at = end;
+        let n = node as usize;
+        let books = &mut self.books_free[n];
+        while let Some(&(ended, demand)) = self.unreported[n].front() {
+            if ended > arrived {
+                break;
+            }
+            *books += demand;
+            self.unreported[n].pop_front();
+        }
+        if self.pending_tasks == 0 || !self.w.smallest_shape.fits_in(books) {
+            return;
+        }
+        loop {
+            // FIFO with skipping: the earliest pending stage whose task fits.
+            let mut best: Option<(u32, usize)> = None;
+            for (shape, stages) in self.pending.iter().enumerate() {
+                if let Some(&s) = stages.first() {
+                    if self.w.shapes[shape].fits_in(&self.books_free[n]) && best.is_none_or(|(b, _)| s < b) {
+                        best = Some((s, shape));
+                    }
+                }
+            }
+            let Some((stage, shape)) = best else { break };
+            let st = &self.w.stages[stage as usize];
+            let k = &mut self.allocated_in_stage[stage as usize];
+            let task = st.first_task + *k;
+            *k += 1;
+            if *k == st.task_count {
+                self.pending[shape].remove(&stage);
+            }
+            self.pending_tasks -= 1;
+            self.running_tasks += 1;
+            self.books_free[n] -= self.w.shapes[shape];
+            self.events.push(end + self.net_us, Event::TaskStart { task, node, queue_us: start - arrived });
+        }
+    }
+}

@@ -1,0 +1,318 @@
+//! The scale simulator (`shepherd scale-sim`, src/sim/scale): latencies
+//! computed by hand on tiny traces, Megha's optimistic conflict resolved
+//! by its LM, invariants on random mid-size runs of every architecture,
+//! determinism, and Sparrow's head-of-line blocking.
+
+use shepherd::model::Resources;
+use shepherd::sim::scale::report::RunRecord;
+use shepherd::sim::scale::{self, central, Arch, ArchReport, MeghaOptions, ScaleOptions};
+use shepherd::workload::gen::{generate, GenParams};
+use shepherd::workload::{ClusterSpec, Job, Stage, Task, Trace};
+
+fn stage(after: Vec<usize>, vcores: i64, durations_ms: &[i64]) -> Stage {
+    Stage {
+        name: String::new(),
+        after,
+        slowstart: None,
+        memory_mb: 1024 * vcores,
+        vcores,
+        tasks: durations_ms.iter().map(|&d| Task { duration_ms: d, used: None }).collect(),
+    }
+}
+
+fn job(id: &str, submit_ms: i64, user: &str, stages: Vec<Stage>) -> Job {
+    Job {
+        id: id.into(),
+        submit_ms,
+        user: user.into(),
+        name: id.into(),
+        queue: "default".into(),
+        category: None,
+        gang: false,
+        am: None,
+        stages,
+    }
+}
+
+/// `nodes` nodes of `vcores` vcores (1 GiB each).
+fn trace(nodes: u32, vcores: i64, jobs: Vec<Job>) -> Trace {
+    Trace { cluster: Some(ClusterSpec { nodes, memory_mb: 1024 * vcores, vcores, rack_size: 40 }), am: None, jobs }
+}
+
+fn only(arch: Arch) -> ScaleOptions {
+    ScaleOptions { archs: vec![arch], keep_runs: true, ..ScaleOptions::default() }
+}
+
+fn run_one(t: &Trace, o: &ScaleOptions) -> ArchReport {
+    let mut r = scale::run(t, o).unwrap();
+    assert_eq!(r.runs.len(), 1);
+    r.runs.remove(0)
+}
+
+fn latency_us(r: &RunRecord) -> i64 {
+    r.start_us - r.ask_us
+}
+
+fn run_of(r: &ArchReport, task: u32) -> Vec<&RunRecord> {
+    r.runs.iter().filter(|x| x.task == task).collect()
+}
+
+/// Sweep every node's runs in time: usage never exceeds the node's
+/// capacity (independent of the simulator's own ledger).
+fn assert_never_over_capacity(t: &Trace, r: &ArchReport, capacity: Resources) {
+    let mut demand_of = Vec::new();
+    for j in &t.jobs {
+        for s in &j.stages {
+            demand_of.extend(std::iter::repeat_n(s.demand(), s.tasks.len()));
+        }
+    }
+    // Tasks are numbered in submission order (stable); the traces here are
+    // generated sorted, so trace order is that order.
+    let mut by_node: std::collections::BTreeMap<u32, Vec<(i64, i32, u32)>> = Default::default();
+    for run in &r.runs {
+        assert!(run.end_us >= run.start_us, "{run:?} never ended");
+        let e = by_node.entry(run.node).or_default();
+        e.push((run.start_us, 1, run.task));
+        e.push((run.end_us, -1, run.task));
+    }
+    for (node, mut edges) in by_node {
+        // Ends before starts at the same instant (a freed slot is reused at once).
+        edges.sort_by_key(|&(t, kind, task)| (t, kind, task));
+        let mut used = Resources::ZERO;
+        for (time, kind, task) in edges {
+            let d = demand_of[task as usize];
+            if kind > 0 {
+                used += d;
+                assert!(used.fits_in(&capacity), "node {node} over capacity at {time} µs: {used:?} > {capacity:?}");
+            } else {
+                used -= d;
+            }
+        }
+    }
+}
+
+#[test]
+fn sparrow_one_task_is_three_network_delays_plus_service() {
+    let t = trace(4, 8, vec![job("a", 0, "u", vec![stage(vec![], 1, &[1000])])]);
+    let r = run_one(&t, &only(Arch::Sparrow));
+    // 2 probes sent (2 × 1 µs), probe → worker (500), get-task → scheduler
+    // (500), answered (1 µs), task → worker (500).
+    assert_eq!(r.runs.len(), 1);
+    assert_eq!(latency_us(&r.runs[0]), 3 * 500 + 2 + 1);
+    assert_eq!(r.latency_ms.max, 1.503);
+    assert_eq!((r.counters.probes, r.counters.probe_cancels), (2, 1));
+}
+
+#[test]
+fn megha_one_task_is_match_two_network_delays_and_validation() {
+    let t = trace(4, 8, vec![job("a", 0, "u", vec![stage(vec![], 1, &[1000])])]);
+    for (gms, lms) in [(2, 2), (1, 1), (10, 10)] {
+        let o = ScaleOptions { megha: MeghaOptions { gms, lms, ..MeghaOptions::default() }, ..only(Arch::Megha) };
+        let r = run_one(&t, &o);
+        // GM match 5 µs (+0.01 µs for the one word scanned, rounded away),
+        // GM → LM 500, LM validate-and-commit 2, launch → node 500.
+        assert_eq!(latency_us(&r.runs[0]), 5 + 500 + 2 + 500, "{gms} GMs x {lms} LMs");
+        assert_eq!((r.counters.conflicts, r.counters.repartitions), (0, if gms == 10 { 1 } else { 0 }));
+    }
+}
+
+#[test]
+fn megha_repartition_when_the_internal_partitions_are_empty() {
+    // 10 GMs over 4 nodes: GM 0's internal partitions are empty, so its
+    // task goes to another GM's partition (§IV-B4) at the same cost.
+    let t = trace(4, 8, vec![job("a", 0, "u", vec![stage(vec![], 1, &[1000, 1000])])]);
+    let r = run_one(&t, &only(Arch::Megha));
+    assert_eq!(r.counters.repartitions, 2);
+    assert!(r.runs.iter().all(|x| latency_us(x) >= 1007));
+}
+
+#[test]
+fn central_one_task_waits_for_the_nodes_heartbeat() {
+    let o = only(Arch::Central);
+    let phase = central::heartbeat_phases(1, 1000, o.seed)[0];
+    // Asked at 0: the node's first heartbeat reaches the scheduler at
+    // `phase`, takes 40 µs, the launch takes 500 µs.
+    let t = trace(1, 8, vec![job("a", 0, "u", vec![stage(vec![], 1, &[1000])])]);
+    let r = run_one(&t, &o);
+    assert_eq!(latency_us(&r.runs[0]), phase + 40 + 500);
+    // Asked 0.1 ms after a heartbeat (at 10 s + phase): the next one is 1 s later.
+    let t = trace(1, 8, vec![job("a", 10_000 + phase / 1000 + 1, "u", vec![stage(vec![], 1, &[1000])])]);
+    let r = run_one(&t, &o);
+    let asked = (10_000 + phase / 1000 + 1) * 1000;
+    assert_eq!(latency_us(&r.runs[0]), 11_000_000 + phase - asked + 40 + 500);
+}
+
+#[test]
+fn stages_wait_for_their_parents() {
+    // map (2 tasks of 1 s) → reduce: the reduce is asked when both maps end.
+    let t = trace(4, 8, vec![job("a", 0, "u", vec![stage(vec![], 1, &[1000, 3000]), stage(vec![0], 1, &[500])])]);
+    for arch in Arch::ALL {
+        let r = run_one(&t, &only(arch));
+        let maps_end = r.runs.iter().filter(|x| x.task < 2).map(|x| x.end_us).max().unwrap();
+        let reduce = run_of(&r, 2)[0];
+        assert_eq!(reduce.ask_us, maps_end, "{arch:?}");
+        assert!(reduce.start_us > maps_end);
+        assert_eq!(r.jobs_finished, 1);
+    }
+}
+
+/// Two GMs both see the only free slot (node 1): GM 1 proposes it for its
+/// internal task, GM 0 for a repartition. The LM commits the first to
+/// arrive and rejects the other with its state; the rejected task waits in
+/// GM 0's queue until a slot frees and is placed then.
+#[test]
+fn megha_conflict_one_commits_the_other_is_rejected_and_placed_later() {
+    let t = trace(
+        2,
+        1,
+        vec![job("a", 0, "alice", vec![stage(vec![], 1, &[100_000, 100_000])]), job("b", 0, "bob", vec![stage(vec![], 1, &[100_000])])],
+    );
+    let o = ScaleOptions { megha: MeghaOptions { gms: 2, lms: 1, ..MeghaOptions::default() }, ..only(Arch::Megha) };
+    let r = run_one(&t, &o);
+    assert_eq!(r.counters.conflicts, 1, "exactly one proposal was rejected");
+    let (a0, a1, b) = (run_of(&r, 0), run_of(&r, 1), run_of(&r, 2));
+    assert_eq!((a0.len(), a1.len(), b.len()), (1, 1, 1), "every task allocated once");
+    // alice's first task and bob's task: internal partitions; both reach the
+    // LM at 505 µs, so bob's waits 2 µs behind alice's validation.
+    assert_eq!((a0[0].node, latency_us(a0[0])), (0, 1007));
+    assert_eq!((b[0].node, latency_us(b[0])), (1, 1007 + 2));
+    // alice's second task lost node 1 to bob and runs only after a slot frees.
+    assert!(a1[0].start_us >= a0[0].end_us.min(b[0].end_us), "{:?}", a1[0]);
+    assert!(latency_us(a1[0]) > 100_000_000);
+    assert_eq!(r.counters.repartitions, 0, "the repartition was the rejected proposal");
+    assert_never_over_capacity(&t, &r, Resources::new(1024, 1));
+    assert_eq!(r.capacity_violations, 0);
+}
+
+/// A worker's head reservation blocks its queue while another worker is
+/// idle: Sparrow's tail. X (t = 0) has three 100 s tasks and one 0.1 s
+/// task on four one-slot workers, two probes per task: every worker holds
+/// two X reservations, and three of them keep their second one at the
+/// head behind a 100 s task. Y (t = 1 s, two 1 s tasks) probes all four:
+/// one task runs on the idle worker, the other waits behind an X
+/// reservation for ~99 s while that idle worker is free again after 2 s.
+/// Megha's GM sees the freed slot and places it at once.
+#[test]
+fn sparrow_head_of_line_blocking_megha_does_not_wait() {
+    let t = trace(
+        4,
+        1,
+        vec![
+            job("x", 0, "u", vec![stage(vec![], 1, &[100_000, 100_000, 100_000, 100])]),
+            job("y", 1000, "u", vec![stage(vec![], 1, &[1000, 1000])]),
+        ],
+    );
+    let sparrow = run_one(&t, &only(Arch::Sparrow));
+    let megha = run_one(&t, &only(Arch::Megha));
+    let (y_sparrow, y_megha): (Vec<_>, Vec<_>) = (run_of(&sparrow, 4).into_iter().chain(run_of(&sparrow, 5)).collect(), run_of(&megha, 4).into_iter().chain(run_of(&megha, 5)).collect());
+    let worst_sparrow = y_sparrow.iter().map(|x| latency_us(x)).max().unwrap();
+    let worst_megha = y_megha.iter().map(|x| latency_us(x)).max().unwrap();
+    assert!(worst_sparrow > 90_000_000, "sparrow: {y_sparrow:?}");
+    assert!(worst_megha < 2_000_000, "megha: {y_megha:?}");
+    // While Sparrow's blocked Y task waited, some worker sat idle.
+    let blocked = y_sparrow.iter().max_by_key(|x| latency_us(x)).unwrap();
+    let idle_from = y_sparrow.iter().map(|x| x.end_us).min().unwrap();
+    let idle_worker = y_sparrow.iter().min_by_key(|x| x.end_us).unwrap().node;
+    let busy_later = sparrow.runs.iter().any(|x| x.node == idle_worker && x.start_us < blocked.start_us && x.end_us > idle_from);
+    assert!(!busy_later && idle_from < blocked.start_us - 90_000_000);
+    for r in [&sparrow, &megha] {
+        assert_never_over_capacity(&t, r, Resources::new(1024, 1));
+    }
+}
+
+fn generated(kind: &str, seed: u64) -> Trace {
+    let p = GenParams { seed, nodes: Some(200), jobs: Some(if kind == "google" { 300 } else { 200 }), load: Some(0.8), ..GenParams::default() };
+    let mut t = generate(kind, &p).unwrap();
+    t.sort_by_submit();
+    t
+}
+
+fn check_invariants(t: &Trace, r: &ArchReport) {
+    let what = format!("{} {}", r.arch, r.setup);
+    assert_eq!(r.capacity_violations, 0, "{what}");
+    assert_eq!(r.allocation_mismatches, 0, "{what}: a task not allocated exactly once per ask");
+    assert_eq!(r.tasks_finished, r.tasks, "{what}");
+    assert_eq!(r.jobs_finished, r.jobs, "{what}");
+    let preempted_runs = r.runs.iter().filter(|x| x.preempted).count() as u64;
+    assert_eq!(r.allocations, r.tasks + preempted_runs, "{what}: one allocation per ask");
+    assert!(preempted_runs <= r.counters.preemptions, "{what}");
+    let mut per_task = vec![0u32; r.tasks as usize];
+    for run in &r.runs {
+        per_task[run.task as usize] += 1;
+        assert!(run.start_us >= run.ask_us, "{what}: {run:?}");
+    }
+    let finished_runs = r.runs.iter().filter(|x| !x.preempted).count() as u64;
+    assert_eq!(finished_runs, r.tasks, "{what}: one finished run per task");
+    assert!(per_task.iter().all(|&n| n >= 1));
+    assert_never_over_capacity(t, r, t.cluster.as_ref().unwrap().capacity());
+}
+
+#[test]
+fn random_runs_keep_the_invariants_and_are_deterministic() {
+    for (kind, seed) in [("google", 1), ("google", 2), ("facebook", 3)] {
+        let t = generated(kind, seed);
+        let mut o = ScaleOptions { keep_runs: true, seed, ..ScaleOptions::default() };
+        let first = scale::run(&t, &o).unwrap();
+        for r in &first.runs {
+            check_invariants(&t, r);
+        }
+        let megha = &first.runs[0];
+        assert!(megha.counters.conflicts > 0, "{kind} {seed}: 2-node partitions must conflict");
+        let again = scale::run(&t, &o).unwrap();
+        assert_eq!(first, again, "{kind} seed {seed}: same inputs, same report");
+        // Another seed of the simulator's own draws changes Sparrow's probes.
+        o.seed = seed + 100;
+        let other = scale::run(&t, &o).unwrap();
+        assert_ne!(first.runs[1].runs, other.runs[1].runs);
+    }
+}
+
+#[test]
+fn megha_variants_keep_the_invariants() {
+    let t = generated("google", 5);
+    let variants = [
+        MeghaOptions { gms: 1, lms: 1, ..MeghaOptions::default() },
+        // A state update every millisecond crosses the GM's requests in flight:
+        // with one GM there is still nobody to conflict with (§IV-B6).
+        MeghaOptions { gms: 1, lms: 3, state_update_ms: 1, ..MeghaOptions::default() },
+        MeghaOptions { gms: 3, lms: 7, state_update_ms: 500, ..MeghaOptions::default() },
+        MeghaOptions { fair_share: true, ..MeghaOptions::default() },
+    ];
+    for m in variants {
+        let o = ScaleOptions { megha: m.clone(), ..only(Arch::Megha) };
+        let r = run_one(&t, &o);
+        check_invariants(&t, &r);
+        if m.gms == 1 {
+            assert_eq!((r.counters.conflicts, r.counters.repartitions), (0, 0), "one GM has no one to conflict with");
+        }
+    }
+}
+
+/// Fair share (Algorithm 2): one user fills the cluster with long tasks,
+/// another arrives under its share and gets room by preemption; the
+/// preempted tasks are asked again and still finish.
+#[test]
+fn megha_fair_share_preempts_the_queue_over_its_share() {
+    let t = trace(
+        4,
+        1,
+        vec![
+            job("hog", 0, "hog", vec![stage(vec![], 1, &[60_000; 8])]),
+            job("late", 20_000, "late", vec![stage(vec![], 1, &[1000, 1000])]),
+        ],
+    );
+    let plain = run_one(&t, &only(Arch::Megha));
+    assert_eq!(plain.counters.preemptions, 0);
+    let o = ScaleOptions {
+        megha: MeghaOptions { fair_share: true, state_update_ms: 1000, ..MeghaOptions::default() },
+        ..only(Arch::Megha)
+    };
+    let fair = run_one(&t, &o);
+    check_invariants(&t, &fair);
+    assert!(fair.counters.preemptions >= 1, "{:?}", fair.counters);
+    let late_plain = plain.runs.iter().filter(|x| x.task >= 8).map(latency_us).max().unwrap();
+    let late_fair = fair.runs.iter().filter(|x| x.task >= 8).map(latency_us).max().unwrap();
+    assert!(late_plain > 30_000_000, "without preemption `late` waits for the hog: {late_plain}");
+    assert!(late_fair < 5_000_000, "with it, `late` is placed within a state update: {late_fair}");
+    assert!(fair.runs.iter().any(|x| x.preempted && x.task < 8));
+}

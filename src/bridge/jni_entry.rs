@@ -113,7 +113,39 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_step<'l>(
     now_ms: jlong,
     node: jint,
 ) -> jlongArray {
-    guarded(&mut env, std::ptr::null_mut(), |env| {
+    let node = if node >= 0 { Some(node as u32) } else { None };
+    crossing(&mut env, ptr, &events, len, now_ms, node.is_some(), |session, bytes| session.step(bytes, now_ms, node))
+}
+
+/// Apply `events[0..len]`, then run a scheduling round between heartbeats
+/// on at most `max_nodes` nodes (0 = all; asynchronous scheduling).
+#[no_mangle]
+pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_round<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    ptr: jlong,
+    events: JByteArray<'l>,
+    len: jint,
+    now_ms: jlong,
+    max_nodes: jint,
+) -> jlongArray {
+    let max_nodes = max_nodes.max(0) as usize;
+    crossing(&mut env, ptr, &events, len, now_ms, true, |session, bytes| session.round(bytes, now_ms, max_nodes))
+}
+
+/// One crossing: copy the event batch out of the JVM, apply the sidecar's
+/// inputs, run `call` on the session, copy the decisions back. `timed`:
+/// the crossing schedules, so its time goes into the decision-time gauge.
+fn crossing<'l>(
+    env: &mut JNIEnv<'l>,
+    ptr: jlong,
+    events: &JByteArray<'l>,
+    len: jint,
+    now_ms: jlong,
+    timed: bool,
+    call: impl for<'s> FnOnce(&'s mut Session, &[u8]) -> Result<&'s [i64], super::session::SessionError>,
+) -> jlongArray {
+    guarded(env, std::ptr::null_mut(), |env| {
         let h = handle(ptr)?;
         // The scratch buffer holds no state between calls, so a panic that
         // poisoned its lock leaves nothing broken: take it back, and let the
@@ -122,17 +154,16 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_step<'l>(
         let len = len.max(0) as usize;
         scratch.resize(len, 0);
         if len > 0 {
-            env.get_byte_array_region(&events, 0, &mut scratch[..len]).map_err(err)?;
+            env.get_byte_array_region(events, 0, &mut scratch[..len]).map_err(err)?;
         }
         // SAFETY: i8 and u8 have the same size and alignment.
         let bytes: &[u8] = unsafe { std::slice::from_raw_parts(scratch.as_ptr() as *const u8, len) };
         let mut session = session(ptr)?;
-        let node = if node >= 0 { Some(node as u32) } else { None };
         let started = std::time::Instant::now();
         // Sidecar inputs first: the engine changes only on this path.
         h.shared.inbox.drain_into(&mut session.engine, now_ms);
-        let out = session.step(bytes, now_ms, node).map_err(err)?;
-        if node.is_some() {
+        let out = call(&mut session, bytes).map_err(err)?;
+        if timed {
             h.shared.timing.record(started.elapsed());
         }
         let arr = env.new_long_array(out.len() as i32).map_err(err)?;
@@ -216,6 +247,8 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_counters<'l>(
             c.preemptions as i64,
             c.rejected_allocations as i64,
             c.unknown_references as i64,
+            c.rounds as i64,
+            c.round_allocations as i64,
         ];
         let arr = env.new_long_array(v.len() as i32).map_err(err)?;
         env.set_long_array_region(&arr, 0, &v).map_err(err)?;

@@ -51,6 +51,24 @@ impl Session {
     /// A malformed batch is rejected whole before anything is applied, so
     /// the engine never sees half a batch.
     pub fn step(&mut self, batch: &[u8], now_ms: i64, node: Option<u32>) -> Result<&[i64], SessionError> {
+        self.absorb(batch, now_ms)?;
+        if let Some(n) = node {
+            self.engine.schedule_node(n, now_ms, &mut self.decisions)?;
+        }
+        Ok(self.encode())
+    }
+
+    /// One crossing of asynchronous scheduling: apply `batch`, then run a
+    /// scheduling round between heartbeats (`Engine::schedule_round`, at
+    /// most `max_nodes` nodes, 0 = all). Returns the encoded decisions.
+    pub fn round(&mut self, batch: &[u8], now_ms: i64, max_nodes: usize) -> Result<&[i64], SessionError> {
+        self.absorb(batch, now_ms)?;
+        self.engine.schedule_round(now_ms, max_nodes, &mut self.decisions)?;
+        Ok(self.encode())
+    }
+
+    /// Decode and apply a batch (whole, or not at all), clear the decisions.
+    fn absorb(&mut self, batch: &[u8], now_ms: i64) -> Result<(), SessionError> {
         self.events.clear();
         wire::decode_events(batch, &mut self.events)?;
         self.engine.state.now_ms = self.engine.state.now_ms.max(now_ms);
@@ -58,11 +76,12 @@ impl Session {
             self.engine.apply(e);
         }
         self.decisions.clear();
-        if let Some(n) = node {
-            self.engine.schedule_node(n, now_ms, &mut self.decisions)?;
-        }
+        Ok(())
+    }
+
+    fn encode(&mut self) -> &[i64] {
         wire::encode_decisions(&self.decisions, self.resource_types, &mut self.encoded);
-        Ok(&self.encoded)
+        &self.encoded
     }
 }
 

@@ -13,6 +13,7 @@
 pub mod activity;
 pub mod faults;
 mod pass;
+mod round;
 
 pub use crate::event::{Decision, Event};
 
@@ -44,6 +45,10 @@ pub struct Counters {
     pub unknown_references: u64,
     /// Configs applied in place (`-refreshQueues`).
     pub reconfigurations: u64,
+    /// Scheduling rounds between heartbeats that ran passes
+    /// (`Engine::schedule_round`), and the containers they allocated.
+    pub rounds: u64,
+    pub round_allocations: u64,
 }
 
 /// What applying an event did to the state.
@@ -66,6 +71,8 @@ pub struct Engine {
     counters: Counters,
     /// Scheduling calls counted for `scheduler.fault_every_n_heartbeats`.
     fault_calls: u64,
+    /// Whether a round between heartbeats has work, and where it starts.
+    round: round::RoundState,
 }
 
 impl Engine {
@@ -97,6 +104,7 @@ impl Engine {
             next_container: 1,
             counters: Counters::default(),
             fault_calls: 0,
+            round: round::RoundState::default(),
         })
     }
 
@@ -158,6 +166,7 @@ impl Engine {
             Applied::AppRemoved(app) => self.policies.on_app_removed(&self.state, &app),
             Applied::Done => {}
         }
+        self.round.note(&event);
         let queue = self.queue_of(&event).or(before);
         self.policies.on_event(&self.state, &event, queue);
     }
@@ -501,9 +510,7 @@ impl Engine {
         self.counters.passes += 1;
         let _span = tracing::debug_span!("schedule_node", node).entered();
         self.tick(now_ms);
-        self.policies.prepare(&self.state, node);
-        let made = pass::run(self, node, now_ms, out);
-        self.counters.allocations += made as u64;
+        self.pass_on(node, now_ms, out);
         Ok(())
     }
 

@@ -96,10 +96,7 @@ fn regular(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<Decisio
     let mut lists: Vec<Vec<Reverse<(SortKey, AppId)>>> = vec![Vec::new(); if by_queue { engine.state.queues.len() } else { 1 }];
     for app in engine.state.pending_apps() {
         for ask in app.asks.values().filter(|a| a.count > 0) {
-            let m = smallest.get_or_insert(ask.capability);
-            for (v, a) in m.0.iter_mut().zip(ask.capability.0.iter()) {
-                *v = (*v).min(*a);
-            }
+            super::round::shrink_to(&mut smallest, &ask.capability);
         }
         let g = if by_queue { app.queue } else { 0 };
         lists[g].push(Reverse((engine.policies.app_key(&engine.state, app), app.id)));

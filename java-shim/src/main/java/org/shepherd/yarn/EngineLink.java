@@ -60,11 +60,26 @@ final class EngineLink {
    * degraded — the caller then uses its fallback.
    */
   synchronized long[] step(long nowMs, int node) {
+    return cross(nowMs, () -> NativeEngine.step(handle, batch.array(), batch.length(), nowMs, node));
+  }
+
+  /**
+   * One crossing of asynchronous scheduling: flush the batch and run a
+   * scheduling round between heartbeats on at most {@code maxNodes} nodes.
+   * Returns the decisions, or null when the engine failed or is degraded
+   * (the next heartbeat then falls back as usual).
+   */
+  synchronized long[] round(long nowMs, int maxNodes) {
+    return cross(nowMs, () -> NativeEngine.round(handle, batch.array(), batch.length(), nowMs, maxNodes));
+  }
+
+  /** A crossing that flushes the batch: null if degraded or if it failed. */
+  private long[] cross(long nowMs, java.util.function.Supplier<long[]> call) {
     if (degraded) {
       return null;
     }
     try {
-      return NativeEngine.step(handle, batch.array(), batch.length(), nowMs, node);
+      return call.get();
     } catch (ShepherdEngineException | Error e) {
       fail(nowMs, e);
       return null;

@@ -28,6 +28,10 @@ final class ShepherdMetrics {
   MutableCounterLong rejectedDecisions;
   @Metric("Time of one heartbeat crossing into the engine, ns")
   MutableRate crossingNanos;
+  @Metric("Scheduling rounds between heartbeats (asynchronous scheduling) that crossed into the engine")
+  MutableCounterLong asyncRounds;
+  @Metric("Containers allocated by rounds between heartbeats (asynchronous scheduling)")
+  MutableCounterLong asyncAllocations;
 
   static ShepherdMetrics create() {
     ShepherdMetrics m = new ShepherdMetrics();

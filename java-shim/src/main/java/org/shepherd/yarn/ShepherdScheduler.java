@@ -136,6 +136,19 @@ public class ShepherdScheduler extends FifoScheduler {
    * figure would be every NM's load at once.
    */
   public static final String UTILIZATION = PREFIX + "utilization";
+  /**
+   * Asynchronous scheduling: every this many ms a scheduling round places
+   * outstanding asks on nodes with room, between their heartbeats (as the
+   * CapacityScheduler's {@code schedule-asynchronously}); 0 (default) =
+   * only when a node heartbeats, as before.
+   */
+  public static final String ASYNC_INTERVAL_MS = PREFIX + "async-scheduling.interval-ms";
+  /**
+   * Most nodes one round visits (0 = all): bounds how long a round holds the
+   * scheduler's lock; the next round goes on where it stopped.
+   */
+  public static final String ASYNC_MAX_NODES = PREFIX + "async-scheduling.max-nodes";
+  public static final int DEFAULT_ASYNC_MAX_NODES = 100;
 
   /** Keys for containers the shim itself placed or recovered (wire.rs). */
   private static final long SHIM_KEY_BIT = 1L << 62;
@@ -169,6 +182,9 @@ public class ShepherdScheduler extends FifoScheduler {
   private boolean usePortForNodeName;
   /** {@link #UTILIZATION} is {@code containers}. */
   private boolean containersUtilization;
+  /** The asynchronous scheduling thread, if {@link #ASYNC_INTERVAL_MS} &gt; 0. */
+  private AsyncScheduling async;
+  private int asyncMaxNodes;
   /**
    * Engine app index → scheduler key → {allocation tags, constraint text}
    * of the asks that came as SchedulingRequests, re-sent with every update
@@ -194,6 +210,9 @@ public class ShepherdScheduler extends FifoScheduler {
           + utilization + "`: expected `node` or `containers`");
     }
     containersUtilization = utilization.equals("containers");
+    long asyncIntervalMs = nonNegative(conf, ASYNC_INTERVAL_MS, 0);
+    asyncMaxNodes = (int) nonNegative(conf, ASYNC_MAX_NODES, DEFAULT_ASYNC_MAX_NODES);
+    async = asyncIntervalMs > 0 ? new AsyncScheduling(this, asyncIntervalMs) : null;
     ResourceInformation[] types = ResourceUtils.getResourceTypesArray();
     resourceNames = new String[types.length];
     for (int i = 0; i < types.length; i++) {
@@ -215,8 +234,35 @@ public class ShepherdScheduler extends FifoScheduler {
         + leafQueues.keySet());
   }
 
+  private static long nonNegative(Configuration conf, String key, long dflt) {
+    String text = conf.getTrimmed(key, Long.toString(dflt));
+    try {
+      long v = Long.parseLong(text);
+      if (v >= 0 && v <= Integer.MAX_VALUE) {
+        return v;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new YarnRuntimeException("Shepherd scheduler cannot start: " + key + " = `" + text
+        + "`: expected a whole number >= 0");
+  }
+
+  @Override
+  public void serviceStart() throws Exception {
+    super.serviceStart();
+    if (async != null) {
+      async.start();
+      LOG.info("Shepherd asynchronous scheduling: a round every "
+          + getConfig().get(ASYNC_INTERVAL_MS) + " ms, at most " + asyncMaxNodes + " nodes each");
+    }
+  }
+
   @Override
   public void serviceStop() throws Exception {
+    if (async != null) {
+      async.stop();
+    }
     super.serviceStop();
     if (policyMetrics != null) {
       policyMetrics.unregister();
@@ -861,15 +907,9 @@ public class ShepherdScheduler extends FifoScheduler {
     long started = System.nanoTime();
     long[] decisions = engine.step(now, mayAllocate ? idx : -1);
     shimMetrics.crossingNanos.add(System.nanoTime() - started);
-    // The link counts failures of every engine call (steps, rebuilds,
-    // refreshes); publish what it counted since the last heartbeat. A
-    // heartbeat without decisions is one the fallback schedules, whether
+    publishFailures();
+    // A heartbeat without decisions is one the fallback schedules, whether
     // the engine failed now or is still degraded from an earlier failure.
-    long failures = engine.failures();
-    if (failures > publishedFailures) {
-      shimMetrics.engineFailures.incr(failures - publishedFailures);
-      publishedFailures = failures;
-    }
     if (decisions == null) {
       shimMetrics.fallbackHeartbeats.incr();
       if (mayAllocate) {
@@ -881,6 +921,45 @@ public class ShepherdScheduler extends FifoScheduler {
       execute(decisions);
     }
     updateAvailableResourcesMetrics();
+  }
+
+  /**
+   * One scheduling round between heartbeats (the {@link AsyncScheduling}
+   * thread): the engine places outstanding asks on nodes with room, and the
+   * decisions are carried out under the scheduler's lock exactly as a
+   * heartbeat's are — YARN's node re-checks each placement, and one it
+   * refuses goes back to the engine as rejected. While the engine is
+   * failed or degraded a round does nothing (heartbeats fall back).
+   */
+  synchronized void asyncRound() {
+    if (rmContext.isWorkPreservingRecoveryEnabled()
+        && !rmContext.isSchedulerReadyForAllocatingContainers()) {
+      return;
+    }
+    long before = shimMetrics.engineAllocations.value();
+    long[] decisions = engine.round(System.currentTimeMillis(), asyncMaxNodes);
+    publishFailures();
+    if (decisions == null) {
+      return;
+    }
+    shimMetrics.asyncRounds.incr();
+    if (decisions.length > 0) {
+      execute(decisions);
+      shimMetrics.asyncAllocations.incr(shimMetrics.engineAllocations.value() - before);
+      updateAvailableResourcesMetrics();
+    }
+  }
+
+  /**
+   * The link counts failures of every engine call (steps, rounds, rebuilds,
+   * refreshes); publish what it counted since the last time.
+   */
+  private void publishFailures() {
+    long failures = engine.failures();
+    if (failures > publishedFailures) {
+      shimMetrics.engineFailures.incr(failures - publishedFailures);
+      publishedFailures = failures;
+    }
   }
 
   private void baseNodeUpdate(RMNode nm) {
@@ -1304,6 +1383,11 @@ public class ShepherdScheduler extends FifoScheduler {
   }
 
   /** NodeManager heartbeats the safe FIFO scheduled instead of the engine. */
+  /** Containers placed by scheduling rounds between heartbeats. */
+  public long getAsyncAllocations() {
+    return shimMetrics.asyncAllocations.value();
+  }
+
   public long getFallbackHeartbeats() {
     return shimMetrics.fallbackHeartbeats.value();
   }

@@ -52,6 +52,16 @@ public class BadConfigTest {
   }
 
   @Test(timeout = 120_000)
+  public void negativeAsyncIntervalNamesKeyAndValue() throws Exception {
+    File dir = Files.createTempDirectory("shepherd-badconf").toFile();
+    Configuration conf = ShepherdCluster.baseConf("", dir);
+    conf.set(ShepherdScheduler.ASYNC_INTERVAL_MS, "-5");
+    String msg = startFailure(conf);
+    assertTrue(msg, msg.contains(ShepherdScheduler.ASYNC_INTERVAL_MS));
+    assertTrue(msg, msg.contains("-5"));
+  }
+
+  @Test(timeout = 120_000)
   public void missingConfigFileNamesKeyAndPath() throws Exception {
     File dir = Files.createTempDirectory("shepherd-badconf").toFile();
     Configuration conf = ShepherdCluster.baseConf("", dir);

@@ -71,6 +71,16 @@ public final class NativeEngine {
   public static native long[] step(long handle, byte[] events, int len, long nowMs, int node);
 
   /**
+   * Apply {@code events[0..len)}, then run one scheduling round between
+   * heartbeats (asynchronous scheduling): a pass on each node that has room
+   * for an outstanding ask, at most {@code maxNodes} of them (0 = all),
+   * continuing where the last round stopped. Does nothing when nothing
+   * changed since the last complete round. Returns decisions as read by
+   * {@link Decisions}.
+   */
+  public static native long[] round(long handle, byte[] events, int len, long nowMs, int maxNodes);
+
+  /**
    * Apply new Shepherd TOML config text to the live engine in place (queues
    * and their pipelines; plugins whose configuration is unchanged keep what
    * they learned). Throws {@link ShepherdEngineException} naming the key on

@@ -1,0 +1,60 @@
+package org.shepherd.yarn.it;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Test;
+import org.shepherd.yarn.ShepherdScheduler;
+import org.shepherd.yarn.cluster.ShepherdCluster;
+import org.shepherd.yarn.cluster.Workloads;
+
+/**
+ * Scheduling between heartbeats (issue 14 item 2) on a real cluster: with
+ * {@code yarn.scheduler.shepherd.async-scheduling.interval-ms} the shim's
+ * thread runs the engine's scheduling rounds, which place outstanding asks
+ * on nodes with room without waiting for the nodes' heartbeats. The
+ * NodeManagers heartbeat only every 3 s here, so the rounds (every 20 ms)
+ * are the first to see every new ask; the test checks that they placed
+ * containers, that YARN carried out what they proposed, and that real jobs
+ * finish — not how fast (no wall-clock assertion).
+ */
+public class AsyncSchedulingTest {
+  private static ShepherdCluster cluster;
+
+  @BeforeClass
+  public static void startCluster() throws Exception {
+    cluster = ShepherdCluster.start("async", "[scheduler]\npolicy = \"drf\"\n", conf -> {
+      conf.setLong(ShepherdScheduler.ASYNC_INTERVAL_MS, 20);
+      conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 3000);
+    });
+  }
+
+  @AfterClass
+  public static void stopCluster() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test(timeout = 300_000)
+  public void roundsBetweenHeartbeatsPlaceContainersAndJobsFinish() throws Exception {
+    ShepherdScheduler s = cluster.scheduler();
+    assertTrue("a 3-map SleepJob succeeds",
+        Workloads.sleep(cluster.jobConf(), "alice", "default", 3, 1, 1_000, 1_000));
+    assertTrue("a second one too",
+        Workloads.sleep(cluster.jobConf(), "bob", "default", 2, 0, 1_000, 0));
+    long[] counters = s.getEngineCounters();
+    long rounds = counters[6];
+    long roundAllocations = counters[7];
+    assertTrue("the engine ran rounds: " + rounds, rounds > 0);
+    assertTrue("rounds placed containers: " + roundAllocations, roundAllocations > 0);
+    long carriedOut = s.getAsyncAllocations();
+    assertTrue("YARN carried out what rounds proposed (" + carriedOut + " of " + roundAllocations
+        + "; a refused one goes back to the engine)", carriedOut > 0 && carriedOut <= roundAllocations);
+    assertEquals("nothing fell back to the safe FIFO", 0, s.getFallbackAllocations());
+    assertEquals("the engine never failed", 0, s.getEngineFailures());
+  }
+}

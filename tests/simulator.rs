@@ -207,7 +207,10 @@ fn busy_cluster() -> shepherd::sim::calibration::Calibration {
         task_overhead_ms: Dist(vec![100.0, 1200.0]),
         am_exit_ms: Dist(vec![500.0, 1000.0]),
         heartbeat_phase: Dist(vec![0.0, 1.0]),
-        shared_host: Some(shepherd::sim::calibration::SharedHost { containers_at_full_speed: 3.0 }),
+        shared_host: Some(shepherd::sim::calibration::SharedHost {
+            containers_at_full_speed: 3.0,
+            model: shepherd::sim::calibration::HostModel::Snapshot,
+        }),
     }
 }
 
@@ -245,11 +248,22 @@ fn application_masters_and_launch_times_are_modelled() {
     // and 3 × 0.5 s: the last one ends at 7 + 10 + 1.5 = 18.5 s, the AM
     // exits at 20 s.
     let mut shared = opts.cluster_model.clone().unwrap();
-    shared.shared_host = Some(shepherd::sim::calibration::SharedHost { containers_at_full_speed: 1.0 });
-    let opts = SimOptions { cluster_model: Some(shared), ..SimOptions::default() };
+    use shepherd::sim::calibration::{HostModel, SharedHost};
+    shared.shared_host = Some(SharedHost { containers_at_full_speed: 1.0, model: HostModel::Snapshot });
+    let opts = SimOptions { cluster_model: Some(shared.clone()), ..SimOptions::default() };
     let out = simulate(&trace, &cluster, Config::parse("[scheduler]\npolicy = \"fifo\"\n").unwrap(), &opts).unwrap();
     assert_eq!(out.jobs[0].first_start_ms, 7_000);
     assert_eq!(out.jobs[0].finish_ms, 20_000);
+
+    // The same host as processor sharing: only start-ups load it (the AM,
+    // idle after its own start-up, does not). Both tasks' 0.5 s set-ups run
+    // together from 7 s at half speed and end at 8 s; their work ends at
+    // 18 s, the AM exits at 19.5 s.
+    shared.shared_host = Some(SharedHost { containers_at_full_speed: 1.0, model: HostModel::ProcessorSharing });
+    let opts = SimOptions { cluster_model: Some(shared), ..SimOptions::default() };
+    let out = simulate(&trace, &cluster, Config::parse("[scheduler]\npolicy = \"fifo\"\n").unwrap(), &opts).unwrap();
+    assert_eq!(out.jobs[0].first_start_ms, 7_000);
+    assert_eq!(out.jobs[0].finish_ms, 19_500);
 
     // An AM that does not fit waits like any ask: with a 3.5 GB AM on a
     // 4.5 GB node the second job's AM waits for the first job to finish.

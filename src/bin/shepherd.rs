@@ -157,6 +157,10 @@ enum Command {
         /// Seed of the simulator's draws.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// How a shared host slows start-ups down: `snapshot` (by the containers running when one begins)
+        /// or `processor-sharing` (start-ups in progress share the CPU, re-timed at every change).
+        #[arg(long, default_value = "snapshot")]
+        host_model: String,
     },
     /// The REST sidecar: polls the ResourceManager, talks to the engine, serves /metrics, /api/v1 and a status page.
     Sidecar {
@@ -389,7 +393,9 @@ fn main() -> ExitCode {
         }
         Command::ScaleSim { s } => scale_sim(&s),
         Command::YarnReport { out, baseline, require_success } => yarn_report(&out, baseline.as_deref(), require_success),
-        Command::Calibrate { out, trace, use_calibration, write, also, seed } => calibrate(&out, &trace, use_calibration, write, &also, seed),
+        Command::Calibrate { out, trace, use_calibration, write, also, seed, host_model } => {
+            calibrate(&out, &trace, use_calibration, write, &also, seed, &host_model)
+        }
         Command::Sidecar { config, check, log } => sidecar(&config, check, &log),
     };
     match result {
@@ -408,8 +414,10 @@ fn calibrate(
     write: Option<PathBuf>,
     also: &[String],
     seed: u64,
+    host_model: &str,
 ) -> Result<(), String> {
     use shepherd::harness::calibrate;
+    let host_model = shepherd::sim::calibration::HostModel::parse(host_model)?;
     let trace = shepherd::workload::load(trace)?;
     let mut more = Vec::new();
     for a in also {
@@ -418,7 +426,7 @@ fn calibrate(
     }
     let mut sources: Vec<(&std::path::Path, &shepherd::workload::Trace)> = vec![(out, &trace)];
     sources.extend(more.iter().map(|(d, t)| (d.as_path(), t)));
-    let (fitted, work) = calibrate::fit(&sources)?;
+    let (fitted, work) = calibrate::fit(&sources, host_model)?;
     let cal = match use_file {
         Some(p) => shepherd::sim::calibration::Calibration::load(&p)?,
         None => {
@@ -436,8 +444,12 @@ fn calibrate(
         m(&cal.task_launch_ms), m(&cal.task_overhead_ms), m(&cal.am_exit_ms), cal.heartbeat_phase.0.iter().map(|p| (p * 100.0).round() / 100.0).collect::<Vec<_>>()
     );
     match cal.shared_host {
-        Some(h) => println!(
+        Some(h) if h.model.is_snapshot() => println!(
             "shared host: start-up times (idle-host medians above) slow down by max(1, running containers / {})",
+            h.containers_at_full_speed
+        ),
+        Some(h) => println!(
+            "shared host: start-ups in progress share the CPU, each at min(1, {} / start-ups), re-timed at every change",
             h.containers_at_full_speed
         ),
         None => println!("shared host: none (start-up times independent of load)"),

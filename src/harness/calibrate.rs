@@ -33,7 +33,7 @@
 use super::input::{discover, read_run, JobsFile};
 use crate::config::Config;
 use crate::metrics::stats::percentile;
-use crate::sim::calibration::{Calibration, Dist, SharedHost};
+use crate::sim::calibration::{Calibration, Dist, HostModel, SharedHost, StartLoad};
 use crate::sim::{simulate, SimOptions};
 use crate::workload::{ClusterSpec, Trace};
 use serde::Deserialize;
@@ -139,58 +139,105 @@ fn stage_means(trace: &Trace) -> HashMap<&str, Vec<f64>> {
 /// What the real runs say about the HiBench programs' own task times.
 #[derive(Debug, Clone, Default)]
 pub struct MeasuredWork {
-    /// (program, stage) → (containers running at its start, container run
-    /// time RUNNING → finished in ms) of each task.
-    pub runs: BTreeMap<(String, usize), Vec<(usize, f64)>>,
+    /// (program, stage) → (the host's load over the task's container, its
+    /// run time RUNNING → finished in ms) of each task.
+    pub runs: BTreeMap<(String, usize), Vec<(StartLoad, f64)>>,
 }
 
 impl MeasuredWork {
     /// The median work of a (program, stage) task under `cal`: its run time
-    /// less the overhead `cal` gives a task starting with as many
-    /// containers running.
+    /// less the overhead `cal` gives a task that starts under that load.
     pub fn work_ms(&self, key: &(String, usize), cal: &Calibration) -> Option<f64> {
         let base = cal.task_overhead_ms.median();
-        let w: Vec<f64> = self
-            .runs
-            .get(key)?
-            .iter()
-            .map(|(n, ran)| ran - base * cal.shared_host.map_or(1.0, |h| h.slowdown(*n)))
-            .collect();
+        let w: Vec<f64> =
+            self.runs.get(key)?.iter().map(|(load, ran)| ran - cal.shared_host.map_or(base, |h| h.duration_of(base, load))).collect();
         (!w.is_empty()).then(|| Dist::of(&w, 3).median())
     }
 }
 
-/// Containers RUNNING at each instant of one run (launched ≤ t < finished;
-/// still running at the end counts as running).
-struct RunningCount(Vec<(i64, i64)>);
+/// A task's set-up when its own work is unknown (a HiBench program in a run
+/// with no SleepJob to measure it on): the shipped model's median, ms.
+const SETUP_GUESS_MS: i64 = 10_000;
 
-impl RunningCount {
-    fn of(containers: &[ContainerRec]) -> RunningCount {
-        RunningCount(containers.iter().filter_map(|c| Some((c.launched_ms?, c.finished_ms.unwrap_or(i64::MAX)))).collect())
+/// What loaded the shared host during one run: the containers RUNNING
+/// (launched ≤ t < finished; still running at the end counts as running),
+/// and the start-up work in progress — each AM from RUNNING to its first
+/// task ask, each task from RUNNING for its set-up (a SleepJob task's run
+/// time less its sleep; another task's the run's median SleepJob set-up,
+/// at most its run time).
+struct HostLoad {
+    running: Vec<(i64, i64)>,
+    busy: Vec<(i64, i64)>,
+}
+
+impl HostLoad {
+    fn of(run: &ShepherdRun, means: &HashMap<&str, Vec<f64>>) -> HostLoad {
+        let containers = &run.activity.containers;
+        let running = containers.iter().filter_map(|c| Some((c.launched_ms?, c.finished_ms.unwrap_or(i64::MAX)))).collect();
+        let first_ask: HashMap<&str, i64> =
+            run.activity.apps.iter().filter_map(|a| Some((a.app.as_str(), a.first_task_ask_ms?))).collect();
+        let sleep_setup = |c: &ContainerRec| -> Option<i64> {
+            let (launched, finished) = (c.launched_ms?, c.finished_ms?);
+            let job = run.jobs.jobs.iter().find(|j| j.app_id.as_deref() == Some(c.app.as_str()))?;
+            let mean = means.get(job.id.as_str())?.get(stage_of_priority(c.priority)?)?;
+            (job.kind == "sleep").then(|| ((finished - launched) as f64 - mean).max(0.0) as i64)
+        };
+        let mut setups: Vec<f64> = containers.iter().filter(|c| !c.am).filter_map(|c| sleep_setup(c)).map(|v| v as f64).collect();
+        setups.sort_by(f64::total_cmp);
+        let guess = if setups.is_empty() { SETUP_GUESS_MS } else { percentile(&setups, 50.0) as i64 };
+        let busy = containers
+            .iter()
+            .filter_map(|c| {
+                let launched = c.launched_ms?;
+                if c.am {
+                    return Some((launched, *first_ask.get(c.app.as_str())?));
+                }
+                let ran = c.finished_ms? - launched;
+                Some((launched, launched + sleep_setup(c).unwrap_or(guess.min(ran))))
+            })
+            .filter(|(a, b)| b > a)
+            .collect();
+        HostLoad { running, busy }
     }
 
-    fn at(&self, t: i64) -> usize {
-        self.0.iter().filter(|(l, f)| *l <= t && t < *f).count()
+    /// The load a start-up saw from `from` to `to` (ms, run time).
+    fn load(&self, from: i64, to: i64) -> StartLoad {
+        let running_at_start = self.running.iter().filter(|(l, f)| *l <= from && from < *f).count();
+        let mut points: Vec<i64> = vec![from];
+        for &(a, b) in &self.busy {
+            for p in [a, b] {
+                if p > from && p < to {
+                    points.push(p);
+                }
+            }
+        }
+        points.sort_unstable();
+        points.dedup();
+        let busy = points
+            .into_iter()
+            .map(|p| ((p - from) as f64, self.busy.iter().filter(|(a, b)| *a <= p && p < *b).count().max(1)))
+            .collect();
+        StartLoad { running_at_start, busy }
     }
 }
 
 /// Fit the cluster model from every Shepherd run of each harness output
-/// directory, with the trace it ran.
-pub fn fit(sources: &[(&Path, &Trace)]) -> Result<(Calibration, MeasuredWork), String> {
+/// directory, with the trace it ran; a shared host's contention applied as
+/// `host_model` says.
+pub fn fit(sources: &[(&Path, &Trace)], host_model: HostModel) -> Result<(Calibration, MeasuredWork), String> {
     let mut runs = Vec::new();
     for (out, trace) in sources {
         let means = stage_means(trace);
         runs.extend(shepherd_runs(out)?.into_iter().map(|r| (r, means.clone())));
     }
     let (mut am_ask, mut am_launch, mut task_launch, mut am_exit) = (vec![], vec![], vec![], vec![]);
-    // (containers running at the start, duration): start-up work that a
-    // shared host slows down.
-    let mut am_startup: Vec<(usize, f64)> = vec![];
-    let mut overhead: Vec<(usize, f64)> = vec![];
+    // (the host's load, duration): start-up work that a shared host slows down.
+    let mut am_startup: Vec<(StartLoad, f64)> = vec![];
+    let mut overhead: Vec<(StartLoad, f64)> = vec![];
     let (mut am_mem, mut am_cores, mut phases) = (vec![], vec![], vec![]);
-    let mut work: BTreeMap<(String, usize), Vec<(usize, f64)>> = BTreeMap::new();
+    let mut work: BTreeMap<(String, usize), Vec<(StartLoad, f64)>> = BTreeMap::new();
     for (run, means) in &runs {
-        let running = RunningCount::of(&run.activity.containers);
+        let host = HostLoad::of(run, means);
         let job_of: HashMap<&str, (&str, &str)> = run
             .jobs
             .jobs
@@ -213,13 +260,13 @@ pub fn fit(sources: &[(&Path, &Trace)]) -> Result<(Calibration, MeasuredWork), S
             *end = (*end).max(finished);
             let (Some((id, kind)), Some(stage)) = (job_of.get(c.app.as_str()), stage_of_priority(c.priority)) else { continue };
             let ran = (finished - launched) as f64;
-            let n = running.at(launched);
             if *kind == "sleep" {
                 if let Some(m) = means.get(id).and_then(|m| m.get(stage)) {
-                    overhead.push((n, ran - m));
+                    let setup = ran - m;
+                    overhead.push((host.load(launched, launched + setup.max(0.0) as i64), setup));
                 }
             } else {
-                work.entry((kind.to_string(), stage)).or_default().push((n, ran));
+                work.entry((kind.to_string(), stage)).or_default().push((host.load(launched, finished), ran));
             }
         }
         for a in &run.activity.apps {
@@ -227,7 +274,7 @@ pub fn fit(sources: &[(&Path, &Trace)]) -> Result<(Calibration, MeasuredWork), S
                 am_ask.push((ask - a.submit_ms) as f64);
             }
             if let (Some(first), Some(up)) = (a.first_task_ask_ms, am_running.get(a.app.as_str())) {
-                am_startup.push((running.at(*up), (first - up) as f64));
+                am_startup.push((host.load(*up, first), (first - up) as f64));
             }
             if let Some(end) = last_task_end.get(a.app.as_str()) {
                 am_exit.push((a.removed_ms - end) as f64);
@@ -238,10 +285,10 @@ pub fn fit(sources: &[(&Path, &Trace)]) -> Result<(Calibration, MeasuredWork), S
     let median = |v: &[f64]| if v.is_empty() { f64::NAN } else { Dist::of(v, 3).median() };
     let mem = median(&am_mem);
     // The NodeManagers of the harness share one machine: fit how start-up
-    // work slows down with the containers running, and keep the idle-host
-    // times (each sample divided by its slowdown).
-    let shared_host = SharedHost::fit(&[&am_startup, &overhead]);
-    let idle = |v: &[(usize, f64)]| -> Vec<f64> { v.iter().map(|(n, d)| d / shared_host.map_or(1.0, |h| h.slowdown(*n))).collect() };
+    // work slows down with the load, and keep the idle-host times (the work
+    // each sample implies).
+    let shared_host = SharedHost::fit(&[&am_startup, &overhead], host_model);
+    let idle = |v: &[(StartLoad, f64)]| -> Vec<f64> { v.iter().map(|(l, d)| shared_host.map_or(*d, |h| h.work_of(*d, l))).collect() };
 
     let cal = Calibration {
         source: format!(

@@ -100,41 +100,140 @@ pub struct Calibration {
 }
 
 /// CPU contention of NodeManagers on one host. A JVM's start-up is CPU
-/// work; with n containers running on a host that runs k of them at full
-/// speed, each gets about k / n of the speed it had alone (processor
-/// sharing), so a start-up drawn from the idle-host distribution takes
-/// max(1, n / k) times as long. Evaluated when the start-up begins (a
-/// snapshot, not re-timed as n changes later).
+/// work; a host that runs k of them at full speed runs n > k at about k / n
+/// of that speed each (processor sharing). Two ways to apply it:
+/// [`HostModel::Snapshot`] stretches a start-up drawn from the idle-host
+/// distribution by max(1, n / k), n = the containers running when it
+/// begins, fixed from then on; [`HostModel::ProcessorSharing`] counts only
+/// start-ups in progress as load and re-times every one of them whenever
+/// one begins or ends (`crate::sim::host`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SharedHost {
-    /// k: containers the host runs without slowing any of them.
+    /// k: containers (snapshot) or start-ups (processor sharing) the host
+    /// runs at full speed.
     pub containers_at_full_speed: f64,
+    #[serde(default, skip_serializing_if = "HostModel::is_snapshot")]
+    pub model: HostModel,
+}
+
+/// How a shared host's contention is applied (see [`SharedHost`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HostModel {
+    /// Slow down by the containers running when the start-up begins.
+    #[default]
+    Snapshot,
+    /// Processor sharing among the start-ups in progress, re-timed.
+    ProcessorSharing,
+}
+
+impl HostModel {
+    pub fn is_snapshot(&self) -> bool {
+        *self == HostModel::Snapshot
+    }
+
+    pub fn parse(s: &str) -> Result<HostModel, String> {
+        match s {
+            "snapshot" => Ok(HostModel::Snapshot),
+            "processor-sharing" => Ok(HostModel::ProcessorSharing),
+            other => Err(format!("unknown host model `{other}`; expected snapshot or processor-sharing")),
+        }
+    }
+}
+
+/// The load a start-up saw on a shared host (measured from a real run's
+/// activity log): the containers running when it began (what the snapshot
+/// model reads) and the start-ups in progress over its time, as steps
+/// (ms from its beginning, count including itself; what processor sharing
+/// reads). Past the last step the last count holds.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StartLoad {
+    pub running_at_start: usize,
+    pub busy: Vec<(f64, usize)>,
+}
+
+impl StartLoad {
+    /// The start-ups in progress `dt` ms after the beginning (at least 1).
+    fn busy_at(&self, dt: f64) -> usize {
+        self.busy.iter().take_while(|(t, _)| *t <= dt).last().map_or(1, |(_, n)| (*n).max(1))
+    }
 }
 
 impl SharedHost {
-    /// The slowdown with `running` containers on the host.
+    /// The snapshot slowdown with `running` containers on the host.
     pub fn slowdown(&self, running: usize) -> f64 {
         (running as f64 / self.containers_at_full_speed).max(1.0)
     }
 
-    /// Fit k to measured (containers running at the start, duration)
-    /// samples, in groups of one kind each (AM start-ups, task overheads):
-    /// the k for which the durations divided by max(1, n / k) vary least
-    /// around their group's mean (pooled variance of their logarithm),
-    /// among k = 0.5, 1, 1.5, … up to the largest n seen. `None` when no k
-    /// explains the spread clearly better than no contention at all.
-    pub fn fit(groups: &[&[(usize, f64)]]) -> Option<SharedHost> {
-        let groups: Vec<Vec<(usize, f64)>> = groups
+    /// Idle-host work of a start-up that took `duration_ms` under `load`.
+    pub fn work_of(&self, duration_ms: f64, load: &StartLoad) -> f64 {
+        match self.model {
+            HostModel::Snapshot => duration_ms / self.slowdown(load.running_at_start),
+            HostModel::ProcessorSharing => self.work_done(load, duration_ms),
+        }
+    }
+
+    /// How long `work_ms` of idle-host start-up work takes under `load`.
+    pub fn duration_of(&self, work_ms: f64, load: &StartLoad) -> f64 {
+        match self.model {
+            HostModel::Snapshot => work_ms * self.slowdown(load.running_at_start),
+            HostModel::ProcessorSharing => {
+                let k = self.containers_at_full_speed;
+                let (mut t, mut done) = (0.0, 0.0);
+                let mut steps = load.busy.iter().map(|(at, _)| *at).filter(|at| *at > 0.0).peekable();
+                loop {
+                    let rate = crate::sim::host::SharedCpu::rate(k, load.busy_at(t));
+                    let end = steps.next().unwrap_or(f64::INFINITY);
+                    let can = (end - t) * rate;
+                    if done + can >= work_ms {
+                        return t + (work_ms - done) / rate;
+                    }
+                    done += can;
+                    t = end;
+                }
+            }
+        }
+    }
+
+    /// ∫₀^d rate dt over the load's steps: the work a start-up of
+    /// duration `d` did under processor sharing.
+    fn work_done(&self, load: &StartLoad, d: f64) -> f64 {
+        let k = self.containers_at_full_speed;
+        let mut points: Vec<f64> = load.busy.iter().map(|(at, _)| *at).filter(|at| *at > 0.0 && *at < d).collect();
+        points.push(d);
+        let (mut t, mut work) = (0.0, 0.0);
+        for end in points {
+            work += (end - t) * crate::sim::host::SharedCpu::rate(k, load.busy_at(t));
+            t = end;
+        }
+        work
+    }
+
+    /// Fit k to measured (load, duration) samples of start-up work, in
+    /// groups of one kind each (AM start-ups, task overheads): the k for
+    /// which the implied idle-host works vary least around their group's
+    /// mean (pooled variance of their logarithm), among k = 0.5, 1, 1.5, …
+    /// up to the largest load seen. `None` when no k explains the spread
+    /// clearly better than no contention at all.
+    pub fn fit(groups: &[&[(StartLoad, f64)]], model: HostModel) -> Option<SharedHost> {
+        let groups: Vec<Vec<&(StartLoad, f64)>> = groups
             .iter()
-            .map(|g| g.iter().copied().filter(|(_, d)| d.is_finite() && *d > 0.0).collect::<Vec<_>>())
+            .map(|g| g.iter().filter(|(_, d)| d.is_finite() && *d > 0.0).collect::<Vec<_>>())
             .filter(|g| g.len() >= 3)
             .collect();
-        let max_n = groups.iter().flatten().map(|(n, _)| *n).max()?;
+        let max_n = groups
+            .iter()
+            .flatten()
+            .map(|(l, _)| match model {
+                HostModel::Snapshot => l.running_at_start,
+                HostModel::ProcessorSharing => l.busy.iter().map(|(_, n)| *n).max().unwrap_or(1),
+            })
+            .max()?;
         let spread = |h: Option<SharedHost>| {
             let (mut sum, mut count) = (0.0, 0usize);
             for g in &groups {
-                let logs: Vec<f64> = g.iter().map(|(n, d)| (d / h.map_or(1.0, |h| h.slowdown(*n))).ln()).collect();
+                let logs: Vec<f64> = g.iter().map(|(l, d)| h.map_or(*d, |h| h.work_of(*d, l)).max(1e-9).ln()).collect();
                 let mean = logs.iter().sum::<f64>() / logs.len() as f64;
                 sum += logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>();
                 count += logs.len();
@@ -145,7 +244,7 @@ impl SharedHost {
         let mut best = (f64::INFINITY, None);
         let mut k = 0.5;
         while k < max_n as f64 {
-            let h = Some(SharedHost { containers_at_full_speed: k });
+            let h = Some(SharedHost { containers_at_full_speed: k, model });
             let v = spread(h);
             if v < best.0 {
                 best = (v, h);
@@ -207,13 +306,37 @@ mod tests {
     /// it finds none.
     #[test]
     fn shared_host_fit_recovers_the_contention() {
-        let truth = SharedHost { containers_at_full_speed: 2.0 };
-        let contended: Vec<(usize, f64)> =
-            (1..=30).map(|n| (n, 4000.0 * truth.slowdown(n) * if n % 2 == 0 { 1.1 } else { 0.9 })).collect();
-        let fitted = SharedHost::fit(&[&contended]).expect("contention found");
+        let truth = SharedHost { containers_at_full_speed: 2.0, model: HostModel::Snapshot };
+        let at = |n: usize| StartLoad { running_at_start: n, busy: vec![(0.0, n)] };
+        let contended: Vec<(StartLoad, f64)> =
+            (1..=30).map(|n| (at(n), 4000.0 * truth.slowdown(n) * if n % 2 == 0 { 1.1 } else { 0.9 })).collect();
+        let fitted = SharedHost::fit(&[&contended], HostModel::Snapshot).expect("contention found");
         assert_eq!(fitted.containers_at_full_speed, 2.0);
-        let flat: Vec<(usize, f64)> = (1..=30).map(|n| (n, if n % 2 == 0 { 4400.0 } else { 3600.0 })).collect();
-        assert_eq!(SharedHost::fit(&[&flat]), None);
+        let flat: Vec<(StartLoad, f64)> = (1..=30).map(|n| (at(n), if n % 2 == 0 { 4400.0 } else { 3600.0 })).collect();
+        assert_eq!(SharedHost::fit(&[&flat], HostModel::Snapshot), None);
+    }
+
+    /// Processor sharing: 4 s of work under a load that changes during it.
+    /// With k = 2, 2 start-ups for the first 2 s (full speed: 2 s of work
+    /// done), then 4 (half speed: the other 2 s of work take 4 s): 6 s in
+    /// all; the fit recovers k from such samples, and work and duration
+    /// are each other's inverse.
+    #[test]
+    fn processor_sharing_integrates_the_changing_load() {
+        let h = SharedHost { containers_at_full_speed: 2.0, model: HostModel::ProcessorSharing };
+        let load = StartLoad { running_at_start: 9, busy: vec![(0.0, 2), (2000.0, 4)] };
+        assert_eq!(h.duration_of(4000.0, &load), 6000.0);
+        assert_eq!(h.work_of(6000.0, &load), 4000.0);
+        // Loads from idle to heavy, work within ±2 % of 4 s.
+        let samples: Vec<(StartLoad, f64)> = (1..=20)
+            .map(|n| {
+                let l = StartLoad { running_at_start: 0, busy: vec![(0.0, n), (1000.0, n + 3)] };
+                let d = h.duration_of(4000.0 * (1.0 + 0.02 * (n as f64 * 2.7).sin()), &l);
+                (l, d)
+            })
+            .collect();
+        let fitted = SharedHost::fit(&[&samples], HostModel::ProcessorSharing).expect("contention found");
+        assert_eq!(fitted.containers_at_full_speed, 2.0);
     }
 
     #[test]

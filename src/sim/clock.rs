@@ -18,6 +18,9 @@ pub enum SimEvent {
     TaskEnd(u64),
     /// The job's AM has finished its job and exits.
     AmExit(u32),
+    /// A start-up on the shared host may be done (processor sharing,
+    /// `crate::sim::host`); valid for this generation of the host only.
+    HostWake(u64),
 }
 
 #[derive(Default)]

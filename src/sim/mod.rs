@@ -12,6 +12,7 @@ pub mod am;
 pub mod calibration;
 pub mod clock;
 pub mod experiment;
+pub mod host;
 pub mod cluster;
 pub mod options;
 pub mod run;

@@ -10,7 +10,8 @@
 //! heartbeat at once, so decisions equal those of naive heartbeating.
 
 use super::am::{AmActions, JobRun};
-use super::calibration::Calibration;
+use super::calibration::{Calibration, HostModel};
+use super::host::{After, SharedCpu};
 use super::clock::{grid_ceil, Clock, SimEvent};
 use super::cluster::SimCluster;
 use super::options::SimOptions;
@@ -73,6 +74,9 @@ struct Sim<'a> {
     /// Containers RUNNING (launched, not finished), AMs included: the load
     /// of a shared host (`Calibration::shared_host`).
     running: usize,
+    /// Start-ups re-timed by processor sharing on a shared host, when the
+    /// model's host is `processor-sharing` (else the snapshot slowdown).
+    host: Option<SharedCpu>,
     /// The cluster-side model (AM containers, launch and tear-down times,
     /// heartbeat phases); `None`: tasks start the instant they are allocated
     /// and jobs have no AM.
@@ -160,6 +164,10 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         sim_events: 0,
         finished_tasks: 0,
         running: 0,
+        host: model
+            .and_then(|m| m.shared_host)
+            .filter(|h| h.model == HostModel::ProcessorSharing)
+            .map(|h| SharedCpu::new(h.containers_at_full_speed)),
         model,
         rng,
         am_of: vec![None; trace.jobs.len()],
@@ -219,6 +227,7 @@ impl<'a> Sim<'a> {
                     SimEvent::AmReady(j) => self.am_ready(j, t),
                     SimEvent::TaskEnd(c) => self.task_end(c, t),
                     SimEvent::AmExit(j) => self.am_exit(j, t),
+                    SimEvent::HostWake(generation) => self.host_wake(t, generation),
                 }
                 // Every node is offered a heartbeat within one period of a change.
                 self.dirty_until = self.dirty_until.max(t + hb);
@@ -471,10 +480,7 @@ impl<'a> Sim<'a> {
         for s in actions.release_waiting.drain(..) {
             let waiting = std::mem::take(&mut self.runs[j as usize].stages[s].waiting);
             for c in waiting {
-                let rt = &self.tasks[&c];
-                let slow = self.slowdown(rt.node);
-                let d = (job.stages[rt.stage].tasks[rt.task].duration_ms as f64 * slow) as i64 + self.overhead();
-                self.clock.push(t + d, SimEvent::TaskEnd(c));
+                self.start_work(c, t);
             }
         }
     }
@@ -573,9 +579,58 @@ impl<'a> Sim<'a> {
     }
 
     /// How much slower start-up work runs now (1 unless the model's
-    /// NodeManagers share a host).
+    /// NodeManagers share a host; processor sharing re-times it instead).
     fn contention(&self) -> f64 {
+        if self.host.is_some() {
+            return 1.0;
+        }
         self.model.and_then(|m| m.shared_host).map_or(1.0, |h| h.slowdown(self.running))
+    }
+
+    /// Start-up work of `work_ms` idle-host ms on the shared host, then `after`.
+    fn host_begin(&mut self, t: i64, work_ms: f64, after: After) {
+        let host = self.host.as_mut().expect("processor sharing is on");
+        if let Some((at, generation)) = host.begin(t, work_ms, after) {
+            self.clock.push(at, SimEvent::HostWake(generation));
+        }
+    }
+
+    /// A wake-up of the shared host: what follows each finished start-up.
+    fn host_wake(&mut self, t: i64, generation: u64) {
+        let Some((done, next)) = self.host.as_mut().and_then(|h| h.wake(t, generation)) else { return };
+        for after in done {
+            match after {
+                After::AmReady(j) => self.clock.push(t, SimEvent::AmReady(j)),
+                After::TaskWork(c) => {
+                    if let Some(d) = self.work_ms(c) {
+                        self.clock.push(t + d, SimEvent::TaskEnd(c));
+                    }
+                }
+            }
+        }
+        if let Some((at, g)) = next {
+            self.clock.push(at, SimEvent::HostWake(g));
+        }
+    }
+
+    /// The task's own work in container `c` (its duration, slowed down by an
+    /// over-subscribed node), if it still runs.
+    fn work_ms(&self, c: ContainerId) -> Option<i64> {
+        let rt = self.tasks.get(&c)?;
+        let d = self.trace.jobs[rt.job as usize].stages[rt.stage].tasks[rt.task].duration_ms;
+        Some((d as f64 * self.slowdown(rt.node)) as i64)
+    }
+
+    /// The task in `c` may do its work: its start-up overhead, then the work,
+    /// then it ends.
+    fn start_work(&mut self, c: ContainerId, t: i64) {
+        if self.host.is_some() {
+            let o = self.model.map_or(0.0, |m| m.task_overhead_ms.draw(&mut self.rng));
+            return self.host_begin(t, o, After::TaskWork(c));
+        }
+        let Some(w) = self.work_ms(c) else { return };
+        let d = w + self.overhead();
+        self.clock.push(t + d, SimEvent::TaskEnd(c));
     }
 
     /// Container `c` is RUNNING: an AM starts up, a task starts its work.
@@ -594,23 +649,25 @@ impl<'a> Sim<'a> {
             let cap = &self.cluster.capacity;
             self.timeline.add(t, [0.0, 0.0, frac(used.0[0], cap.0[0]), frac(used.0[1], cap.0[1])]);
             let d = self.model.map_or(0.0, |m| m.am_startup_ms.draw(&mut self.rng));
-            let d = (d * self.contention()) as i64;
-            self.clock.push(t + d, SimEvent::AmReady(j));
+            if self.host.is_some() {
+                self.host_begin(t, d, After::AmReady(j));
+            } else {
+                let d = (d * self.contention()) as i64;
+                self.clock.push(t + d, SimEvent::AmReady(j));
+            }
             return;
         }
         self.engine.apply(Event::ContainerLaunched { container: c, at_ms: t });
         let rt = self.tasks.get_mut(&c).expect("checked");
         rt.launched_ms = Some(t);
-        let (j, s, task, used, node) = (rt.job, rt.stage, rt.task, rt.used, rt.node);
+        let (j, s, used, node) = (rt.job, rt.stage, rt.used, rt.node);
         self.use_on(node, t, used, true);
         let cap = &self.cluster.capacity;
         self.timeline.add(t, [0.0, 0.0, frac(used.0[0], cap.0[0]), frac(used.0[1], cap.0[1] * 1000)]);
         let run = &mut self.runs[j as usize];
         run.first_start_ms.get_or_insert(t);
         if run.stages[s].parents_done {
-            let d = self.trace.jobs[j as usize].stages[s].tasks[task].duration_ms;
-            let d = (d as f64 * self.slowdown(node)) as i64 + self.overhead();
-            self.clock.push(t + d, SimEvent::TaskEnd(c));
+            self.start_work(c, t);
         } else {
             run.stages[s].waiting.push(c);
         }

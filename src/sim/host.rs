@@ -1,0 +1,153 @@
+//! One machine's CPU shared by every NodeManager on it (the local harness
+//! cluster: all NMs on one 2-core host), as processor sharing: the start-up
+//! work of containers — an ApplicationMaster's JVM start and set-up until its
+//! first task asks, a task's JVM start and set-up — runs at rate
+//! min(1, k / n), n being the start-ups in progress on the host and k the
+//! start-ups it runs at full speed (`SharedHost::containers_at_full_speed`).
+//! Unlike the snapshot model (slow down by the containers running when a
+//! start-up begins, fixed from then on), every start-up is re-timed whenever
+//! one begins or ends, and a container that only waits (a sleeping task, an
+//! AM between its asks) costs nothing.
+//!
+//! Each start-up's `work` is its idle-host time (ms). The host keeps the work
+//! left of each, advances them all at the common rate, and names the next
+//! instant one completes; that instant is a wake-up the simulator's clock
+//! carries, stamped with a generation so a wake-up made stale by a later
+//! change is ignored.
+
+use std::collections::BTreeMap;
+
+/// What follows a start-up once its work is done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum After {
+    /// The job's AM has started and asks for its first tasks.
+    AmReady(u32),
+    /// The task in this container starts its own work.
+    TaskWork(u64),
+}
+
+#[derive(Debug, Clone)]
+pub struct SharedCpu {
+    /// k: start-ups that run at full speed together.
+    k: f64,
+    /// Start-ups in progress, by order of arrival: (work left in ms, next).
+    running: BTreeMap<u64, (f64, After)>,
+    next_id: u64,
+    /// Time (ms) the work left was last brought up to date.
+    at_ms: f64,
+    /// Changes so far: a wake-up is valid only for the generation it names.
+    generation: u64,
+}
+
+/// Work left below this counts as done (wake-ups fall on whole ms).
+const DONE_MS: f64 = 1e-6;
+
+impl SharedCpu {
+    pub fn new(containers_at_full_speed: f64) -> SharedCpu {
+        SharedCpu { k: containers_at_full_speed.max(1e-9), running: BTreeMap::new(), next_id: 0, at_ms: 0.0, generation: 0 }
+    }
+
+    /// The rate of each start-up with `n` in progress.
+    pub fn rate(k: f64, n: usize) -> f64 {
+        if n as f64 <= k {
+            1.0
+        } else {
+            k / n as f64
+        }
+    }
+
+    fn advance(&mut self, t_ms: i64) {
+        let dt = t_ms as f64 - self.at_ms;
+        if dt > 0.0 && !self.running.is_empty() {
+            let r = Self::rate(self.k, self.running.len());
+            for (left, _) in self.running.values_mut() {
+                *left -= dt * r;
+            }
+        }
+        self.at_ms = self.at_ms.max(t_ms as f64);
+    }
+
+    /// A start-up of `work_ms` idle-host ms begins at `t_ms`. Returns the
+    /// next wake-up (time, generation) to put on the clock.
+    pub fn begin(&mut self, t_ms: i64, work_ms: f64, after: After) -> Option<(i64, u64)> {
+        self.advance(t_ms);
+        self.running.insert(self.next_id, (work_ms.max(0.0), after));
+        self.next_id += 1;
+        self.next_wake(t_ms)
+    }
+
+    /// A wake-up of `generation` at `t_ms`: the start-ups done by now, in
+    /// the order they began, and the next wake-up. A stale wake-up changes
+    /// nothing and returns nothing.
+    pub fn wake(&mut self, t_ms: i64, generation: u64) -> Option<(Vec<After>, Option<(i64, u64)>)> {
+        if generation != self.generation {
+            return None;
+        }
+        self.advance(t_ms);
+        let done: Vec<u64> = self.running.iter().filter(|(_, (left, _))| *left <= DONE_MS).map(|(&id, _)| id).collect();
+        let afters = done.into_iter().filter_map(|id| self.running.remove(&id)).map(|(_, a)| a).collect();
+        Some((afters, self.next_wake(t_ms)))
+    }
+
+    /// When the start-up closest to done completes at the current rate.
+    fn next_wake(&mut self, t_ms: i64) -> Option<(i64, u64)> {
+        self.generation += 1;
+        let least = self.running.values().map(|(left, _)| *left).fold(f64::INFINITY, f64::min);
+        if !least.is_finite() {
+            return None;
+        }
+        let r = Self::rate(self.k, self.running.len());
+        let wait = (least.max(0.0) / r).ceil() as i64;
+        Some((t_ms + wait, self.generation))
+    }
+
+    /// Start-ups in progress.
+    pub fn in_progress(&self) -> usize {
+        self.running.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// k = 1: two 10 s start-ups that begin together share the CPU and would
+    /// both end at 20 s; a third that begins at 5 s slows all three to a
+    /// third, and when it ends the other two speed up again — each change
+    /// re-times every start-up in progress.
+    #[test]
+    fn start_ups_share_the_cpu_and_are_re_timed_at_every_change() {
+        let mut h = SharedCpu::new(1.0);
+        let w = h.begin(0, 10_000.0, After::AmReady(1)).unwrap();
+        assert_eq!(w.0, 10_000, "alone: full speed");
+        let w = h.begin(0, 10_000.0, After::AmReady(2)).unwrap();
+        assert_eq!(w.0, 20_000, "two at half speed");
+        // At 5 s each has 7.5 s of work left; a third (3 s of work) begins:
+        // each now runs at 1/3, so the third ends first, after 9 s, at 14 s,
+        // when the other two have 7.5 − 3 = 4.5 s left; then at 1/2 they end
+        // 9 s later, at 23 s.
+        let w = h.begin(5_000, 3_000.0, After::TaskWork(7)).unwrap();
+        assert_eq!(w.0, 14_000);
+        let stale = w.1 - 1;
+        assert!(h.wake(14_000, stale).is_none(), "a stale wake-up is ignored");
+        let (done, next) = h.wake(w.0, w.1).unwrap();
+        assert_eq!(done, vec![After::TaskWork(7)]);
+        let next = next.unwrap();
+        assert_eq!(next.0, 23_000);
+        let (done, next) = h.wake(next.0, next.1).unwrap();
+        assert_eq!(done, vec![After::AmReady(1), After::AmReady(2)]);
+        assert!(next.is_none());
+        assert_eq!(h.in_progress(), 0);
+    }
+
+    /// Up to k start-ups run at full speed; only beyond k do they slow down.
+    #[test]
+    fn k_start_ups_run_at_full_speed() {
+        assert_eq!(SharedCpu::rate(6.5, 6), 1.0);
+        assert_eq!(SharedCpu::rate(6.5, 13), 0.5);
+        let mut h = SharedCpu::new(2.0);
+        h.begin(0, 4_000.0, After::AmReady(1));
+        let w = h.begin(0, 4_000.0, After::AmReady(2)).unwrap();
+        assert_eq!(w.0, 4_000);
+    }
+}

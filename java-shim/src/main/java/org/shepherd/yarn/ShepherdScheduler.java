@@ -1019,8 +1019,9 @@ public class ShepherdScheduler extends FifoScheduler {
     if (key == null) {
       return rejected(d, appId, nodeId, "no ask at priority " + d.priority);
     }
-    NodeType type = d.locality == Decisions.NODE_LOCAL ? NodeType.NODE_LOCAL
-        : d.locality == Decisions.RACK_LOCAL ? NodeType.RACK_LOCAL : NodeType.OFF_SWITCH;
+    NodeType type = bookable(attempt, key, node,
+        d.locality == Decisions.NODE_LOCAL ? NodeType.NODE_LOCAL
+        : d.locality == Decisions.RACK_LOCAL ? NodeType.RACK_LOCAL : NodeType.OFF_SWITCH);
     // The engine's over-subscription (ROSE) marks its speculative containers
     // OPPORTUNISTIC in the decision: they go beyond the node's allocated view
     // (its unallocated resource goes negative, as with node overcommit) and
@@ -1035,6 +1036,31 @@ public class ShepherdScheduler extends FifoScheduler {
           + node.getUnallocatedResource() + ")");
     }
     return true;
+  }
+
+  /**
+   * The locality YARN can book this placement under. YARN books NODE_LOCAL
+   * against the node's, the rack's and the ANY request, RACK_LOCAL against
+   * the rack's and ANY, and drops a request whose count reaches 0; booking
+   * against a dropped request throws a NullPointerException inside
+   * LocalityAppPlacementAllocator, on the RM's scheduler thread, which exits
+   * the RM. Rack-local placements on other nodes of a rack can use up the
+   * rack's count while node requests in it remain (MapReduce asks over
+   * several racks), so the engine's NODE_LOCAL may no longer be bookable:
+   * book it at the closest locality YARN's table still has, as FifoScheduler
+   * checks the rack's count before a node-local assignment.
+   */
+  private static NodeType bookable(FifoAppAttempt attempt, SchedulerRequestKey key,
+      FiCaSchedulerNode node, NodeType wanted) {
+    boolean rack = attempt.getPendingAsk(key, node.getRackName()).getCount() > 0;
+    if (wanted == NodeType.NODE_LOCAL && rack
+        && attempt.getPendingAsk(key, node.getNodeName()).getCount() > 0) {
+      return NodeType.NODE_LOCAL;
+    }
+    if (wanted != NodeType.OFF_SWITCH && rack) {
+      return NodeType.RACK_LOCAL;
+    }
+    return NodeType.OFF_SWITCH;
   }
 
   /**

@@ -4,8 +4,10 @@
 # ShepherdScheduler, real NodeManagers) and run real MapReduce jobs on it
 # (SidecarTest runs the sidecar against it with a real Prometheus and
 # headless Chromium, installed by scripts/sidecar-deps.sh if missing),
-# and the comparison harness in quick mode (every job must succeed under
-# Shepherd, the CapacityScheduler and the FairScheduler).
+# Shepherd hosted in Hadoop's Scheduler Load Simulator (SLS, a multi-rack
+# MapReduce workload through SLS's own RM), and the comparison harness in
+# quick mode (every job must succeed under Shepherd, the CapacityScheduler
+# and the FairScheduler).
 source "$(dirname "$0")/lib.sh"
 check_prerequisites
 build_engine
@@ -16,6 +18,9 @@ build_shim
 bash "$ROOT/scripts/sidecar-deps.sh"
 echo "==> integration tests against a real YARN cluster (incl. the sidecar with Prometheus and Chromium)"
 mvn -B -Dstyle.color=never "${MVN_REPO[@]}" -f integration/pom.xml test \
+  -Dshepherd.native.library="$ROOT/target/release/libshepherd.so"
+echo "==> Shepherd inside Hadoop's Scheduler Load Simulator (SLS: 20 NMs in 4 racks, 6 MapReduce jobs)"
+mvn -B -Dstyle.color=never "${MVN_REPO[@]}" -f sls/pom.xml test \
   -Dshepherd.native.library="$ROOT/target/release/libshepherd.so"
 echo "==> real-YARN comparison harness, quick mode (Shepherd-DRESS, CapacityScheduler, FairScheduler)"
 SHEPHERD_SKIP_BUILD=1 bash "$ROOT/scripts/compare-yarn.sh" --quick

@@ -1,0 +1,115 @@
+package org.shepherd.yarn.sls.bench;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity.ProportionalCapacityPreemptionPolicy;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
+import org.apache.hadoop.yarn.sls.appmaster.MRAMSimulator;
+import org.apache.hadoop.yarn.sls.conf.SLSConfiguration;
+import org.apache.hadoop.yarn.sls.scheduler.CapacitySchedulerMetrics;
+import org.shepherd.yarn.ShepherdScheduler;
+import org.shepherd.yarn.sls.ShepherdSlsScheduler;
+import org.shepherd.yarn.sls.TimedSlsCapacityScheduler;
+
+/**
+ * The Hadoop configuration of one SLS run: what SLS's sample
+ * {@code sls-runner.xml} would hold (it is not in the hadoop-sls jar), the
+ * RM's ports, and the scheduler under test with its queues.
+ *
+ * <p>Both schedulers get the same cluster view and the queue setup the
+ * comparison harness ({@code scripts/compare-yarn.sh}) gives them: one queue
+ * {@code default} with the whole cluster, ApplicationMasters may take up to
+ * half of it, several containers per heartbeat (the CapacityScheduler's
+ * default multiple assignments; Shepherd's {@code max_assignments_per_heartbeat
+ * = 0}). Everything else is each scheduler's default.
+ */
+final class RunConfiguration {
+  private RunConfiguration() {}
+
+  static Configuration of(RunOptions o) throws IOException {
+    Configuration conf = new Configuration();
+    // SLS's runner: simulated NMs and AMs.
+    conf.setInt(SLSConfiguration.RUNNER_POOL_SIZE, o.runnerThreads);
+    conf.setInt(SLSConfiguration.NM_MEMORY_MB, o.nmMemoryMb);
+    conf.setInt(SLSConfiguration.NM_VCORES, o.nmVcores);
+    conf.setInt(SLSConfiguration.NM_HEARTBEAT_INTERVAL_MS, o.nmHeartbeatMs);
+    conf.setInt(SLSConfiguration.AM_HEARTBEAT_INTERVAL_MS, o.amHeartbeatMs);
+    conf.set(SLSConfiguration.AM_TYPE_PREFIX + "mapreduce", MRAMSimulator.class.getName());
+    conf.setInt(SLSConfiguration.CONTAINER_MEMORY_MB, o.containerMb);
+    conf.setInt(SLSConfiguration.CONTAINER_VCORES, o.containerVcores);
+    conf.setInt(SLSConfiguration.AM_CONTAINER_MEMORY, o.containerMb);
+    conf.setInt(SLSConfiguration.AM_CONTAINER_VCORES, o.containerVcores);
+    // SLS's metrics: on (its timers and CSVs are part of what is compared),
+    // its web app on a port the kernel picks.
+    conf.setBoolean(SLSConfiguration.METRICS_SWITCH, true);
+    conf.setInt(SLSConfiguration.METRICS_WEB_ADDRESS_PORT, 0);
+
+    // The in-process RM binds real RPC and web ports: port 0 lets the kernel
+    // pick each (as MiniYARNCluster does), so runs and tests never collide
+    // with each other or a local YARN. (Picking "free" ports in advance
+    // raced: one run lost a port to another listener between pick and bind.)
+    conf.set(YarnConfiguration.RM_ADDRESS, "localhost:0");
+    conf.set(YarnConfiguration.RM_SCHEDULER_ADDRESS, "localhost:0");
+    conf.set(YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS, "localhost:0");
+    conf.set(YarnConfiguration.RM_ADMIN_ADDRESS, "localhost:0");
+    conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "localhost:0");
+    conf.setBoolean("hadoop.security.token.service.use_ip", false);
+    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, o.containerMb);
+
+    if (o.scheduler.equals("shepherd")) {
+      conf.set(YarnConfiguration.RM_SCHEDULER, ShepherdSlsScheduler.class.getName());
+      conf.set(ShepherdScheduler.NATIVE_LIBRARY, o.nativeLibrary.getAbsolutePath());
+      conf.set(ShepherdScheduler.CONFIG_FILE, shepherdConfig(o).getAbsolutePath());
+    } else {
+      conf.set(YarnConfiguration.RM_SCHEDULER, TimedSlsCapacityScheduler.class.getName());
+      conf.set(CapacityScheduler.class.getName(), CapacitySchedulerMetrics.class.getName());
+      conf.set("yarn.scheduler.capacity.root.queues", "default");
+      conf.set("yarn.scheduler.capacity.root.default.capacity", "100");
+      conf.set("yarn.scheduler.capacity.root.default.maximum-capacity", "100");
+      conf.set("yarn.scheduler.capacity.maximum-am-resource-percent", "0.5");
+      conf.set("yarn.scheduler.capacity.root.default.user-limit-factor", "1");
+      // Off by default: the CapacityScheduler places at most one off-switch
+      // container per node heartbeat and waits node-locality-delay missed
+      // opportunities before leaving a preferred node; the benchmark's
+      // "multi" variant lifts both, to place as many containers per
+      // heartbeat as fit, as Shepherd does.
+      if (o.capacityOffswitchPerHeartbeat > 0) {
+        conf.setInt("yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments",
+            o.capacityOffswitchPerHeartbeat);
+      }
+      if (o.capacityNodeLocalityDelay != null) {
+        conf.setInt("yarn.scheduler.capacity.node-locality-delay", o.capacityNodeLocalityDelay);
+      }
+      // What RMRunner sets when it swaps in SLSCapacityScheduler itself.
+      conf.setBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, true);
+      conf.set(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES,
+          ProportionalCapacityPreemptionPolicy.class.getName());
+    }
+    return conf;
+  }
+
+  /** The given config, or {@code policy} for one queue {@code default} written to the run's directory. */
+  private static File shepherdConfig(RunOptions o) throws IOException {
+    if (o.shepherdConfig != null) {
+      return o.shepherdConfig;
+    }
+    File toml = new File(o.out, "shepherd.toml");
+    String text = String.join("\n",
+        "# Written by the SLS benchmark: one queue with the whole cluster, as the",
+        "# CapacityScheduler run gets; everything else Shepherd's defaults",
+        "# (max_am_share 0.5, no per-heartbeat assignment limit).",
+        "[scheduler]",
+        "policy = \"" + o.policy + "\"",
+        "",
+        "[[queue]]",
+        "name = \"default\"",
+        "capacity = 1.0",
+        "");
+    Files.write(toml.toPath(), text.getBytes(StandardCharsets.UTF_8));
+    return toml;
+  }
+}

@@ -1,0 +1,93 @@
+package org.shepherd.yarn.sls.bench;
+
+import java.io.File;
+
+/** What one SLS run of the benchmark simulates, and with which scheduler. */
+public final class RunOptions {
+  /** {@code shepherd} or {@code capacity}. */
+  public String scheduler = "shepherd";
+  /** Shepherd's policy when no {@link #shepherdConfig} is given. */
+  public String policy = "drf";
+  /** Shepherd's TOML config; null = {@link #policy} in one queue {@code default}. */
+  public File shepherdConfig;
+  /** libshepherd.so. */
+  public File nativeLibrary;
+  /** SLS synthetic-generator input ({@link SynthTrace}). */
+  public File trace;
+  /** SLS node file ({@link SynthTrace} writes it next to the trace). */
+  public File nodes;
+  /** SLS's output directory; the benchmark's own files go there too. */
+  public File out;
+  /** NodeManager size (SLS's yarn.sls.nm.*). */
+  public int nmMemoryMb = 16384;
+  public int nmVcores = 16;
+  public int nmHeartbeatMs = 1000;
+  public int amHeartbeatMs = 1000;
+  /** Task container size (SLS's yarn.sls.container.*), also the AM's. */
+  public int containerMb = 1024;
+  public int containerVcores = 1;
+  /** SLS's TaskRunner threads (simulated NMs and AMs); SLS's sample config uses 100. */
+  public int runnerThreads = 100;
+  /** Give up after this long (wall clock, from the first simulated second). */
+  public long timeoutS = 900;
+  /**
+   * CapacityScheduler only: off-switch containers it may place per node
+   * heartbeat ({@code per-node-heartbeat.maximum-offswitch-assignments});
+   * 0 = its default (1).
+   */
+  public int capacityOffswitchPerHeartbeat;
+  /** CapacityScheduler only: {@code node-locality-delay}; null = its default (40). */
+  public Integer capacityNodeLocalityDelay;
+  /** Name in tables; null = {@code shepherd-<policy>} or {@code capacity}. */
+  public String label;
+
+  public static RunOptions parse(String[] args) {
+    RunOptions o = new RunOptions();
+    for (int i = 0; i < args.length; i++) {
+      String v = i + 1 < args.length ? args[i + 1] : null;
+      switch (args[i]) {
+        case "--scheduler": o.scheduler = v; break;
+        case "--policy": o.policy = v; break;
+        case "--shepherd-config": o.shepherdConfig = new File(v); break;
+        case "--native-library": o.nativeLibrary = new File(v); break;
+        case "--trace": o.trace = new File(v); break;
+        case "--nodes": o.nodes = new File(v); break;
+        case "--out": o.out = new File(v); break;
+        case "--nm-memory-mb": o.nmMemoryMb = Integer.parseInt(v); break;
+        case "--nm-vcores": o.nmVcores = Integer.parseInt(v); break;
+        case "--nm-heartbeat-ms": o.nmHeartbeatMs = Integer.parseInt(v); break;
+        case "--am-heartbeat-ms": o.amHeartbeatMs = Integer.parseInt(v); break;
+        case "--runner-threads": o.runnerThreads = Integer.parseInt(v); break;
+        case "--timeout-s": o.timeoutS = Long.parseLong(v); break;
+        case "--capacity-offswitch-per-heartbeat":
+          o.capacityOffswitchPerHeartbeat = Integer.parseInt(v);
+          break;
+        case "--capacity-node-locality-delay":
+          o.capacityNodeLocalityDelay = Integer.parseInt(v);
+          break;
+        case "--label": o.label = v; break;
+        default: throw new IllegalArgumentException("unknown option " + args[i]);
+      }
+      i++;
+    }
+    if (o.trace == null || o.nodes == null || o.out == null) {
+      throw new IllegalArgumentException("--trace, --nodes and --out are required");
+    }
+    if (!o.scheduler.equals("shepherd") && !o.scheduler.equals("capacity")) {
+      throw new IllegalArgumentException("--scheduler must be shepherd or capacity, not "
+          + o.scheduler);
+    }
+    if (o.scheduler.equals("shepherd") && o.nativeLibrary == null) {
+      throw new IllegalArgumentException("--native-library is required for shepherd");
+    }
+    return o;
+  }
+
+  /** {@code shepherd-drf}, {@code capacity}: the run's name in tables. */
+  public String label() {
+    if (label != null) {
+      return label;
+    }
+    return scheduler.equals("shepherd") ? "shepherd-" + policy : "capacity";
+  }
+}

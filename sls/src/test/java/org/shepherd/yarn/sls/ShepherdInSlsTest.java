@@ -1,0 +1,135 @@
+package org.shepherd.yarn.sls;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.Test;
+import org.shepherd.yarn.sls.bench.SynthTrace;
+
+/**
+ * Hadoop's Scheduler Load Simulator hosts Shepherd: SLS's own runner, RM,
+ * simulated NodeManagers and MapReduce AMs, with {@link ShepherdSlsScheduler}
+ * as the RM's scheduler and the Rust engine deciding. 20 NMs in 4 racks, 6
+ * jobs of 30 one-second maps each, submitted in the first 2 s; the AMs ask
+ * node-, rack- and any-locality, as SLS's synthetic MapReduce jobs do.
+ *
+ * <p>Checks that every job of the trace finished, and that every container
+ * (AMs and maps) was placed by the engine, none by the shim's fallback FIFO.
+ * No wall-clock assertion. About 30 s.
+ *
+ * <p>SLS runs in a JVM of its own: SLS keeps static state (its task runner,
+ * the simulation's info), and an RM whose scheduler throws on a heartbeat
+ * exits its JVM, which here becomes a failed assertion with the log's tail.
+ * {@code -Dshepherd.sls.shim.jar=JAR} puts a shim build that is not
+ * installed in front of the installed one.
+ */
+public class ShepherdInSlsTest {
+  private static final long TIMEOUT_S = 180;
+
+  @Test
+  public void everyJobFinishesWithContainersPlacedByTheEngine() throws Exception {
+    File dir = new File("target/sls-test/shepherd-drf").getAbsoluteFile();
+    deleteTree(dir);
+    SynthTrace trace = new SynthTrace();
+    trace.nodes = 20;
+    trace.nodesPerRack = 5;
+    trace.jobs = 6;
+    trace.tasksPerJob = 30;
+    trace.taskMs = 1000;
+    trace.spreadS = 2;
+    trace.write(new File(dir, "in"));
+
+    String lib = System.getProperty("shepherd.native.library");
+    assertTrue("the Rust engine " + lib + " must be built first (cargo build --release)",
+        lib != null && new File(lib).isFile());
+    File out = new File(dir, "out");
+    File log = new File(dir, "sls.log");
+    List<String> cmd = new ArrayList<>();
+    cmd.add(new File(System.getProperty("java.home"), "bin/java").getPath());
+    cmd.add("-Xmx1g");
+    cmd.addAll(Arrays.asList(System.getProperty("shepherd.jdk17.opens", "").trim().split("\\s+")));
+    cmd.add("-cp");
+    cmd.add(childClasspath());
+    cmd.add("org.shepherd.yarn.sls.bench.SlsBenchRun");
+    cmd.addAll(Arrays.asList("--scheduler", "shepherd", "--policy", "drf",
+        "--native-library", lib, "--trace", new File(dir, "in/synth.json").getPath(),
+        "--nodes", new File(dir, "in/nodes.json").getPath(), "--out", out.getPath(),
+        "--timeout-s", "120"));
+    cmd.removeIf(String::isEmpty);
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(log).start();
+    if (!p.waitFor(TIMEOUT_S, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      fail("SLS did not finish in " + TIMEOUT_S + " s; log: " + log + "\n" + tail(log));
+    }
+    if (p.exitValue() != 0) {
+      fail("SLS with Shepherd exited with status " + p.exitValue() + " (2 = jobs left"
+          + " unfinished; 255 = the RM's scheduler thread threw and the RM exited); log: " + log
+          + "\n" + tail(log));
+    }
+
+    JsonNode s = new ObjectMapper().readTree(new File(out, "bench-summary.json"));
+    assertEquals("jobs in the trace", 6, s.path("jobs").asInt());
+    assertEquals("jobs finished", 6, s.path("jobs_finished").asInt());
+    assertEquals("tasks in the trace", 180, s.path("tasks").asInt());
+    // One container per map plus one per AM.
+    assertEquals("containers allocated", 186, s.path("containers_allocated").asLong());
+    JsonNode c = s.path("counters");
+    assertEquals("containers placed by the Rust engine", 186,
+        c.path("engine_allocations").asLong());
+    assertEquals("containers placed by the fallback FIFO", 0,
+        c.path("fallback_allocations").asLong());
+    assertEquals("engine failures", 0, c.path("engine_failures").asLong());
+    // SLS's own outputs exist and list every job.
+    long jobsInSlsLog = Files.readAllLines(new File(out, "jobruntime.csv").toPath()).stream()
+        .filter(l -> l.startsWith("application_")).count();
+    assertEquals("jobs in SLS's jobruntime.csv", 6, jobsInSlsLog);
+    assertTrue("SLS's metrics CSVs", new File(out, "metrics").isDirectory());
+    assertTrue("SLS timed the scheduler's NODE_UPDATE handling",
+        new File(out, "metrics/sampler.scheduler.operation.handle.NODE_UPDATE.timecost.csv")
+            .isFile());
+  }
+
+  /** This test's classpath, with an uninstalled shim build first if one is named. */
+  private static String childClasspath() {
+    String cp = System.getProperty("surefire.test.class.path",
+        System.getProperty("java.class.path"));
+    String shim = System.getProperty("shepherd.sls.shim.jar", "").trim();
+    return shim.isEmpty() ? cp : new File(shim).getAbsolutePath() + File.pathSeparator + cp;
+  }
+
+  private static String tail(File log) throws java.io.IOException {
+    if (!log.isFile()) {
+      return "(no log)";
+    }
+    List<String> lines = Files.readAllLines(log.toPath(), StandardCharsets.UTF_8);
+    List<String> keep = new ArrayList<>();
+    for (String l : lines) {
+      if (l.contains("Exception") || l.contains("ERROR") || l.startsWith("\tat ")) {
+        keep.add(l);
+      }
+    }
+    List<String> shown = keep.isEmpty() ? lines : keep;
+    return String.join("\n", shown.subList(Math.max(0, shown.size() - 40), shown.size()));
+  }
+
+  private static void deleteTree(File f) {
+    File[] children = f.listFiles();
+    if (children != null) {
+      for (File c : children) {
+        deleteTree(c);
+      }
+    }
+    f.delete();
+  }
+}

@@ -68,6 +68,8 @@ struct Sim<'a> {
     shapes: BTreeMap<(i64, i64), i64>,
     timeline: Timeline,
     records: Vec<Option<JobRecord>>,
+    /// Jobs whose record is written (their last task ended).
+    jobs_done: usize,
     actions: AmActions,
     sim_events: u64,
     finished_tasks: u64,
@@ -160,6 +162,7 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         shapes: BTreeMap::new(),
         timeline: Timeline::new(opts.window_ms, start),
         records: vec![None; trace.jobs.len()],
+        jobs_done: 0,
         actions: AmActions::default(),
         sim_events: 0,
         finished_tasks: 0,
@@ -717,19 +720,24 @@ impl<'a> Sim<'a> {
         })
     }
 
-    /// Every task of job `j` is done: with an AM, it exits after its exit
-    /// time; then the job is done.
+    /// Every task of job `j` is done, and so is the job for its user: a
+    /// MapReduce client reports success when the last task's output is
+    /// committed, and the harness measures JCT to that report. With an AM,
+    /// its container still holds its resources for the AM's exit time and
+    /// the app leaves the scheduler after it.
     fn job_done(&mut self, j: u32, t: i64) {
+        self.finish_job(j, t);
         match self.model {
             Some(m) => {
                 let d = m.am_exit_ms.draw(&mut self.rng) as i64;
                 self.clock.push(t + d, SimEvent::AmExit(j));
             }
-            None => self.finish_job(j, t),
+            None => self.engine.apply(Event::AppRemoved { app: j }),
         }
     }
 
-    /// Job `j`'s AM exits: its container finishes, the job is done.
+    /// Job `j`'s AM exits: its container finishes and the app leaves the
+    /// scheduler (the job itself was done at its last task's end).
     fn am_exit(&mut self, j: u32, t: i64) {
         if let Some((c, node, res)) = self.am_of[j as usize].take() {
             self.job_of_am.remove(&c);
@@ -738,21 +746,24 @@ impl<'a> Sim<'a> {
             self.engine.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: t });
             self.cluster.refresh(&self.engine, node);
             let cap = self.cluster.capacity;
-            self.timeline.add(t, [-frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1]), -frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1])]);
-            let run = &mut self.runs[j as usize];
-            run.allocated -= res;
-            let share = run.allocated.dominant_share(&cap);
-            self.tracks[j as usize].set(t, share, self.opts.window_ms);
+            // Once the last job is done the makespan is over: an AM still
+            // exiting then lies outside the utilization's window.
+            if self.jobs_done < self.records.len() {
+                self.timeline.add(t, [-frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1]), -frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1])]);
+            }
+            // The job's fairness track ended with the job (`finish_job`).
+            self.runs[j as usize].allocated -= res;
         }
-        self.finish_job(j, t);
+        self.engine.apply(Event::AppRemoved { app: j });
     }
 
+    /// Job `j`'s record: done at `t` (its last task's end).
     fn finish_job(&mut self, j: u32, t: i64) {
-        self.engine.apply(Event::AppRemoved { app: j });
         let trace: &'a Trace = self.trace;
         let job = &trace.jobs[j as usize];
         let run = &mut self.runs[j as usize];
         run.finish_ms = Some(t);
+        self.jobs_done += 1;
         self.tracks[j as usize].advance(t, self.opts.window_ms);
         let first_start_ms = run.first_start_ms.unwrap_or(t);
         let category = self.category(j);

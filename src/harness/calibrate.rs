@@ -24,8 +24,9 @@
 //! **Check.** For every scheduler of the output directory, the trace is
 //! simulated under its counterpart — a Shepherd policy as itself (with the
 //! run's own `shepherd.toml`), the CapacityScheduler as the engine's
-//! `capacity` policy and the FairScheduler as `drf`, each with the
-//! harness's AM share (0.5) — and per job the simulated JCT is compared
+//! `capacity` policy (one container per node heartbeat, YARN's off-switch
+//! default) and the FairScheduler as `drf`, each with the harness's AM
+//! share (0.5) — and per job the simulated JCT is compared
 //! with the real one: |sim − real| ÷ real, median and P90 over every job
 //! of every run; then whether the schedulers rank the same by mean JCT,
 //! for all jobs and for small ones.
@@ -386,12 +387,20 @@ fn counterpart(label: &str, run_dir: &Path) -> Result<(String, Config), String> 
         let c = Config::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         return Ok((c.scheduler.policy.clone(), c));
     }
-    let policy = match label {
-        "capacity" => "capacity",
-        "fair" => "drf",
+    // The CapacityScheduler keeps YARN's default of one off-switch container
+    // per node heartbeat (`per-node-heartbeat.maximum-offswitch-assignments`
+    // = 1), and every harness ask is off-switch (SleepJob and HiBench splits
+    // name no hosts on MiniYARNCluster), so its stand-in places at most one
+    // container per heartbeat. The harness sets the FairScheduler's
+    // `assignmultiple` (no per-heartbeat cap), as Shepherd's default.
+    let (policy, per_heartbeat) = match label {
+        "capacity" => ("capacity", 1),
+        "fair" => ("drf", 0),
         other => return Err(format!("{other}: no engine counterpart (expected shepherd-*, capacity or fair)")),
     };
-    let text = format!("[scheduler]\npolicy = \"{policy}\"\n[[queue]]\nname = \"default\"\ncapacity = 1.0\nmax_am_share = 0.5\n");
+    let text = format!(
+        "[scheduler]\npolicy = \"{policy}\"\nmax_assignments_per_heartbeat = {per_heartbeat}\n[[queue]]\nname = \"default\"\ncapacity = 1.0\nmax_am_share = 0.5\n"
+    );
     Ok((policy.to_string(), Config::parse(&text).map_err(|e| e.to_string())?))
 }
 

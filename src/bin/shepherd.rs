@@ -161,6 +161,10 @@ enum Command {
         /// or `processor-sharing` (start-ups in progress share the CPU, re-timed at every change).
         #[arg(long, default_value = "snapshot")]
         host_model: String,
+        /// How many start-ups the shared host runs at full speed, instead of fitting it
+        /// (e.g. its cores); the idle-host times are derived with this value.
+        #[arg(long, value_name = "K")]
+        host_speed: Option<f64>,
     },
     /// The REST sidecar: polls the ResourceManager, talks to the engine, serves /metrics, /api/v1 and a status page.
     Sidecar {
@@ -393,8 +397,8 @@ fn main() -> ExitCode {
         }
         Command::ScaleSim { s } => scale_sim(&s),
         Command::YarnReport { out, baseline, require_success } => yarn_report(&out, baseline.as_deref(), require_success),
-        Command::Calibrate { out, trace, use_calibration, write, also, seed, host_model } => {
-            calibrate(&out, &trace, use_calibration, write, &also, seed, &host_model)
+        Command::Calibrate { out, trace, use_calibration, write, also, seed, host_model, host_speed } => {
+            calibrate(&out, &trace, use_calibration, write, &also, seed, &host_model, host_speed)
         }
         Command::Sidecar { config, check, log } => sidecar(&config, check, &log),
     };
@@ -415,6 +419,7 @@ fn calibrate(
     also: &[String],
     seed: u64,
     host_model: &str,
+    host_speed: Option<f64>,
 ) -> Result<(), String> {
     use shepherd::harness::calibrate;
     let host_model = shepherd::sim::calibration::HostModel::parse(host_model)?;
@@ -426,7 +431,7 @@ fn calibrate(
     }
     let mut sources: Vec<(&std::path::Path, &shepherd::workload::Trace)> = vec![(out, &trace)];
     sources.extend(more.iter().map(|(d, t)| (d.as_path(), t)));
-    let (fitted, work) = calibrate::fit(&sources, host_model)?;
+    let (fitted, work) = calibrate::fit(&sources, host_model, host_speed)?;
     let cal = match use_file {
         Some(p) => shepherd::sim::calibration::Calibration::load(&p)?,
         None => {

@@ -225,7 +225,9 @@ impl HostLoad {
 /// Fit the cluster model from every Shepherd run of each harness output
 /// directory, with the trace it ran; a shared host's contention applied as
 /// `host_model` says.
-pub fn fit(sources: &[(&Path, &Trace)], host_model: HostModel) -> Result<(Calibration, MeasuredWork), String> {
+/// `host_speed` fixes the shared host's start-ups at full speed instead of
+/// fitting it.
+pub fn fit(sources: &[(&Path, &Trace)], host_model: HostModel, host_speed: Option<f64>) -> Result<(Calibration, MeasuredWork), String> {
     let mut runs = Vec::new();
     for (out, trace) in sources {
         let means = stage_means(trace);
@@ -288,7 +290,11 @@ pub fn fit(sources: &[(&Path, &Trace)], host_model: HostModel) -> Result<(Calibr
     // The NodeManagers of the harness share one machine: fit how start-up
     // work slows down with the load, and keep the idle-host times (the work
     // each sample implies).
-    let shared_host = SharedHost::fit(&[&am_startup, &overhead], host_model);
+    let shared_host = match host_speed {
+        Some(k) if k > 0.0 => Some(SharedHost { containers_at_full_speed: k, model: host_model }),
+        Some(k) => return Err(format!("--host-speed {k}: must be > 0")),
+        None => SharedHost::fit(&[&am_startup, &overhead], host_model),
+    };
     let idle = |v: &[(StartLoad, f64)]| -> Vec<f64> { v.iter().map(|(l, d)| shared_host.map_or(*d, |h| h.work_of(*d, l))).collect() };
 
     let cal = Calibration {

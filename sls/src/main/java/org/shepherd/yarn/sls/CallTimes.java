@@ -3,6 +3,7 @@ package org.shepherd.yarn.sls;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEventType;
 
 /**
@@ -34,20 +35,27 @@ public final class CallTimes {
     return Collections.unmodifiableMap(m);
   }
 
-  public void recordAllocate(long nanos) {
-    allocate.record(nanos);
+  /**
+   * Runs one {@code allocate} and records how long it took: {@code withSls}
+   * when timed around SLS's wrapper, else around the scheduler's own method.
+   */
+  public <T> T allocate(boolean withSls, Supplier<T> call) {
+    long started = System.nanoTime();
+    try {
+      return call.get();
+    } finally {
+      (withSls ? allocateWithSls : allocate).record(System.nanoTime() - started);
+    }
   }
 
-  public void recordEvent(SchedulerEventType type, long nanos) {
-    events.get(type).record(nanos);
-  }
-
-  public void recordAllocateWithSls(long nanos) {
-    allocateWithSls.record(nanos);
-  }
-
-  public void recordEventWithSls(SchedulerEventType type, long nanos) {
-    eventsWithSls.get(type).record(nanos);
+  /** Runs the handling of one event of {@code type} and records how long it took. */
+  public void event(SchedulerEventType type, boolean withSls, Runnable call) {
+    long started = System.nanoTime();
+    try {
+      call.run();
+    } finally {
+      (withSls ? eventsWithSls : events).get(type).record(System.nanoTime() - started);
+    }
   }
 
   public LatencyHistogram allocateWithSls() {

@@ -74,25 +74,19 @@ public class ShepherdSlsScheduler extends ShepherdScheduler
 
   @Override
   public void handle(SchedulerEvent event) {
-    long started = System.nanoTime();
-    try {
-      commons.handle(event);
-    } catch (RuntimeException e) {
-      LOG.error("Shepherd failed to handle scheduler event " + event.getType(), e);
-      throw e;
-    } finally {
-      times.recordEventWithSls(event.getType(), System.nanoTime() - started);
-    }
+    times.event(event.getType(), true, () -> {
+      try {
+        commons.handle(event);
+      } catch (RuntimeException e) {
+        LOG.error("Shepherd failed to handle scheduler event " + event.getType(), e);
+        throw e;
+      }
+    });
   }
 
   @Override
   public void propagatedHandle(SchedulerEvent event) {
-    long started = System.nanoTime();
-    try {
-      super.handle(event);
-    } finally {
-      times.recordEvent(event.getType(), System.nanoTime() - started);
-    }
+    times.event(event.getType(), false, () -> super.handle(event));
   }
 
   @Override
@@ -100,13 +94,8 @@ public class ShepherdSlsScheduler extends ShepherdScheduler
       List<SchedulingRequest> schedulingRequests, List<ContainerId> release,
       List<String> blacklistAdditions, List<String> blacklistRemovals,
       ContainerUpdates updateRequests) {
-    long started = System.nanoTime();
-    try {
-      return commons.allocate(attemptId, asks, schedulingRequests, release, blacklistAdditions,
-          blacklistRemovals, updateRequests);
-    } finally {
-      times.recordAllocateWithSls(System.nanoTime() - started);
-    }
+    return times.allocate(true, () -> commons.allocate(attemptId, asks, schedulingRequests,
+        release, blacklistAdditions, blacklistRemovals, updateRequests));
   }
 
   @Override
@@ -114,13 +103,8 @@ public class ShepherdSlsScheduler extends ShepherdScheduler
       List<ResourceRequest> asks, List<SchedulingRequest> schedulingRequests,
       List<ContainerId> release, List<String> blacklistAdditions,
       List<String> blacklistRemovals, ContainerUpdates updateRequests) {
-    long started = System.nanoTime();
-    try {
-      return super.allocate(attemptId, asks, schedulingRequests, release, blacklistAdditions,
-          blacklistRemovals, updateRequests);
-    } finally {
-      times.recordAllocate(System.nanoTime() - started);
-    }
+    return times.allocate(false, () -> super.allocate(attemptId, asks, schedulingRequests,
+        release, blacklistAdditions, blacklistRemovals, updateRequests));
   }
 
   // ------------------------------------------------ what SLS asks of a wrapper

@@ -34,12 +34,7 @@ public class TimedSlsCapacityScheduler extends SLSCapacityScheduler implements M
 
   @Override
   public void handle(SchedulerEvent event) {
-    long started = System.nanoTime();
-    try {
-      super.handle(event);
-    } finally {
-      times.recordEventWithSls(event.getType(), System.nanoTime() - started);
-    }
+    times.event(event.getType(), true, () -> super.handle(event));
   }
 
   @Override
@@ -47,23 +42,13 @@ public class TimedSlsCapacityScheduler extends SLSCapacityScheduler implements M
       List<SchedulingRequest> schedulingRequests, List<ContainerId> release,
       List<String> blacklistAdditions, List<String> blacklistRemovals,
       ContainerUpdates updateRequests) {
-    long started = System.nanoTime();
-    try {
-      return super.allocate(attemptId, asks, schedulingRequests, release, blacklistAdditions,
-          blacklistRemovals, updateRequests);
-    } finally {
-      times.recordAllocateWithSls(System.nanoTime() - started);
-    }
+    return times.allocate(true, () -> super.allocate(attemptId, asks, schedulingRequests,
+        release, blacklistAdditions, blacklistRemovals, updateRequests));
   }
 
   @Override
   public void propagatedHandle(SchedulerEvent event) {
-    long started = System.nanoTime();
-    try {
-      super.propagatedHandle(event);
-    } finally {
-      times.recordEvent(event.getType(), System.nanoTime() - started);
-    }
+    times.event(event.getType(), false, () -> super.propagatedHandle(event));
   }
 
   @Override
@@ -71,13 +56,8 @@ public class TimedSlsCapacityScheduler extends SLSCapacityScheduler implements M
       List<ResourceRequest> asks, List<SchedulingRequest> schedulingRequests,
       List<ContainerId> release, List<String> blacklistAdditions,
       List<String> blacklistRemovals, ContainerUpdates updateRequests) {
-    long started = System.nanoTime();
-    try {
-      return super.allocatePropagated(attemptId, asks, schedulingRequests, release,
-          blacklistAdditions, blacklistRemovals, updateRequests);
-    } finally {
-      times.recordAllocate(System.nanoTime() - started);
-    }
+    return times.allocate(false, () -> super.allocatePropagated(attemptId, asks,
+        schedulingRequests, release, blacklistAdditions, blacklistRemovals, updateRequests));
   }
 
   @Override

@@ -395,10 +395,12 @@ fn counterpart(label: &str, run_dir: &Path) -> Result<(String, Config), String> 
     }
     // The CapacityScheduler keeps YARN's default of one off-switch container
     // per node heartbeat (`per-node-heartbeat.maximum-offswitch-assignments`
-    // = 1), and every harness ask is off-switch (SleepJob and HiBench splits
-    // name no hosts on MiniYARNCluster), so its stand-in places at most one
-    // container per heartbeat. The harness sets the FairScheduler's
-    // `assignmultiple` (no per-heartbeat cap), as Shepherd's default.
+    // = 1), and a SleepJob's asks are all off-switch (its splits name no
+    // hosts), so its stand-in places at most one container per heartbeat.
+    // Node-local asks (other programs' input splits) are not under that cap
+    // in YARN; the stand-in caps them too, an approximation. The harness
+    // sets the FairScheduler's `assignmultiple` (no per-heartbeat cap), as
+    // Shepherd's default.
     let (policy, per_heartbeat) = match label {
         "capacity" => ("capacity", 1),
         "fair" => ("drf", 0),

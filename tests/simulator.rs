@@ -317,3 +317,29 @@ fn no_job_beats_its_critical_path() {
         assert!(dress_small.mean_jct <= ideal["small"] + 1e-9);
     }
 }
+
+/// Every shipped calibration loads, and the quick harness trace simulated
+/// with it finishes every job after the job's own work.
+#[test]
+fn shipped_calibrations_load_and_simulate() {
+    use shepherd::sim::calibration::Calibration;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/calibration");
+    let trace = shepherd::workload::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traces/yarn-quick.json")).unwrap();
+    let cluster = ClusterSpec { nodes: 2, memory_mb: 4096, vcores: 8, rack_size: 2 };
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        let model = Calibration::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        let opts = SimOptions { cluster_model: Some(model), ..SimOptions::default() };
+        let out = simulate(&trace, &cluster, Config::parse("[scheduler]\npolicy = \"composed\"\n").unwrap(), &opts).unwrap();
+        assert_eq!(out.jobs.len(), trace.jobs.len(), "{}", path.display());
+        for j in &out.jobs {
+            assert!(j.jct_ms() >= j.work_ms as i64 / j.tasks.max(1) as i64, "{}: {j:?}", path.display());
+        }
+        seen += 1;
+    }
+    assert!(seen >= 2, "expected local.json and local-ps.json in {}", dir.display());
+}

@@ -96,7 +96,7 @@ fn regular(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<Decisio
     let mut lists: Vec<Vec<Reverse<(SortKey, AppId)>>> = vec![Vec::new(); if by_queue { engine.state.queues.len() } else { 1 }];
     for app in engine.state.pending_apps() {
         for ask in app.asks.values().filter(|a| a.count > 0) {
-            super::round::shrink_to(&mut smallest, &ask.capability);
+            smallest = Some(smallest.map_or(ask.capability, |m| m.min_each(&ask.capability)));
         }
         let g = if by_queue { app.queue } else { 0 };
         lists[g].push(Reverse((engine.policies.app_key(&engine.state, app), app.id)));

@@ -22,7 +22,7 @@
 //! a round cut short by that bound leaves the rest to the next one.
 
 use super::{pass, Decision, Engine, EngineError, Event};
-use crate::model::{NodeId, Resources};
+use crate::model::NodeId;
 
 /// What the engine keeps between rounds.
 #[derive(Debug, Default, Clone, Copy)]
@@ -53,15 +53,6 @@ impl RoundState {
     }
 }
 
-/// Component-wise minimum of `acc` and `r` (the smallest shape any
-/// outstanding ask could take).
-pub(super) fn shrink_to(acc: &mut Option<Resources>, r: &Resources) {
-    let m = acc.get_or_insert(*r);
-    for (v, a) in m.0.iter_mut().zip(r.0.iter()) {
-        *v = (*v).min(*a);
-    }
-}
-
 impl Engine {
     /// One scheduling round between heartbeats: a pass on each node (at
     /// most `max_nodes`, 0 = all) that can hold the smallest outstanding
@@ -74,12 +65,12 @@ impl Engine {
         }
         let _span = tracing::debug_span!("schedule_round", now_ms).entered();
         self.counters.rounds += 1;
-        let mut smallest = None;
-        for app in self.state.pending_apps() {
-            for ask in app.asks.values().filter(|a| a.count > 0) {
-                shrink_to(&mut smallest, &ask.capability);
-            }
-        }
+        let smallest = self
+            .state
+            .pending_apps()
+            .flat_map(|app| app.asks.values().filter(|a| a.count > 0))
+            .map(|ask| ask.capability)
+            .reduce(|a, b| a.min_each(&b));
         let Some(smallest) = smallest else {
             self.round.due = false;
             return Ok(0);

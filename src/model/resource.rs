@@ -48,6 +48,15 @@ impl Resources {
         self.0.iter().zip(other.0.iter()).all(|(a, b)| a <= b)
     }
 
+    /// Component-wise minimum: the smallest shape that either could take.
+    pub fn min_each(&self, other: &Resources) -> Resources {
+        let mut m = *self;
+        for (v, o) in m.0.iter_mut().zip(other.0.iter()) {
+            *v = (*v).min(*o);
+        }
+        m
+    }
+
     pub fn is_zero(&self) -> bool {
         self.0.iter().all(|v| *v == 0)
     }

@@ -902,8 +902,7 @@ public class ShepherdScheduler extends FifoScheduler {
       engine.rebuild(now, this::replayState);
       shimMetrics.engineRebuilds.incr();
     }
-    boolean mayAllocate = !(rmContext.isWorkPreservingRecoveryEnabled()
-        && !rmContext.isSchedulerReadyForAllocatingContainers());
+    boolean mayAllocate = mayAllocate();
     long started = System.nanoTime();
     long[] decisions = engine.step(now, mayAllocate ? idx : -1);
     shimMetrics.crossingNanos.add(System.nanoTime() - started);
@@ -932,11 +931,9 @@ public class ShepherdScheduler extends FifoScheduler {
    * failed or degraded a round does nothing (heartbeats fall back).
    */
   synchronized void asyncRound() {
-    if (rmContext.isWorkPreservingRecoveryEnabled()
-        && !rmContext.isSchedulerReadyForAllocatingContainers()) {
+    if (!mayAllocate()) {
       return;
     }
-    long before = shimMetrics.engineAllocations.value();
     long[] decisions = engine.round(System.currentTimeMillis(), asyncMaxNodes);
     publishFailures();
     if (decisions == null) {
@@ -944,10 +941,18 @@ public class ShepherdScheduler extends FifoScheduler {
     }
     shimMetrics.asyncRounds.incr();
     if (decisions.length > 0) {
-      execute(decisions);
-      shimMetrics.asyncAllocations.incr(shimMetrics.engineAllocations.value() - before);
+      shimMetrics.asyncAllocations.incr(execute(decisions));
       updateAvailableResourcesMetrics();
     }
+  }
+
+  /**
+   * Whether containers may be allocated now: after a work-preserving
+   * restart, not until the RM says the NodeManagers have re-registered.
+   */
+  private boolean mayAllocate() {
+    return !(rmContext.isWorkPreservingRecoveryEnabled()
+        && !rmContext.isSchedulerReadyForAllocatingContainers());
   }
 
   /**
@@ -972,12 +977,15 @@ public class ShepherdScheduler extends FifoScheduler {
     }
   }
 
-  private void execute(long[] data) {
+  /** Carries out the engine's decisions; returns the containers it placed. */
+  private int execute(long[] data) {
     Decisions d = new Decisions(data, resourceNames.length);
+    int placed = 0;
     while (d.next()) {
       if (d.kind == Decisions.ALLOCATE) {
         if (placeDecision(d)) {
           shimMetrics.engineAllocations.incr();
+          placed++;
         } else {
           long key = d.container;
           shimMetrics.rejectedDecisions.incr();
@@ -992,6 +1000,7 @@ public class ShepherdScheduler extends FifoScheduler {
         }
       }
     }
+    return placed;
   }
 
   private long rejections;

@@ -210,6 +210,7 @@ fn busy_cluster() -> shepherd::sim::calibration::Calibration {
         shared_host: Some(shepherd::sim::calibration::SharedHost {
             containers_at_full_speed: 3.0,
             model: shepherd::sim::calibration::HostModel::Snapshot,
+            background_weight: 0.0,
         }),
     }
 }
@@ -250,7 +251,7 @@ fn application_masters_and_launch_times_are_modelled() {
     // and 3 × 0.5 s: the last one ends at 7 + 10 + 1.5 = 18.5 s.
     let mut shared = opts.cluster_model.clone().unwrap();
     use shepherd::sim::calibration::{HostModel, SharedHost};
-    shared.shared_host = Some(SharedHost { containers_at_full_speed: 1.0, model: HostModel::Snapshot });
+    shared.shared_host = Some(SharedHost { containers_at_full_speed: 1.0, model: HostModel::Snapshot, background_weight: 0.0 });
     let opts = SimOptions { cluster_model: Some(shared.clone()), ..SimOptions::default() };
     let out = simulate(&trace, &cluster, Config::parse("[scheduler]\npolicy = \"fifo\"\n").unwrap(), &opts).unwrap();
     assert_eq!(out.jobs[0].first_start_ms, 7_000);
@@ -260,11 +261,22 @@ fn application_masters_and_launch_times_are_modelled() {
     // idle after its own start-up, does not). Both tasks' 0.5 s set-ups run
     // together from 7 s at half speed and end at 8 s; their work ends at
     // 18 s.
-    shared.shared_host = Some(SharedHost { containers_at_full_speed: 1.0, model: HostModel::ProcessorSharing });
-    let opts = SimOptions { cluster_model: Some(shared), ..SimOptions::default() };
+    shared.shared_host = Some(SharedHost { containers_at_full_speed: 1.0, model: HostModel::ProcessorSharing, background_weight: 0.0 });
+    let opts = SimOptions { cluster_model: Some(shared.clone()), ..SimOptions::default() };
     let out = simulate(&trace, &cluster, Config::parse("[scheduler]\npolicy = \"fifo\"\n").unwrap(), &opts).unwrap();
     assert_eq!(out.jobs[0].first_start_ms, 7_000);
     assert_eq!(out.jobs[0].finish_ms, 18_000);
+
+    // Running containers as background load, w = 0.5: the AM (idle after
+    // its start-up) now weighs half a start-up. From 7 s the two set-ups
+    // run beside it: load 2 + 0.5 · 1 = 2.5, rate 1 / 2.5 = 0.4, so 0.5 s
+    // of set-up takes 1.25 s and the work ends at 8.25 + 10 = 18.25 s. The
+    // AM's own start-up ran alone (load 1), as before.
+    shared.shared_host = Some(SharedHost { containers_at_full_speed: 1.0, model: HostModel::ProcessorSharing, background_weight: 0.5 });
+    let opts = SimOptions { cluster_model: Some(shared), ..SimOptions::default() };
+    let out = simulate(&trace, &cluster, Config::parse("[scheduler]\npolicy = \"fifo\"\n").unwrap(), &opts).unwrap();
+    assert_eq!(out.jobs[0].first_start_ms, 7_000);
+    assert_eq!(out.jobs[0].finish_ms, 18_250);
 
     // An AM that does not fit waits like any ask: with a 3.5 GB AM on a
     // 4.5 GB node the second job's AM waits for the first job to finish.

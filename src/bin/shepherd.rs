@@ -165,6 +165,11 @@ enum Command {
         /// (e.g. its cores); the idle-host times are derived with this value.
         #[arg(long, value_name = "K")]
         host_speed: Option<f64>,
+        /// Processor sharing: the CPU load of a running container that is not starting up, as a
+        /// fraction of a start-up's (w): a number, or `fit` to fit it with K. Default 0: only
+        /// start-ups load the host.
+        #[arg(long, value_name = "W|fit", default_value = "0")]
+        background_weight: String,
     },
     /// The REST sidecar: polls the ResourceManager, talks to the engine, serves /metrics, /api/v1 and a status page.
     Sidecar {
@@ -397,8 +402,8 @@ fn main() -> ExitCode {
         }
         Command::ScaleSim { s } => scale_sim(&s),
         Command::YarnReport { out, baseline, require_success } => yarn_report(&out, baseline.as_deref(), require_success),
-        Command::Calibrate { out, trace, use_calibration, write, also, seed, host_model, host_speed } => {
-            calibrate(&out, &trace, use_calibration, write, &also, seed, &host_model, host_speed)
+        Command::Calibrate { out, trace, use_calibration, write, also, seed, host_model, host_speed, background_weight } => {
+            calibrate(&out, &trace, use_calibration, write, &also, seed, &host_model, (host_speed, background_weight))
         }
         Command::Sidecar { config, check, log } => sidecar(&config, check, &log),
     };
@@ -419,9 +424,13 @@ fn calibrate(
     also: &[String],
     seed: u64,
     host_model: &str,
-    host_speed: Option<f64>,
+    (host_speed, background_weight): (Option<f64>, String),
 ) -> Result<(), String> {
     use shepherd::harness::calibrate;
+    let background_weight = match background_weight.as_str() {
+        "fit" => None,
+        w => Some(w.parse::<f64>().map_err(|_| format!("--background-weight {w}: expected a number ≥ 0 or `fit`"))?),
+    };
     let host_model = shepherd::sim::calibration::HostModel::parse(host_model)?;
     let trace = shepherd::workload::load(trace)?;
     let mut more = Vec::new();
@@ -431,7 +440,7 @@ fn calibrate(
     }
     let mut sources: Vec<(&std::path::Path, &shepherd::workload::Trace)> = vec![(out, &trace)];
     sources.extend(more.iter().map(|(d, t)| (d.as_path(), t)));
-    let (fitted, work) = calibrate::fit(&sources, host_model, host_speed)?;
+    let (fitted, work) = calibrate::fit(&sources, host_model, host_speed, background_weight)?;
     let cal = match use_file {
         Some(p) => shepherd::sim::calibration::Calibration::load(&p)?,
         None => {
@@ -454,8 +463,8 @@ fn calibrate(
             h.containers_at_full_speed
         ),
         Some(h) => println!(
-            "shared host: start-ups in progress share the CPU, each at min(1, {} / start-ups), re-timed at every change",
-            h.containers_at_full_speed
+            "shared host: start-ups in progress share the CPU, each at min(1, {} / (start-ups + {} × other running containers)), re-timed at every change",
+            h.containers_at_full_speed, h.background_weight
         ),
         None => println!("shared host: none (start-up times independent of load)"),
     }

@@ -34,7 +34,7 @@
 use super::input::{discover, read_run, JobsFile};
 use crate::config::Config;
 use crate::metrics::stats::percentile;
-use crate::sim::calibration::{Calibration, Dist, HostModel, SharedHost, StartLoad};
+use crate::sim::calibration::{Calibration, Dist, HostModel, SharedHost, StartLoad, BACKGROUND_WEIGHTS};
 use crate::sim::{simulate, SimOptions};
 use crate::workload::{ClusterSpec, Trace};
 use serde::Deserialize;
@@ -205,7 +205,7 @@ impl HostLoad {
     fn load(&self, from: i64, to: i64) -> StartLoad {
         let running_at_start = self.running.iter().filter(|(l, f)| *l <= from && from < *f).count();
         let mut points: Vec<i64> = vec![from];
-        for &(a, b) in &self.busy {
+        for &(a, b) in self.busy.iter().chain(&self.running) {
             for p in [a, b] {
                 if p > from && p < to {
                     points.push(p);
@@ -216,7 +216,10 @@ impl HostLoad {
         points.dedup();
         let busy = points
             .into_iter()
-            .map(|p| ((p - from) as f64, self.busy.iter().filter(|(a, b)| *a <= p && p < *b).count().max(1)))
+            .map(|p| {
+                let count = |v: &[(i64, i64)]| v.iter().filter(|(a, b)| *a <= p && p < *b).count();
+                ((p - from) as f64, count(&self.busy).max(1), count(&self.running))
+            })
             .collect();
         StartLoad { running_at_start, busy }
     }
@@ -226,8 +229,22 @@ impl HostLoad {
 /// directory, with the trace it ran; a shared host's contention applied as
 /// `host_model` says.
 /// `host_speed` fixes the shared host's start-ups at full speed instead of
-/// fitting it.
-pub fn fit(sources: &[(&Path, &Trace)], host_model: HostModel, host_speed: Option<f64>) -> Result<(Calibration, MeasuredWork), String> {
+/// fitting it; `background_weight` fixes w (processor sharing: a running
+/// container's load against a start-up's), `None` fits it with k.
+pub fn fit(
+    sources: &[(&Path, &Trace)],
+    host_model: HostModel,
+    host_speed: Option<f64>,
+    background_weight: Option<f64>,
+) -> Result<(Calibration, MeasuredWork), String> {
+    if let Some(w) = background_weight {
+        if !(w >= 0.0 && w.is_finite()) {
+            return Err(format!("--background-weight {w}: must be a number ≥ 0"));
+        }
+        if w > 0.0 && host_model != HostModel::ProcessorSharing {
+            return Err("--background-weight needs --host-model processor-sharing".into());
+        }
+    }
     let mut runs = Vec::new();
     for (out, trace) in sources {
         let means = stage_means(trace);
@@ -290,10 +307,16 @@ pub fn fit(sources: &[(&Path, &Trace)], host_model: HostModel, host_speed: Optio
     // The NodeManagers of the harness share one machine: fit how start-up
     // work slows down with the load, and keep the idle-host times (the work
     // each sample implies).
+    let weights: Vec<f64> = match background_weight {
+        Some(w) => vec![w],
+        None => BACKGROUND_WEIGHTS.to_vec(),
+    };
     let shared_host = match host_speed {
-        Some(k) if k > 0.0 => Some(SharedHost { containers_at_full_speed: k, model: host_model }),
+        Some(k) if k > 0.0 => {
+            Some(SharedHost { containers_at_full_speed: k, model: host_model, background_weight: background_weight.unwrap_or(0.0) })
+        }
         Some(k) => return Err(format!("--host-speed {k}: must be > 0")),
-        None => SharedHost::fit(&[&am_startup, &overhead], host_model),
+        None => SharedHost::fit_weights(&[&am_startup, &overhead], host_model, &weights),
     };
     let idle = |v: &[(StartLoad, f64)]| -> Vec<f64> { v.iter().map(|(l, d)| shared_host.map_or(*d, |h| h.work_of(*d, l))).collect() };
 

@@ -104,9 +104,10 @@ pub struct Calibration {
 /// of that speed each (processor sharing). Two ways to apply it:
 /// [`HostModel::Snapshot`] stretches a start-up drawn from the idle-host
 /// distribution by max(1, n / k), n = the containers running when it
-/// begins, fixed from then on; [`HostModel::ProcessorSharing`] counts only
-/// start-ups in progress as load and re-times every one of them whenever
-/// one begins or ends (`crate::sim::host`).
+/// begins, fixed from then on; [`HostModel::ProcessorSharing`] counts the
+/// start-ups in progress as load, plus each other running container at
+/// weight w (`background_weight`; 0 = only start-ups load the host), and
+/// re-times every start-up whenever the load changes (`crate::sim::host`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SharedHost {
@@ -115,6 +116,21 @@ pub struct SharedHost {
     pub containers_at_full_speed: f64,
     #[serde(default, skip_serializing_if = "HostModel::is_snapshot")]
     pub model: HostModel,
+    /// w (processor sharing only): the CPU load of a running container that
+    /// is not starting up (a sleeping task, an AM between its asks, a task
+    /// waiting for its shuffle), as a fraction of a start-up's. 0 (the
+    /// default, and every calibration written before it existed): such a
+    /// container costs nothing.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub background_weight: f64,
+}
+
+/// The weights w `shepherd calibrate --host-model processor-sharing` tries
+/// for a running container's load (0: none, 1: as much as a start-up).
+pub const BACKGROUND_WEIGHTS: &[f64] = &[0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1.0];
+
+fn is_zero(w: &f64) -> bool {
+    *w == 0.0
 }
 
 /// How a shared host's contention is applied (see [`SharedHost`]).
@@ -144,19 +160,30 @@ impl HostModel {
 
 /// The load a start-up saw on a shared host (measured from a real run's
 /// activity log): the containers running when it began (what the snapshot
-/// model reads) and the start-ups in progress over its time, as steps
-/// (ms from its beginning, count including itself; what processor sharing
-/// reads). Past the last step the last count holds.
+/// model reads) and, over its time, the start-ups in progress (count
+/// including itself) and the containers running (start-ups included), as
+/// steps (ms from its beginning, start-ups, containers; what processor
+/// sharing reads). Past the last step the last counts hold.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StartLoad {
     pub running_at_start: usize,
-    pub busy: Vec<(f64, usize)>,
+    pub busy: Vec<(f64, usize, usize)>,
 }
 
 impl StartLoad {
-    /// The start-ups in progress `dt` ms after the beginning (at least 1).
-    fn busy_at(&self, dt: f64) -> usize {
-        self.busy.iter().take_while(|(t, _)| *t <= dt).last().map_or(1, |(_, n)| (*n).max(1))
+    /// The start-ups in progress `dt` ms after the beginning (at least 1)
+    /// and the other containers running then.
+    fn busy_at(&self, dt: f64) -> (usize, usize) {
+        self.busy
+            .iter()
+            .take_while(|(t, _, _)| *t <= dt)
+            .last()
+            .map_or((1, 0), |&(_, n, c)| (n.max(1), c.saturating_sub(n.max(1))))
+    }
+
+    /// The most start-ups and containers seen at once.
+    fn peak(&self) -> usize {
+        self.busy.iter().map(|&(_, n, c)| n.max(c)).max().unwrap_or(1)
     }
 }
 
@@ -174,16 +201,22 @@ impl SharedHost {
         }
     }
 
+    /// Processor sharing's rate of a start-up `dt` ms into `load`:
+    /// min(1, k / (n + w·m)).
+    fn rate_at(&self, load: &StartLoad, dt: f64) -> f64 {
+        let (n, m) = load.busy_at(dt);
+        crate::sim::host::SharedCpu::rate(self.containers_at_full_speed, n as f64 + self.background_weight * m as f64)
+    }
+
     /// How long `work_ms` of idle-host start-up work takes under `load`.
     pub fn duration_of(&self, work_ms: f64, load: &StartLoad) -> f64 {
         match self.model {
             HostModel::Snapshot => work_ms * self.slowdown(load.running_at_start),
             HostModel::ProcessorSharing => {
-                let k = self.containers_at_full_speed;
                 let (mut t, mut done) = (0.0, 0.0);
-                let mut steps = load.busy.iter().map(|(at, _)| *at).filter(|at| *at > 0.0).peekable();
+                let mut steps = load.busy.iter().map(|(at, _, _)| *at).filter(|at| *at > 0.0).peekable();
                 loop {
-                    let rate = crate::sim::host::SharedCpu::rate(k, load.busy_at(t));
+                    let rate = self.rate_at(load, t);
                     let end = steps.next().unwrap_or(f64::INFINITY);
                     let can = (end - t) * rate;
                     if done + can >= work_ms {
@@ -199,12 +232,11 @@ impl SharedHost {
     /// ∫₀^d rate dt over the load's steps: the work a start-up of
     /// duration `d` did under processor sharing.
     fn work_done(&self, load: &StartLoad, d: f64) -> f64 {
-        let k = self.containers_at_full_speed;
-        let mut points: Vec<f64> = load.busy.iter().map(|(at, _)| *at).filter(|at| *at > 0.0 && *at < d).collect();
+        let mut points: Vec<f64> = load.busy.iter().map(|(at, _, _)| *at).filter(|at| *at > 0.0 && *at < d).collect();
         points.push(d);
         let (mut t, mut work) = (0.0, 0.0);
         for end in points {
-            work += (end - t) * crate::sim::host::SharedCpu::rate(k, load.busy_at(t));
+            work += (end - t) * self.rate_at(load, t);
             t = end;
         }
         work
@@ -215,8 +247,15 @@ impl SharedHost {
     /// which the implied idle-host works vary least around their group's
     /// mean (pooled variance of their logarithm), among k = 0.5, 1, 1.5, …
     /// up to the largest load seen. `None` when no k explains the spread
-    /// clearly better than no contention at all.
+    /// clearly better than no contention at all. w stays 0;
+    /// [`SharedHost::fit_weights`] fits it with k.
     pub fn fit(groups: &[&[(StartLoad, f64)]], model: HostModel) -> Option<SharedHost> {
+        Self::fit_weights(groups, model, &[0.0])
+    }
+
+    /// [`SharedHost::fit`] with w chosen from `weights` together with k
+    /// (processor sharing; the snapshot model has no w).
+    pub fn fit_weights(groups: &[&[(StartLoad, f64)]], model: HostModel, weights: &[f64]) -> Option<SharedHost> {
         let groups: Vec<Vec<&(StartLoad, f64)>> = groups
             .iter()
             .map(|g| g.iter().filter(|(_, d)| d.is_finite() && *d > 0.0).collect::<Vec<_>>())
@@ -227,9 +266,10 @@ impl SharedHost {
             .flatten()
             .map(|(l, _)| match model {
                 HostModel::Snapshot => l.running_at_start,
-                HostModel::ProcessorSharing => l.busy.iter().map(|(_, n)| *n).max().unwrap_or(1),
+                HostModel::ProcessorSharing => l.peak(),
             })
             .max()?;
+        let weights: &[f64] = if model == HostModel::ProcessorSharing { weights } else { &[0.0] };
         let spread = |h: Option<SharedHost>| {
             let (mut sum, mut count) = (0.0, 0usize);
             for g in &groups {
@@ -242,14 +282,16 @@ impl SharedHost {
         };
         let none = spread(None);
         let mut best = (f64::INFINITY, None);
-        let mut k = 0.5;
-        while k < max_n as f64 {
-            let h = Some(SharedHost { containers_at_full_speed: k, model });
-            let v = spread(h);
-            if v < best.0 {
-                best = (v, h);
+        for &w in weights {
+            let mut k = 0.5;
+            while k < max_n as f64 {
+                let h = Some(SharedHost { containers_at_full_speed: k, model, background_weight: w });
+                let v = spread(h);
+                if v < best.0 {
+                    best = (v, h);
+                }
+                k += 0.5;
             }
-            k += 0.5;
         }
         // Contention must explain a real part of the spread (a fifth of the
         // variance), not the noise of one or two samples.
@@ -306,8 +348,8 @@ mod tests {
     /// it finds none.
     #[test]
     fn shared_host_fit_recovers_the_contention() {
-        let truth = SharedHost { containers_at_full_speed: 2.0, model: HostModel::Snapshot };
-        let at = |n: usize| StartLoad { running_at_start: n, busy: vec![(0.0, n)] };
+        let truth = SharedHost { containers_at_full_speed: 2.0, model: HostModel::Snapshot, background_weight: 0.0 };
+        let at = |n: usize| StartLoad { running_at_start: n, busy: vec![(0.0, n, n)] };
         let contended: Vec<(StartLoad, f64)> =
             (1..=30).map(|n| (at(n), 4000.0 * truth.slowdown(n) * if n % 2 == 0 { 1.1 } else { 0.9 })).collect();
         let fitted = SharedHost::fit(&[&contended], HostModel::Snapshot).expect("contention found");
@@ -323,20 +365,47 @@ mod tests {
     /// are each other's inverse.
     #[test]
     fn processor_sharing_integrates_the_changing_load() {
-        let h = SharedHost { containers_at_full_speed: 2.0, model: HostModel::ProcessorSharing };
-        let load = StartLoad { running_at_start: 9, busy: vec![(0.0, 2), (2000.0, 4)] };
+        let h = SharedHost { containers_at_full_speed: 2.0, model: HostModel::ProcessorSharing, background_weight: 0.0 };
+        let load = StartLoad { running_at_start: 9, busy: vec![(0.0, 2, 9), (2000.0, 4, 9)] };
         assert_eq!(h.duration_of(4000.0, &load), 6000.0);
         assert_eq!(h.work_of(6000.0, &load), 4000.0);
         // Loads from idle to heavy, work within ±2 % of 4 s.
         let samples: Vec<(StartLoad, f64)> = (1..=20)
             .map(|n| {
-                let l = StartLoad { running_at_start: 0, busy: vec![(0.0, n), (1000.0, n + 3)] };
+                let l = StartLoad { running_at_start: 0, busy: vec![(0.0, n, n), (1000.0, n + 3, n + 3)] };
                 let d = h.duration_of(4000.0 * (1.0 + 0.02 * (n as f64 * 2.7).sin()), &l);
                 (l, d)
             })
             .collect();
         let fitted = SharedHost::fit(&[&samples], HostModel::ProcessorSharing).expect("contention found");
         assert_eq!(fitted.containers_at_full_speed, 2.0);
+    }
+
+    /// Processor sharing with running containers as background load: k = 2,
+    /// w = 0.25; one start-up beside 8 running containers (load 1 + 0.25·8
+    /// = 3) runs at 2/3 speed, 4 s of work take 6 s. Samples whose start-ups
+    /// are few but whose running containers vary are explained only by
+    /// w > 0: the joint fit finds (2, 0.25), the start-ups-only fit does
+    /// not explain them as well.
+    #[test]
+    fn processor_sharing_fits_the_weight_of_running_containers() {
+        let h = SharedHost { containers_at_full_speed: 2.0, model: HostModel::ProcessorSharing, background_weight: 0.25 };
+        let load = StartLoad { running_at_start: 9, busy: vec![(0.0, 1, 9)] };
+        assert!((h.duration_of(4000.0, &load) - 6000.0).abs() < 1e-6);
+        assert!((h.work_of(6000.0, &load) - 4000.0).abs() < 1e-6);
+        let samples: Vec<(StartLoad, f64)> = (0..24)
+            .map(|i| {
+                let (n, c) = (1 + i % 3, 4 + 2 * i);
+                let l = StartLoad { running_at_start: c, busy: vec![(0.0, n, c)] };
+                let d = h.duration_of(4000.0 * (1.0 + 0.02 * (i as f64 * 2.7).sin()), &l);
+                (l, d)
+            })
+            .collect();
+        let weights = [0.0, 0.1, 0.25, 0.5];
+        let fitted = SharedHost::fit_weights(&[&samples], HostModel::ProcessorSharing, &weights).expect("contention found");
+        assert_eq!((fitted.containers_at_full_speed, fitted.background_weight), (2.0, 0.25));
+        let without = SharedHost::fit(&[&samples], HostModel::ProcessorSharing);
+        assert_ne!(without.map(|h| h.containers_at_full_speed), Some(2.0));
     }
 
     #[test]

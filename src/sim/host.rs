@@ -2,12 +2,16 @@
 //! cluster: all NMs on one 2-core host), as processor sharing: the start-up
 //! work of containers — an ApplicationMaster's JVM start and set-up until its
 //! first task asks, a task's JVM start and set-up — runs at rate
-//! min(1, k / n), n being the start-ups in progress on the host and k the
-//! start-ups it runs at full speed (`SharedHost::containers_at_full_speed`).
+//! min(1, k / (n + w·m)), n being the start-ups in progress on the host, m
+//! the other containers running there, k the start-ups it runs at full speed
+//! (`SharedHost::containers_at_full_speed`) and w what one running container
+//! weighs against a start-up (`SharedHost::background_weight`; 0: a
+//! container that only waits costs nothing).
 //! Unlike the snapshot model (slow down by the containers running when a
 //! start-up begins, fixed from then on), every start-up is re-timed whenever
-//! one begins or ends, and a container that only waits (a sleeping task, an
-//! AM between its asks) costs nothing.
+//! one begins or ends (and, with w > 0, whenever a container starts or stops
+//! running); a container that only waits (a sleeping task, an AM between its
+//! asks) costs w of a start-up.
 //!
 //! Each start-up's `work` is its idle-host time (ms). The host keeps the work
 //! left of each, advances them all at the common rate, and names the next
@@ -30,6 +34,11 @@ pub enum After {
 pub struct SharedCpu {
     /// k: start-ups that run at full speed together.
     k: f64,
+    /// w: the load of one running container that is not starting up, as a
+    /// fraction of a start-up's.
+    w: f64,
+    /// Containers running on the host, start-ups included.
+    containers: usize,
     /// Start-ups in progress, by order of arrival: (work left in ms, next).
     running: BTreeMap<u64, (f64, After)>,
     next_id: u64,
@@ -43,23 +52,39 @@ pub struct SharedCpu {
 const DONE_MS: f64 = 1e-6;
 
 impl SharedCpu {
-    pub fn new(containers_at_full_speed: f64) -> SharedCpu {
-        SharedCpu { k: containers_at_full_speed.max(1e-9), running: BTreeMap::new(), next_id: 0, at_ms: 0.0, generation: 0 }
+    pub fn new(containers_at_full_speed: f64, background_weight: f64) -> SharedCpu {
+        SharedCpu {
+            k: containers_at_full_speed.max(1e-9),
+            w: background_weight.max(0.0),
+            containers: 0,
+            running: BTreeMap::new(),
+            next_id: 0,
+            at_ms: 0.0,
+            generation: 0,
+        }
     }
 
-    /// The rate of each start-up with `n` in progress.
-    pub fn rate(k: f64, n: usize) -> f64 {
-        if n as f64 <= k {
+    /// The rate of each start-up on a host with `load` start-ups' worth of
+    /// CPU demand (n + w·m).
+    pub fn rate(k: f64, load: f64) -> f64 {
+        if load <= k {
             1.0
         } else {
-            k / n as f64
+            k / load
         }
+    }
+
+    /// n + w·m now: the start-ups in progress and the other running
+    /// containers, weighted.
+    fn load(&self) -> f64 {
+        let n = self.running.len();
+        n as f64 + self.w * self.containers.saturating_sub(n) as f64
     }
 
     fn advance(&mut self, t_ms: i64) {
         let dt = t_ms as f64 - self.at_ms;
         if dt > 0.0 && !self.running.is_empty() {
-            let r = Self::rate(self.k, self.running.len());
+            let r = Self::rate(self.k, self.load());
             for (left, _) in self.running.values_mut() {
                 *left -= dt * r;
             }
@@ -89,6 +114,23 @@ impl SharedCpu {
         Some((afters, self.next_wake(t_ms)))
     }
 
+    /// The containers running on the host (start-ups included) are now
+    /// `containers`. With w = 0 they do not load the CPU and nothing is
+    /// re-timed (`None`); else the start-ups in progress are, and the next
+    /// wake-up is returned.
+    pub fn set_containers(&mut self, t_ms: i64, containers: usize) -> Option<(i64, u64)> {
+        if self.w == 0.0 {
+            self.containers = containers;
+            return None;
+        }
+        self.advance(t_ms);
+        self.containers = containers;
+        if self.running.is_empty() {
+            return None;
+        }
+        self.next_wake(t_ms)
+    }
+
     /// When the start-up closest to done completes at the current rate.
     fn next_wake(&mut self, t_ms: i64) -> Option<(i64, u64)> {
         self.generation += 1;
@@ -96,7 +138,7 @@ impl SharedCpu {
         if !least.is_finite() {
             return None;
         }
-        let r = Self::rate(self.k, self.running.len());
+        let r = Self::rate(self.k, self.load());
         let wait = (least.max(0.0) / r).ceil() as i64;
         Some((t_ms + wait, self.generation))
     }
@@ -117,7 +159,7 @@ mod tests {
     /// re-times every start-up in progress.
     #[test]
     fn start_ups_share_the_cpu_and_are_re_timed_at_every_change() {
-        let mut h = SharedCpu::new(1.0);
+        let mut h = SharedCpu::new(1.0, 0.0);
         let w = h.begin(0, 10_000.0, After::AmReady(1)).unwrap();
         assert_eq!(w.0, 10_000, "alone: full speed");
         let w = h.begin(0, 10_000.0, After::AmReady(2)).unwrap();
@@ -143,11 +185,35 @@ mod tests {
     /// Up to k start-ups run at full speed; only beyond k do they slow down.
     #[test]
     fn k_start_ups_run_at_full_speed() {
-        assert_eq!(SharedCpu::rate(6.5, 6), 1.0);
-        assert_eq!(SharedCpu::rate(6.5, 13), 0.5);
-        let mut h = SharedCpu::new(2.0);
+        assert_eq!(SharedCpu::rate(6.5, 6.0), 1.0);
+        assert_eq!(SharedCpu::rate(6.5, 13.0), 0.5);
+        let mut h = SharedCpu::new(2.0, 0.0);
         h.begin(0, 4_000.0, After::AmReady(1));
         let w = h.begin(0, 4_000.0, After::AmReady(2)).unwrap();
         assert_eq!(w.0, 4_000);
+    }
+
+    /// k = 1, w = 0.5: one 6 s start-up beside 2 running containers (load
+    /// 1 + 0.5·2 = 2) runs at half speed. After 4 s (2 s of work done) the
+    /// two stop: alone it does the other 4 s at full speed, ending at 8 s.
+    /// With w = 0 the running containers change nothing.
+    #[test]
+    fn running_containers_load_the_cpu_by_their_weight() {
+        let mut h = SharedCpu::new(1.0, 0.5);
+        assert_eq!(h.set_containers(0, 2), None, "no start-up to re-time");
+        h.set_containers(0, 3);
+        let w = h.begin(0, 6_000.0, After::AmReady(1)).unwrap();
+        assert_eq!(w.0, 12_000, "load 2: half speed");
+        let w = h.set_containers(4_000, 1).unwrap();
+        assert_eq!(w.0, 8_000);
+        let (done, next) = h.wake(w.0, w.1).unwrap();
+        assert_eq!(done, vec![After::AmReady(1)]);
+        assert!(next.is_none());
+
+        let mut h = SharedCpu::new(1.0, 0.0);
+        h.set_containers(0, 3);
+        let w = h.begin(0, 6_000.0, After::AmReady(1)).unwrap();
+        assert_eq!(w.0, 6_000, "w = 0: waiting containers cost nothing");
+        assert_eq!(h.set_containers(1_000, 40), None);
     }
 }

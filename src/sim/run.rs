@@ -170,7 +170,7 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         host: model
             .and_then(|m| m.shared_host)
             .filter(|h| h.model == HostModel::ProcessorSharing)
-            .map(|h| SharedCpu::new(h.containers_at_full_speed)),
+            .map(|h| SharedCpu::new(h.containers_at_full_speed, h.background_weight)),
         model,
         rng,
         am_of: vec![None; trace.jobs.len()],
@@ -376,6 +376,7 @@ impl<'a> Sim<'a> {
         if let Some(l) = rt.launched_ms {
             self.oversub.wasted_container_s += (t - l) as f64 / 1000.0;
             self.running -= 1;
+            self.running_changed(t);
             self.use_on(rt.node, t, used, false);
             self.timeline.add(t, [0.0, 0.0, -frac(used.0[0], cap.0[0]), -frac(used.0[1], cap.0[1] * 1000)]);
         }
@@ -598,6 +599,15 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// The containers running changed (processor sharing with w > 0
+    /// re-times the start-ups in progress).
+    fn running_changed(&mut self, t: i64) {
+        let running = self.running;
+        if let Some((at, generation)) = self.host.as_mut().and_then(|h| h.set_containers(t, running)) {
+            self.clock.push(at, SimEvent::HostWake(generation));
+        }
+    }
+
     /// A wake-up of the shared host: what follows each finished start-up.
     fn host_wake(&mut self, t: i64, generation: u64) {
         let Some((done, next)) = self.host.as_mut().and_then(|h| h.wake(t, generation)) else { return };
@@ -643,6 +653,7 @@ impl<'a> Sim<'a> {
             return;
         }
         self.running += 1;
+        self.running_changed(t);
         if let Some(&j) = self.job_of_am.get(&c) {
             if let Some((_, node, r)) = self.am_of[j as usize] {
                 self.use_on(node, t, Resources::new(r.0[0], r.0[1] * 1000), true);
@@ -680,6 +691,7 @@ impl<'a> Sim<'a> {
         let Some(rt) = self.tasks.remove(&c) else { return };
         self.finished_tasks += 1;
         self.running -= 1;
+        self.running_changed(t);
         self.use_on(rt.node, t, rt.used, false);
         self.engine.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: t });
         self.cluster.refresh(&self.engine, rt.node);
@@ -742,6 +754,7 @@ impl<'a> Sim<'a> {
         if let Some((c, node, res)) = self.am_of[j as usize].take() {
             self.job_of_am.remove(&c);
             self.running -= 1;
+            self.running_changed(t);
             self.use_on(node, t, Resources::new(res.0[0], res.0[1] * 1000), false);
             self.engine.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: t });
             self.cluster.refresh(&self.engine, node);

@@ -399,6 +399,9 @@ pub struct SchedulerCheck {
     pub sim_mean_all: f64,
     pub real_mean_small: Option<f64>,
     pub sim_mean_small: Option<f64>,
+    /// Each real run's mean JCT (ms), all jobs and small jobs, by run.
+    pub real_runs_all: Vec<f64>,
+    pub real_runs_small: Vec<f64>,
 }
 
 #[derive(Debug, Clone)]
@@ -486,6 +489,8 @@ pub fn check(out: &Path, trace: &Trace, cal: &Calibration, work: &MeasuredWork, 
             sim_mean_all: mean(&sim_all),
             real_mean_small: (!real_small.is_empty()).then(|| median_of(&real_small)),
             sim_mean_small: (!sim_small.is_empty()).then(|| mean(&sim_small)),
+            real_runs_all: real_all,
+            real_runs_small: real_small,
         });
     }
     Ok(CheckReport { calibration: cal.clone(), rows })
@@ -510,6 +515,54 @@ fn ranking(rows: &[SchedulerCheck], key: impl Fn(&SchedulerCheck) -> Option<f64>
     let mut v: Vec<(f64, &str)> = rows.iter().filter_map(|r| Some((key(r)?, r.label.as_str()))).collect();
     v.sort_by(|a, b| a.0.total_cmp(&b.0));
     v.into_iter().map(|(_, l)| l.to_string()).collect()
+}
+
+/// Ordered pairs of scheduler labels, (faster, slower).
+pub type Pairs = Vec<(String, String)>;
+
+/// What the real runs can tell apart: a pair of schedulers is resolved
+/// when every real run of one has a lower mean JCT than every run of the
+/// other (at least 2 runs each; with one run any gap could be run-to-run
+/// noise). Returns the resolved pairs as (faster, slower) and those the
+/// simulator orders the other way; `None` when some scheduler has fewer
+/// than 2 runs.
+pub fn resolved_pairs(
+    rows: &[SchedulerCheck],
+    runs: impl Fn(&SchedulerCheck) -> &[f64],
+    sim: impl Fn(&SchedulerCheck) -> Option<f64>,
+) -> Option<(Pairs, Pairs)> {
+    if rows.iter().any(|r| runs(r).len() < 2) {
+        return None;
+    }
+    let (mut resolved, mut flipped) = (Vec::new(), Vec::new());
+    for a in rows {
+        for b in rows {
+            let a_max = runs(a).iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let b_min = runs(b).iter().cloned().fold(f64::INFINITY, f64::min);
+            if a.label != b.label && a_max < b_min {
+                let pair = (a.label.clone(), b.label.clone());
+                if let (Some(sa), Some(sb)) = (sim(a), sim(b)) {
+                    if sa >= sb {
+                        flipped.push(pair.clone());
+                    }
+                }
+                resolved.push(pair);
+            }
+        }
+    }
+    Some((resolved, flipped))
+}
+
+/// Whether the real runs rank the schedulers alike run for run (run k of
+/// each): `None` with fewer than 2 runs of some scheduler.
+pub fn runs_agree(rows: &[SchedulerCheck], runs: impl Fn(&SchedulerCheck) -> &[f64]) -> Option<bool> {
+    let n = rows.iter().map(|r| runs(r).len()).min()?;
+    if n < 2 {
+        return None;
+    }
+    let order = |k: usize| ranking(rows, |r| runs(r).get(k).copied());
+    let first = order(0);
+    Some((1..n).all(|k| order(k) == first))
 }
 
 impl CheckReport {
@@ -549,6 +602,36 @@ impl CheckReport {
                 if real == sim { "same" } else { "DIFFERENT" }
             ));
         }
+        // A ranking the real repetitions do not reproduce among themselves
+        // is noise no model can match: judge the simulator also on the
+        // pairs the real runs resolve.
+        type Runs = fn(&SchedulerCheck) -> &[f64];
+        type Sim = fn(&SchedulerCheck) -> Option<f64>;
+        let keys: [(&str, Runs, Sim); 2] = [
+            ("all jobs", |r| &r.real_runs_all, |r| Some(r.sim_mean_all)),
+            ("small jobs", |r| &r.real_runs_small, |r| r.sim_mean_small),
+        ];
+        for (what, runs, sim) in keys {
+            let agree = match runs_agree(&self.rows, runs) {
+                None => "one run each".to_string(),
+                Some(true) => "the real runs rank alike in every repetition".to_string(),
+                Some(false) => "the real runs' ranking changes between repetitions".to_string(),
+            };
+            let pairs = match resolved_pairs(&self.rows, runs, sim) {
+                None => "pairs resolved by the real runs: needs 2 runs per scheduler".to_string(),
+                Some((resolved, flipped)) => {
+                    let list = |v: &[(String, String)]| v.iter().map(|(a, b)| format!("{a} < {b}")).collect::<Vec<_>>().join(", ");
+                    format!(
+                        "pairs resolved by the real runs (every run faster): {} [{}]; simulated the other way: {}{}",
+                        resolved.len(),
+                        list(&resolved),
+                        flipped.len(),
+                        if flipped.is_empty() { String::new() } else { format!(" [{}]", list(&flipped)) }
+                    )
+                }
+            };
+            out.push_str(&format!("{what}: {agree}; {pairs}\n"));
+        }
         out
     }
 }
@@ -561,6 +644,43 @@ pub fn default_output(out: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn row(label: &str, runs: &[f64], sim: f64) -> SchedulerCheck {
+        SchedulerCheck {
+            label: label.into(),
+            counterpart: label.into(),
+            runs: runs.len(),
+            jobs: 1,
+            error_p50: 0.0,
+            error_p90: 0.0,
+            real_mean_all: median_of(runs),
+            sim_mean_all: sim,
+            real_mean_small: None,
+            sim_mean_small: None,
+            real_runs_all: runs.to_vec(),
+            real_runs_small: vec![],
+        }
+    }
+
+    /// a's runs (10, 12) are all faster than c's (20, 21): resolved; b's
+    /// (11, 13) overlap a's, so a vs b is not; b < c is resolved too. The
+    /// simulator puts c before b (18 < 19): one resolved pair flipped. Both
+    /// runs rank a < b < c (run 2: 12 < 13 < 21); with b's second run at
+    /// 11.5 run 2 ranks b < a and the runs disagree.
+    #[test]
+    fn resolved_pairs_are_the_ones_every_run_agrees_on() {
+        let rows = vec![row("a", &[10.0, 12.0], 10.0), row("b", &[11.0, 13.0], 19.0), row("c", &[20.0, 21.0], 18.0)];
+        let (resolved, flipped) = resolved_pairs(&rows, |r| &r.real_runs_all, |r| Some(r.sim_mean_all)).unwrap();
+        let p = |a: &str, b: &str| (a.to_string(), b.to_string());
+        assert_eq!(resolved, vec![p("a", "c"), p("b", "c")]);
+        assert_eq!(flipped, vec![p("b", "c")]);
+        assert_eq!(runs_agree(&rows, |r| &r.real_runs_all), Some(true));
+        let rows = vec![row("a", &[10.0, 12.0], 10.0), row("b", &[11.0, 11.5], 19.0)];
+        assert_eq!(runs_agree(&rows, |r| &r.real_runs_all), Some(false));
+        let one = vec![row("a", &[10.0], 10.0), row("b", &[11.0, 11.5], 19.0)];
+        assert_eq!(resolved_pairs(&one, |r| &r.real_runs_all, |r| Some(r.sim_mean_all)), None);
+        assert_eq!(runs_agree(&one, |r| &r.real_runs_all), None);
+    }
 
     #[test]
     fn phases_are_offsets_within_the_median_interval() {

@@ -218,6 +218,10 @@ struct WorkloadArgs {
     /// Generator: fixed gap between submissions (ms) instead of Poisson arrivals.
     #[arg(long, help_heading = "Generator")]
     interval_ms: Option<i64>,
+    /// Generator: bursty arrivals — the arrival rate changes every 100 s by a lognormal factor of this σ
+    /// (SLearn's Table 5 load fluctuation; 2 ≈ its Google-2011 window P50 ÷ mean).
+    #[arg(long, help_heading = "Generator", value_name = "SIGMA")]
+    burst: Option<f64>,
     /// Cluster: memory per node (MB), overrides the workload's.
     #[arg(long, help_heading = "Cluster")]
     node_memory_mb: Option<i64>,
@@ -281,6 +285,7 @@ impl WorkloadArgs {
             small_share: self.small_share,
             offline: self.offline,
             interval_ms: self.interval_ms.map(|v| v as _),
+            burst: self.burst,
         };
         Ok(Source::Generate(kind.to_string(), params))
     }

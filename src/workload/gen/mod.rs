@@ -10,6 +10,7 @@
 //! * `facebook`   — Carbyne §5: the Facebook trace's scale (7 000 jobs, 650 000 tasks,
 //!   6 hours, 3 000 machines; MapReduce, many map-only jobs).
 
+pub mod burst;
 pub mod facebook;
 pub mod google;
 pub mod hibench;
@@ -40,6 +41,10 @@ pub struct GenParams {
     /// arrivals (DRESS §V-A2: jobs "are submitted to the system one by one
     /// with a 5 seconds interval"). `load` then no longer sets the span.
     pub interval_ms: Option<i64>,
+    /// Bursty arrivals: re-time the arrivals by a rate multiplier per 100 s
+    /// slot, lognormal with this σ ([`burst::modulate`]; SLearn's Table 5
+    /// load fluctuation). `None`: the generator's own arrivals.
+    pub burst: Option<f64>,
 }
 
 pub fn generate(kind: &str, p: &GenParams) -> Result<Trace, String> {
@@ -62,6 +67,15 @@ pub fn generate(kind: &str, p: &GenParams) -> Result<Trace, String> {
         }
         t.jobs.sort_by_key(|j| j.submit_ms);
         t.jobs.iter_mut().enumerate().for_each(|(i, j)| j.submit_ms = i as i64 * gap);
+    }
+    if let Some(sigma) = p.burst {
+        if !(sigma > 0.0 && sigma.is_finite()) {
+            return Err(format!("burst must be a positive σ, got {sigma}"));
+        }
+        // Its own stream, so the jobs are those of the Poisson trace.
+        let mut rng = Rng::seeded(p.seed ^ 0xB0B5_7A11);
+        t.jobs.sort_by_key(|j| j.submit_ms);
+        burst::modulate(&mut rng, &mut t.jobs, sigma);
     }
     if p.offline {
         t.jobs.iter_mut().for_each(|j| j.submit_ms = 0);

@@ -215,3 +215,24 @@ fn every_truncation_of_the_shipped_configs() {
     println!("config truncations: hadoop-conf/shepherd-sidecar.toml: {n}");
     println!("config truncations: total {}", total + n);
 }
+
+/// Every config shipped under examples/configs parses and builds an engine
+/// (what `shepherd check-config` checks), so a comparison that names one
+/// (`compare --config`, `compare-yarn.sh --schedulers shepherd:NAME=FILE`)
+/// cannot fail on it at start.
+#[test]
+fn every_example_config_builds_an_engine() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/configs");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("toml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let config = Config::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        Engine::with_config(config).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        seen += 1;
+    }
+    assert!(seen >= 4, "expected the shipped configs in {}", dir.display());
+}

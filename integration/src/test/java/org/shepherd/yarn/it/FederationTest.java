@@ -228,8 +228,18 @@ public class FederationTest {
         System.out.printf("state store while the jobs ran: %s allocatedMB up to %d,"
             + " totalMB %s%n", sc.id, maxAllocatedMb.get(sc.id), totalsMb.get(sc.id));
         assertTrue(sc.id + " reported its allocations", maxAllocatedMb.get(sc.id) > 0);
-        assertEquals(sc.id + " reported its capacity throughout", Set.of(4096L),
-            totalsMb.get(sc.id));
+        // totalMB is availableMB + allocatedMB, two queue metrics that are
+        // not updated together: a sample taken between a container's release
+        // and the next node update reads one container short (CI on
+        // 2026-11-25 saw 3584 = 4096 - 512 once). So: the capacity is what
+        // the heartbeat reports, and no sample strays by more than the
+        // largest container here (the MapReduce AM's 1536 MB).
+        Set<Long> totals = totalsMb.get(sc.id);
+        assertTrue(sc.id + " reported its capacity: " + totals, totals.contains(4096L));
+        for (long total : totals) {
+          assertTrue(sc.id + " reported totals within one container of its capacity: " + totals,
+              Math.abs(total - 4096L) <= 1536L);
+        }
       }
 
       Map<String, String> expectedHome = Map.of("alpha", "sc-1", "beta", "sc-2", "gamma", "sc-1");

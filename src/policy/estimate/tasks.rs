@@ -9,7 +9,7 @@
 //! ```
 //!
 //! where `d`, the expected task runtime, is the mean runtime of the app's
-//! own finished containers of the same scheduler key (its stage, the
+//! own finished task containers (never its AM's) of the same scheduler key (its stage, the
 //! passive form of SLearn's pilot-task sampling, §3); before any has
 //! finished, the mean over its other keys; then the mean task runtime of
 //! past runs of the same job (user + name, as 3Sigma keys history); then of
@@ -120,6 +120,12 @@ impl Plugin for TaskRuntimes {
     }
 
     fn on_container_finished(&mut self, _ctx: &Ctx, c: &Container, at_ms: i64) {
+        // An ApplicationMaster's container lives as long as its job: its
+        // lifetime is not a task runtime and would inflate every `d` it
+        // entered (the app's, its job's history, everyone's).
+        if c.am {
+            return;
+        }
         let ran = (at_ms - c.launched_ms.unwrap_or(c.allocated_ms)).max(0) as f64;
         let own = self.apps.entry(c.app).or_default();
         own.by_key.entry(c.key).or_default().add(ran);
@@ -262,5 +268,37 @@ mod tests {
         let est = e.policies().estimate(&e.state, &e.state.apps[&1]).unwrap();
         assert_eq!(est.remaining_ms, 4.0 * 2_000.0);
         assert_eq!(est.confidence, 0.5 * 0.5);
+    }
+
+    /// An AM container's lifetime is not a task runtime: it enters neither
+    /// the app's runtimes nor its job's history nor everyone's.
+    #[test]
+    fn am_containers_are_not_tasks() {
+        use crate::model::ask::AM_PRIORITY;
+        let mut e = engine();
+        // Job "app1": an AM, then one 2 s task; the AM lives 100 s.
+        add_app(&mut e, 1, "default", "u", 0);
+        ask(&mut e, 1, AM_PRIORITY, 1024, 1, 1);
+        let mut out = vec![];
+        e.schedule_node(1, 0, &mut out).unwrap();
+        let am = containers(&out)[0];
+        assert!(e.state.containers[&am].am);
+        ask(&mut e, 1, 1, 1024, 1, 1);
+        out.clear();
+        e.schedule_node(1, 0, &mut out).unwrap();
+        let task = containers(&out)[0];
+        e.apply(Event::ContainerFinished { container: task, exit_status: 0, at_ms: 2_000 });
+        e.apply(Event::ContainerFinished { container: am, exit_status: 0, at_ms: 100_000 });
+        e.apply(Event::AppRemoved { app: 1 });
+        // A new run of "app1" asks for tasks: its history is the 2 s task
+        // alone (with the AM's 100 s it would be 51 s).
+        add_app(&mut e, 1, "default", "u", 120_000);
+        ask(&mut e, 1, 1, 1024, 1, 3);
+        let est = e.policies().estimate(&e.state, &e.state.apps[&1]).unwrap();
+        assert_eq!(est.remaining_ms, 3.0 * 2_000.0);
+        // Someone else's new job knows only everyone's mean: 2 s as well.
+        add_app(&mut e, 9, "default", "u", 121_000);
+        ask(&mut e, 9, 1, 1024, 1, 2);
+        assert_eq!(e.policies().estimate(&e.state, &e.state.apps[&9]).unwrap().remaining_ms, 2.0 * 2_000.0);
     }
 }

@@ -1239,6 +1239,10 @@ public class ShepherdScheduler extends FifoScheduler {
       Resources.subtractFrom(usedResource, container.getResource());
     }
     ((ShepherdQueue) attempt.getQueue()).addUsed(container.getResource(), false);
+    // The queue metrics' allocatedMB has just dropped (containerCompleted);
+    // availableMB follows now rather than at the next node update, so the
+    // two never disagree by the released container in between.
+    updateAvailableResourcesMetrics();
   }
 
   /**

@@ -228,9 +228,10 @@ public class FederationTest {
         System.out.printf("state store while the jobs ran: %s allocatedMB up to %d,"
             + " totalMB %s%n", sc.id, maxAllocatedMb.get(sc.id), totalsMb.get(sc.id));
         assertTrue(sc.id + " reported its allocations", maxAllocatedMb.get(sc.id) > 0);
-        // totalMB is availableMB + allocatedMB, two queue metrics that are
-        // not updated together: a sample taken between a container's release
-        // and the next node update reads one container short (CI on
+        // totalMB is availableMB + allocatedMB, two queue metrics written
+        // one after the other (the shim refreshes availableMB right after a
+        // release, in completedContainerInternal; before it did, a sample
+        // taken until the next node update read one container short: CI on
         // 2026-11-25 saw 3584 = 4096 - 512 once). So: the capacity is what
         // the heartbeat reports, and no sample strays by more than the
         // largest container here (the MapReduce AM's 1536 MB).

@@ -9,11 +9,11 @@
 //! ```
 //!
 //! where `d`, the expected task runtime, is the mean runtime of the app's
-//! own finished task containers (never its AM's) of the same scheduler key (its stage, the
-//! passive form of SLearn's pilot-task sampling, §3); before any has
-//! finished, the mean over its other keys; then the mean task runtime of
-//! past runs of the same job (user + name, as 3Sigma keys history); then of
-//! every job seen. Confidence follows the source: 1 − 1/(n+1) for n own
+//! own finished task containers (never its AM's) of the same scheduler key
+//! (its stage, the passive form of SLearn's pilot-task sampling, §3);
+//! before any has finished, the mean over its other keys; then the mean task
+//! runtime of past runs of the same job (user + name, as 3Sigma keys
+//! history); then of every job seen. Confidence follows the source: 1 − 1/(n+1) for n own
 //! tasks, ½ of that for the job's history, ¼ for everyone's, 0 (a prior:
 //! no runtime known yet, remaining = 0) before any task has finished.
 

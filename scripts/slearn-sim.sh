@@ -20,6 +20,11 @@
 # launch or JVM overheads; the default models them, see README "SLearn");
 # EXTRA="--burst 2" re-times the arrivals in bursts (the paper's traces'
 # fluctuating load, Table 5; src/workload/gen/burst.rs).
+# PAPER=1 is the paper's simulation setting in one switch: 19 nodes × 8
+# vcores = 152 task slots (its cluster runs 150 tasks at once: §5.2.1 drops
+# jobs wider than 150 because they "will have to be scheduled in more than
+# one phase"), bursty arrivals (--burst 2, Table 5) and no cluster model
+# (its simulator has no AM containers or launch overheads).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -n "${NO_BUILD:-}" ] || nice -n 19 cargo build --release --quiet --bin shepherd
@@ -27,6 +32,7 @@ SEEDS=${SEEDS:-20}
 TRACES=${TRACES:-google google2019}
 TABLES=${TABLES:-main ratios thin}
 EXTRA=${EXTRA:-}
+[ -z "${PAPER:-}" ] || EXTRA="--nodes 19 --burst 2 --no-cluster-model $EXTRA"
 CONFIG=examples/configs/slearn.toml
 BIN="nice -n 19 ./target/release/shepherd"
 

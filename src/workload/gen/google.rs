@@ -5,6 +5,10 @@
 //! CoVs, recurring jobs (user + name) for history-based predictors (60 % of
 //! jobs recur, per Morpheus as cited in §2.3), and Poisson arrivals giving an
 //! average system load ≈ 1 (Table 5). 1 250 jobs as SLearn's extracted traces.
+//! The default cluster (150 nodes × 8 vcores) runs 1 200 tasks at once; the
+//! paper's runs 150 (§5.2.1 drops wider jobs as they "will have to be
+//! scheduled in more than one phase"), which `--nodes 19` reproduces
+//! (`PAPER=1 scripts/slearn-sim.sh`, README "SLearn").
 
 use super::{ms, poisson_arrivals, GenParams};
 use crate::workload::rng::Rng;

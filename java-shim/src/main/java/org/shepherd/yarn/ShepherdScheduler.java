@@ -1118,6 +1118,11 @@ public class ShepherdScheduler extends FifoScheduler {
         Resources.addTo(usedResource, capability);
       }
       ((ShepherdQueue) attempt.getQueue()).addUsed(capability, true);
+      // attempt.allocate has just raised the queue metrics' allocatedMB;
+      // availableMB follows per container, as on release, rather than
+      // after the whole heartbeat's decisions (a sample in between read
+      // totalMB a container high: SidecarTest on CI, 2026-11-25).
+      updateAvailableResourcesMetrics();
       keyOfContainer.put(id, engineKey);
       containerOfKey.put(engineKey, id);
       if (beyondAllocated) {

@@ -285,13 +285,15 @@ public class SidecarTest {
 
     String m = get("/metrics").body;
     double total = metric(m, "shepherd_cluster_memory_bytes{state=\"total\"}");
-    // The RM's totalMB is availableMB + allocatedMB, two queue metrics the
-    // REST read takes one after the other while jobs allocate and release:
-    // a sample can stray by a container (CI on 2026-11-25 read 32 GiB +
-    // 512 MiB, a map container between its allocation and the available
-    // refresh). The sidecar passes the RM's number through unchanged, so the
-    // check is: within the largest container here (the MapReduce AM's
-    // 1536 MB) of the two NodeManagers' capacity.
+    // The RM's totalMB is availableMB + allocatedMB, two queue metrics
+    // written one after the other and read one after the other while jobs
+    // allocate and release: a sample can stray by a container (CI on
+    // 2026-11-25 read 32 GiB + 512 MiB, a map container between its
+    // allocation and the available refresh, which the shim then made per
+    // container instead of per heartbeat). The sidecar passes the RM's
+    // number through unchanged, so the check is: within the largest
+    // container here (the MapReduce AM's 1536 MB) of the two NodeManagers'
+    // capacity.
     assertEquals(2.0 * NM_MB * 1024 * 1024, total, 1536.0 * 1024 * 1024);
     assertEquals(0.0, metric(m, "shepherd_sidecar_rm_stale"), 0.0);
     // Plugin series carry the queue their pipeline serves (root: the one

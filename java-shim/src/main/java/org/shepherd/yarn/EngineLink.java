@@ -17,6 +17,14 @@ import org.slf4j.LoggerFactory;
  * {@code retryMs} the scheduler rebuilds a fresh engine and replays the whole
  * cluster state into it ({@link #rebuild}), so nothing the old engine knew is
  * lost.
+ *
+ * <p>Two locks. This object's monitor serializes every call into the engine
+ * (its state is single-threaded). The event batch has a lock of its own,
+ * held only to append to it or to swap it for an empty one at a crossing,
+ * so an AM's {@code allocate} recording its asks never waits for a
+ * scheduling pass (SLS at 1 000 NMs: 15.6 s of {@code allocate} threads
+ * blocked 10 ms or more on this object, when one lock did both). Order:
+ * this monitor, then the batch lock, never the other way round.
  */
 final class EngineLink {
   private static final Logger LOG = LoggerFactory.getLogger(EngineLink.class);
@@ -26,9 +34,15 @@ final class EngineLink {
   private final long retryMs;
   /** Records the activity log keeps (0 = off), re-applied to rebuilt engines. */
   private int activityLog;
-  private final EventBatch batch = new EventBatch();
+  /** Guards {@link #batch} (and {@link #spare} at a swap). */
+  private final Object batchLock = new Object();
+  /** Events recorded since the last crossing. */
+  private EventBatch batch = new EventBatch();
+  /** The other buffer: the one a crossing is sending, empty otherwise. */
+  private EventBatch spare = new EventBatch();
   private long handle;
-  private boolean degraded;
+  /** Read under the batch lock by {@link #record}, written under this monitor. */
+  private volatile boolean degraded;
   private long retryAtMs;
   private long failures;
   private long rebuilds;
@@ -48,9 +62,37 @@ final class EngineLink {
   }
 
   /** Append events unless degraded (then the replay will carry them). */
-  synchronized void record(Consumer<EventBatch> writer) {
-    if (!degraded) {
-      writer.accept(batch);
+  void record(Consumer<EventBatch> writer) {
+    synchronized (batchLock) {
+      if (!degraded) {
+        writer.accept(batch);
+      }
+    }
+  }
+
+  /**
+   * Append events encoded beforehand, outside any lock (an AM's asks with
+   * their host and rack counts), in one copy; unless degraded.
+   */
+  void recordAll(EventBatch events) {
+    synchronized (batchLock) {
+      if (!degraded) {
+        batch.append(events);
+      }
+    }
+  }
+
+  /**
+   * The events recorded so far, for a crossing to send: the batch is
+   * swapped for the empty spare, so recording goes on meanwhile. The caller
+   * holds this monitor and clears the returned batch when it is sent.
+   */
+  private EventBatch takeBatch() {
+    synchronized (batchLock) {
+      EventBatch out = batch;
+      batch = spare;
+      spare = out;
+      return out;
     }
   }
 
@@ -60,7 +102,7 @@ final class EngineLink {
    * degraded — the caller then uses its fallback.
    */
   synchronized long[] step(long nowMs, int node) {
-    return cross(nowMs, () -> NativeEngine.step(handle, batch.array(), batch.length(), nowMs, node));
+    return cross(nowMs, b -> NativeEngine.step(handle, b.array(), b.length(), nowMs, node));
   }
 
   /**
@@ -70,21 +112,22 @@ final class EngineLink {
    * (the next heartbeat then falls back as usual).
    */
   synchronized long[] round(long nowMs, int maxNodes) {
-    return cross(nowMs, () -> NativeEngine.round(handle, batch.array(), batch.length(), nowMs, maxNodes));
+    return cross(nowMs, b -> NativeEngine.round(handle, b.array(), b.length(), nowMs, maxNodes));
   }
 
   /** A crossing that flushes the batch: null if degraded or if it failed. */
-  private long[] cross(long nowMs, java.util.function.Supplier<long[]> call) {
+  private long[] cross(long nowMs, java.util.function.Function<EventBatch, long[]> call) {
     if (degraded) {
       return null;
     }
+    EventBatch sent = takeBatch();
     try {
-      return call.get();
+      return call.apply(sent);
     } catch (ShepherdEngineException | Error e) {
       fail(nowMs, e);
       return null;
     } finally {
-      batch.clear();
+      sent.clear();
     }
   }
 
@@ -123,14 +166,15 @@ final class EngineLink {
    */
   synchronized void reconfigure(String text, long nowMs) {
     if (!degraded) {
+      EventBatch sent = takeBatch();
       try {
-        NativeEngine.step(handle, batch.array(), batch.length(), nowMs, -1);
+        NativeEngine.step(handle, sent.array(), sent.length(), nowMs, -1);
       } catch (ShepherdEngineException | Error e) {
         fail(nowMs, e);
         configText = text;
         return;
       } finally {
-        batch.clear();
+        sent.clear();
       }
       NativeEngine.reconfigure(handle, text);
     }
@@ -151,23 +195,28 @@ final class EngineLink {
    */
   synchronized void rebuild(long nowMs, Consumer<EventBatch> replay) {
     long fresh = 0;
-    try {
-      fresh = NativeEngine.create(configText, resourceNames);
-      batch.clear();
-      replay.accept(batch);
-      NativeEngine.step(fresh, batch.array(), batch.length(), nowMs, -1);
-    } catch (ShepherdEngineException | Error e) {
-      if (fresh != 0) {
-        NativeEngine.destroy(fresh);
+    // The batch lock is held throughout: an event recorded while the replay
+    // reads the scheduler's state waits, and lands after it in the fresh
+    // engine's next batch rather than being dropped as a degraded link's.
+    synchronized (batchLock) {
+      try {
+        fresh = NativeEngine.create(configText, resourceNames);
+        batch.clear();
+        replay.accept(batch);
+        NativeEngine.step(fresh, batch.array(), batch.length(), nowMs, -1);
+      } catch (ShepherdEngineException | Error e) {
+        if (fresh != 0) {
+          NativeEngine.destroy(fresh);
+        }
+        fail(nowMs, e);
+        return;
+      } finally {
+        batch.clear();
       }
-      fail(nowMs, e);
-      return;
-    } finally {
-      batch.clear();
+      degraded = false;
     }
     long old = handle;
     handle = fresh;
-    degraded = false;
     if (activityLog > 0) {
       NativeEngine.enableActivityLog(handle, activityLog);
     }
@@ -195,8 +244,12 @@ final class EngineLink {
   synchronized String activityJson() {
     try {
       if (!degraded) {
-        NativeEngine.step(handle, batch.array(), batch.length(), System.currentTimeMillis(), -1);
-        batch.clear();
+        EventBatch sent = takeBatch();
+        try {
+          NativeEngine.step(handle, sent.array(), sent.length(), System.currentTimeMillis(), -1);
+        } finally {
+          sent.clear();
+        }
       }
       return NativeEngine.activityJson(handle);
     } catch (ShepherdEngineException | Error e) {

@@ -822,10 +822,14 @@ public class ShepherdScheduler extends FifoScheduler {
     for (ResourceRequest rr : ask) {
       keys.add(SchedulerRequestKey.create(rr));
     }
+    // Encoded here, on the AM's thread and outside the engine link's lock
+    // (an ask carries a count per host and rack: thousands of entries for
+    // a wide job on a large cluster), then appended in one copy.
+    EventBatch events = new EventBatch();
     for (SchedulerRequestKey key : keys) {
-      Map<String, ResourceRequest> rrs = Asks.of(attempt, key);
-      engine.record(b -> writeAsk(b, idx, key, rrs));
+      writeAsk(events, idx, key, Asks.of(attempt, key));
     }
+    engine.recordAll(events);
   }
 
   /**
@@ -1214,7 +1218,9 @@ public class ShepherdScheduler extends FifoScheduler {
     }
     SchedulerRequestKey key = rmContainer.getAllocatedSchedulerKey();
     Map<String, ResourceRequest> rrs = Asks.of(attempt, key);
-    engine.record(b -> writeAsk(b, idx, key, rrs));
+    EventBatch events = new EventBatch();
+    writeAsk(events, idx, key, rrs);
+    engine.recordAll(events);
   }
 
   @Override

@@ -48,6 +48,13 @@ public final class EventBatch {
     len = 0;
   }
 
+  /** Append every event of {@code other}, as they are (one copy). */
+  public void append(EventBatch other) {
+    ensure(other.len);
+    System.arraycopy(other.buf, 0, buf, len, other.len);
+    len += other.len;
+  }
+
   private void ensure(int n) {
     if (len + n > buf.length) {
       buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + n));

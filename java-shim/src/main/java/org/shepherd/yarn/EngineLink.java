@@ -115,6 +115,19 @@ final class EngineLink {
     return cross(nowMs, b -> NativeEngine.round(handle, b.array(), b.length(), nowMs, maxNodes));
   }
 
+  /**
+   * Apply the events recorded so far without scheduling; throws what the
+   * engine throws (the caller decides whether that degrades the link).
+   */
+  private void applyBatch(long nowMs) {
+    EventBatch sent = takeBatch();
+    try {
+      NativeEngine.step(handle, sent.array(), sent.length(), nowMs, -1);
+    } finally {
+      sent.clear();
+    }
+  }
+
   /** A crossing that flushes the batch: null if degraded or if it failed. */
   private long[] cross(long nowMs, java.util.function.Function<EventBatch, long[]> call) {
     if (degraded) {
@@ -166,15 +179,12 @@ final class EngineLink {
    */
   synchronized void reconfigure(String text, long nowMs) {
     if (!degraded) {
-      EventBatch sent = takeBatch();
       try {
-        NativeEngine.step(handle, sent.array(), sent.length(), nowMs, -1);
+        applyBatch(nowMs);
       } catch (ShepherdEngineException | Error e) {
         fail(nowMs, e);
         configText = text;
         return;
-      } finally {
-        sent.clear();
       }
       NativeEngine.reconfigure(handle, text);
     }
@@ -244,12 +254,7 @@ final class EngineLink {
   synchronized String activityJson() {
     try {
       if (!degraded) {
-        EventBatch sent = takeBatch();
-        try {
-          NativeEngine.step(handle, sent.array(), sent.length(), System.currentTimeMillis(), -1);
-        } finally {
-          sent.clear();
-        }
+        applyBatch(System.currentTimeMillis());
       }
       return NativeEngine.activityJson(handle);
     } catch (ShepherdEngineException | Error e) {

@@ -11,6 +11,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -401,6 +403,7 @@ public class ShepherdScheduler extends FifoScheduler {
       case NODE_RESOURCE_UPDATE: {
         NodeResourceUpdateSchedulerEvent e = (NodeResourceUpdateSchedulerEvent) event;
         updateNodeResource(e.getRMNode(), e.getResourceOption());
+        updateAvailableResourcesMetrics();
         FiCaSchedulerNode node = (FiCaSchedulerNode) getNode(e.getRMNode().getNodeID());
         int idx = nodeIds.find(e.getRMNode().getNodeID());
         if (node != null && idx >= 0) {
@@ -814,13 +817,18 @@ public class ShepherdScheduler extends FifoScheduler {
 
   /** Send the engine the new state of every scheduler key the AM touched. */
   private void recordAsks(FifoAppAttempt attempt, List<ResourceRequest> ask) {
-    int idx = appIds.find(attempt.getApplicationId());
-    if (idx < 0) {
-      return;
-    }
     Set<SchedulerRequestKey> keys = new HashSet<>();
     for (ResourceRequest rr : ask) {
       keys.add(SchedulerRequestKey.create(rr));
+    }
+    recordAsks(attempt, keys);
+  }
+
+  /** Send the engine the current state of these scheduler keys of the attempt. */
+  private void recordAsks(FifoAppAttempt attempt, Collection<SchedulerRequestKey> keys) {
+    int idx = appIds.find(attempt.getApplicationId());
+    if (idx < 0) {
+      return;
     }
     // Encoded here, on the AM's thread and outside the engine link's lock
     // (an ask carries a count per host and rack: thousands of entries for
@@ -923,7 +931,6 @@ public class ShepherdScheduler extends FifoScheduler {
     } else {
       execute(decisions);
     }
-    updateAvailableResourcesMetrics();
   }
 
   /**
@@ -946,7 +953,6 @@ public class ShepherdScheduler extends FifoScheduler {
     shimMetrics.asyncRounds.incr();
     if (decisions.length > 0) {
       shimMetrics.asyncAllocations.incr(execute(decisions));
-      updateAvailableResourcesMetrics();
     }
   }
 
@@ -1118,15 +1124,8 @@ public class ShepherdScheduler extends FifoScheduler {
       }
       node.allocateContainer(rmContainer);
       tagContainer(attempt, key, rmContainer);
-      synchronized (usedResource) {
-        Resources.addTo(usedResource, capability);
-      }
+      changeUsed(capability, true);
       ((ShepherdQueue) attempt.getQueue()).addUsed(capability, true);
-      // attempt.allocate has just raised the queue metrics' allocatedMB;
-      // availableMB follows per container, as on release, rather than
-      // after the whole heartbeat's decisions (a sample in between read
-      // totalMB a container high: SidecarTest on CI, 2026-11-25).
-      updateAvailableResourcesMetrics();
       keyOfContainer.put(id, engineKey);
       containerOfKey.put(engineKey, id);
       if (beyondAllocated) {
@@ -1212,15 +1211,9 @@ public class ShepherdScheduler extends FifoScheduler {
       return;
     }
     FifoAppAttempt attempt = getCurrentAttemptForContainer(rmContainer.getContainerId());
-    int idx = attempt == null ? -1 : appIds.find(attempt.getApplicationId());
-    if (idx < 0) {
-      return;
+    if (attempt != null) {
+      recordAsks(attempt, Collections.singleton(rmContainer.getAllocatedSchedulerKey()));
     }
-    SchedulerRequestKey key = rmContainer.getAllocatedSchedulerKey();
-    Map<String, ResourceRequest> rrs = Asks.of(attempt, key);
-    EventBatch events = new EventBatch();
-    writeAsk(events, idx, key, rrs);
-    engine.recordAll(events);
   }
 
   @Override
@@ -1246,14 +1239,8 @@ public class ShepherdScheduler extends FifoScheduler {
     if (node != null) {
       node.releaseContainer(rmContainer.getContainerId(), false);
     }
-    synchronized (usedResource) {
-      Resources.subtractFrom(usedResource, container.getResource());
-    }
+    changeUsed(container.getResource(), false);
     ((ShepherdQueue) attempt.getQueue()).addUsed(container.getResource(), false);
-    // The queue metrics' allocatedMB has just dropped (containerCompleted);
-    // availableMB follows now rather than at the next node update, so the
-    // two never disagree by the released container in between.
-    updateAvailableResourcesMetrics();
   }
 
   /**
@@ -1274,9 +1261,7 @@ public class ShepherdScheduler extends FifoScheduler {
       long key = shimKey();
       keyOfContainer.put(c.getContainerId(), key);
       containerOfKey.put(key, c.getContainerId());
-      synchronized (usedResource) {
-        Resources.addTo(usedResource, c.getAllocatedResource());
-      }
+      changeUsed(c.getAllocatedResource(), true);
       engine.record(b -> writeRecovered(b, key, c));
       shimMetrics.recoveredContainers.incr();
     }
@@ -1393,6 +1378,25 @@ public class ShepherdScheduler extends FifoScheduler {
     synchronized (usedResource) {
       return Resources.clone(usedResource);
     }
+  }
+
+  /**
+   * Book a container's resources as used ({@code add}) or released, and
+   * refresh the root queue's availableMB at once: YARN has just moved
+   * allocatedMB (attempt.allocate / containerCompleted), and the RM reports
+   * totalMB as availableMB + allocatedMB, so the two must not drift apart
+   * for a whole heartbeat (SidecarTest on CI, 2026-11-25, read totalMB a
+   * container high; FederationTest once a container short).
+   */
+  private void changeUsed(Resource r, boolean add) {
+    synchronized (usedResource) {
+      if (add) {
+        Resources.addTo(usedResource, r);
+      } else {
+        Resources.subtractFrom(usedResource, r);
+      }
+    }
+    updateAvailableResourcesMetrics();
   }
 
   private void updateAvailableResourcesMetrics() {

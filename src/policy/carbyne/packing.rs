@@ -98,6 +98,54 @@ fn children_of(stages: &[StageModel]) -> Vec<Vec<usize>> {
     children
 }
 
+/// What running tasks hold over a window, answered from prefix sums instead
+/// of a scan of every running task per stage and step (wide stages run
+/// hundreds of tasks, and the scan made planning quadratic in them).
+///
+/// A hold (a, b, r) overlaps [from, to) when a < to and b > from. With
+/// a ≤ b and from < to, every hold ending by `from` also starts before
+/// `to`, so the overlapping ones are those starting before `to` minus
+/// those ending by `from`. Amounts are whole resources, so the prefix
+/// sums are exact and the answer equals the scan's.
+struct HeldIndex {
+    /// Starts ascending, with the running sum of amounts up to each.
+    starts: Vec<f64>,
+    start_sums: Vec<Amount>,
+    /// Ends ascending, likewise.
+    ends: Vec<f64>,
+    end_sums: Vec<Amount>,
+    /// Some hold ends before it starts: the identity above fails, scan.
+    scan: bool,
+}
+
+impl HeldIndex {
+    fn new(held: &[(f64, f64, Amount)]) -> HeldIndex {
+        let sums = |mut v: Vec<(f64, Amount)>| {
+            v.sort_by(|x, y| x.0.total_cmp(&y.0));
+            let mut acc = Amount::ZERO;
+            let mut sums = vec![Amount::ZERO];
+            for (_, r) in &v {
+                acc = acc.plus(r);
+                sums.push(acc);
+            }
+            (v.into_iter().map(|(t, _)| t).collect::<Vec<f64>>(), sums)
+        };
+        let (starts, start_sums) = sums(held.iter().map(|(a, _, r)| (*a, *r)).collect());
+        let (ends, end_sums) = sums(held.iter().map(|(_, b, r)| (*b, *r)).collect());
+        HeldIndex { starts, start_sums, ends, end_sums, scan: held.iter().any(|(a, b, _)| a > b) }
+    }
+
+    /// Σ r over the holds with a < to and b > from.
+    fn overlapping(&self, held: &[(f64, f64, Amount)], from: f64, to: f64) -> Amount {
+        if self.scan || to <= from {
+            return held.iter().filter(|(a, b, _)| *a < to && *b > from).fold(Amount::ZERO, |acc, (_, _, r)| acc.plus(r));
+        }
+        let started = self.start_sums[self.starts.partition_point(|a| *a < to)];
+        let ended = self.end_sums[self.ends.partition_point(|b| *b <= from)];
+        started.minus(&ended)
+    }
+}
+
 fn schedule(p: &Problem) -> Option<Schedule> {
     let stages = p.stages;
     let n = stages.len();
@@ -110,19 +158,25 @@ fn schedule(p: &Problem) -> Option<Schedule> {
     // Times at which what is held or what gates a stage changes.
     let mut marks: Vec<f64> = p.held.iter().flat_map(|(a, b, _)| [*a, *b]).chain(p.done_at.iter().copied()).filter(|t| *t > 0.0).collect();
     marks.sort_by(f64::total_cmp);
+    // `t` only grows, so the next mark is found by moving one cursor.
+    let mut next_mark_at = 0;
+    let held_index = HeldIndex::new(&p.held);
     let complete = |s: usize, t: f64, open: &[i64]| open[s] == 0 && p.done_at[s] <= t;
     let mut span = p.held.iter().map(|(_, b, _)| *b).chain(p.done_at.iter().copied()).fold(0.0, f64::max);
     let mut t = 0.0;
     let mut ready: Vec<usize> = Vec::with_capacity(n);
+    let mut keyed: Vec<(f64, f64, usize)> = Vec::with_capacity(n);
     while to_place > 0 {
         ready.clear();
         ready.extend((0..n).filter(|s| left[*s] > 0 && p.before[*s].iter().all(|b| complete(*b, t, &open))));
         let free = p.capacity.minus(&used);
-        let align = |s: usize| stages[s].demand.alignment(&free, &p.capacity);
-        ready.sort_by(|a, b| p.rank[*b].total_cmp(&p.rank[*a]).then(align(*b).total_cmp(&align(*a))).then(a.cmp(b)));
-        for &s in &ready {
+        // Sort keys computed once per stage, not per comparison.
+        keyed.clear();
+        keyed.extend(ready.iter().map(|s| (p.rank[*s], stages[*s].demand.alignment(&free, &p.capacity), *s)));
+        keyed.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
+        for &(_, _, s) in &keyed {
             let d = stages[s].task_ms;
-            let held = p.held.iter().filter(|(a, b, _)| *a < t + d && *b > t).fold(Amount::ZERO, |acc, (_, _, r)| acc.plus(r));
+            let held = held_index.overlapping(&p.held, t, t + d);
             let room = p.capacity.minus(&used).minus(&held);
             let k = left[s].min(room.count_fitting(&stages[s].demand));
             if k > 0 {
@@ -138,7 +192,10 @@ fn schedule(p: &Problem) -> Option<Schedule> {
             break;
         }
         let next_end = ends.peek().map(|Reverse((At(e), _, _))| *e);
-        let next_mark = marks.iter().copied().find(|m| *m > t);
+        while next_mark_at < marks.len() && marks[next_mark_at] <= t {
+            next_mark_at += 1;
+        }
+        let next_mark = marks.get(next_mark_at).copied();
         let next = match (next_end, next_mark) {
             (Some(a), Some(b)) => a.min(b),
             (a, b) => a.or(b)?,
@@ -282,6 +339,29 @@ mod tests {
         let r = reverse(&s, &share(5), t);
         assert_eq!(r[1], vec![(20.0, 4), (30.0, 4)]);
         assert_eq!(r[2], vec![(40.0, 1)]);
+    }
+
+    /// The prefix-sum answer equals the scan on random holds and windows,
+    /// including holds that share endpoints with the window.
+    #[test]
+    fn held_index_equals_the_scan() {
+        let mut rng = crate::workload::rng::Rng::seeded(7);
+        for _ in 0..200 {
+            let held: Vec<(f64, f64, Amount)> = (0..rng.int(0, 30))
+                .map(|_| {
+                    let a = rng.int(0, 20) as f64 * 5.0;
+                    let b = a + rng.int(0, 20) as f64 * 5.0;
+                    (a, b, Amount::of(&Resources::new(rng.int(1, 4096), rng.int(1, 8))))
+                })
+                .collect();
+            let index = HeldIndex::new(&held);
+            for _ in 0..20 {
+                let from = rng.int(0, 40) as f64 * 5.0;
+                let to = from + rng.int(1, 10) as f64 * 5.0;
+                let scan = held.iter().filter(|(a, b, _)| *a < to && *b > from).fold(Amount::ZERO, |acc, (_, _, r)| acc.plus(r));
+                assert_eq!(index.overlapping(&held, from, to), scan, "holds {held:?} window [{from}, {to})");
+            }
+        }
     }
 
     #[test]

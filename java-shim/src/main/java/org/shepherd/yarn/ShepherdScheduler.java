@@ -184,6 +184,8 @@ public class ShepherdScheduler extends FifoScheduler {
   private boolean usePortForNodeName;
   /** {@link #UTILIZATION} is {@code containers}. */
   private boolean containersUtilization;
+  /** {@code yarn.node-labels.enabled}: node labels can change at run time. */
+  private boolean nodeLabelsEnabled;
   /** The asynchronous scheduling thread, if {@link #ASYNC_INTERVAL_MS} &gt; 0. */
   private AsyncScheduling async;
   private int asyncMaxNodes;
@@ -212,6 +214,7 @@ public class ShepherdScheduler extends FifoScheduler {
           + utilization + "`: expected `node` or `containers`");
     }
     containersUtilization = utilization.equals("containers");
+    nodeLabelsEnabled = YarnConfiguration.areNodeLabelsEnabled(conf);
     long asyncIntervalMs = nonNegative(conf, ASYNC_INTERVAL_MS, 0);
     asyncMaxNodes = (int) nonNegative(conf, ASYNC_MAX_NODES, DEFAULT_ASYNC_MAX_NODES);
     async = asyncIntervalMs > 0 ? new AsyncScheduling(this, asyncIntervalMs) : null;
@@ -518,6 +521,31 @@ public class ShepherdScheduler extends FifoScheduler {
       LOG.warn("Could not read node attributes of " + host + ": " + e);
     }
     return out;
+  }
+
+  /**
+   * Node labels changed at run time ({@code yarn rmadmin -replaceLabelsOnNode})
+   * reach the engine on the node's next heartbeat: the node moves partition,
+   * so an unlabelled ask no longer goes to a node that became labelled
+   * (exclusive partitions) and a labelled ask finds it.
+   *
+   * <p>Why on the heartbeat and not on YARN's NODE_LABELS_UPDATE: the label
+   * manager sends that event only for nodes the scheduler has activated in
+   * it, and an activated node gives its partition a resource, after which
+   * {@code FiCaSchedulerApp#getResourceUsageReport} (the app attempts the
+   * shim inherits) casts the queue to a CapacityScheduler queue and fails.
+   * The label manager answers {@code RMNode#getNodeLabels} either way.
+   */
+  private void refreshNodeLabels(RMNode nm, FiCaSchedulerNode node, int idx) {
+    Set<String> labels = nm.getNodeLabels();
+    Set<String> now = labels == null ? new HashSet<>() : new HashSet<>(labels);
+    if (now.equals(node.getLabels())) {
+      return;
+    }
+    node.updateLabels(now);
+    Map<String, String> attrs = nodeAttributes(node.getRMNode().getHostName());
+    engine.record(b -> b.nodeAttributesUpdated(idx, now, attrs));
+    LOG.info("Node " + nm.getNodeID() + " labels now " + now);
   }
 
   private synchronized void addNode(RMNode rmNode) {
@@ -900,6 +928,9 @@ public class ShepherdScheduler extends FifoScheduler {
     int idx = nodeIds.find(nm.getNodeID());
     if (node == null || idx < 0) {
       return;
+    }
+    if (nodeLabelsEnabled) {
+      refreshNodeLabels(nm, node, idx);
     }
     ResourceUtilization u = containersUtilization
         ? nm.getAggregatedContainersUtilization() : nm.getNodeUtilization();

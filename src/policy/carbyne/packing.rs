@@ -107,7 +107,8 @@ fn children_of(stages: &[StageModel]) -> Vec<Vec<usize>> {
 /// `to`, so the overlapping ones are those starting before `to` minus
 /// those ending by `from`. Amounts are whole resources, so the prefix
 /// sums are exact and the answer equals the scan's.
-struct HeldIndex {
+struct HeldIndex<'a> {
+    held: &'a [(f64, f64, Amount)],
     /// Starts ascending, with the running sum of amounts up to each.
     starts: Vec<f64>,
     start_sums: Vec<Amount>,
@@ -118,8 +119,8 @@ struct HeldIndex {
     scan: bool,
 }
 
-impl HeldIndex {
-    fn new(held: &[(f64, f64, Amount)]) -> HeldIndex {
+impl<'a> HeldIndex<'a> {
+    fn new(held: &'a [(f64, f64, Amount)]) -> HeldIndex<'a> {
         let sums = |mut v: Vec<(f64, Amount)>| {
             v.sort_by(|x, y| x.0.total_cmp(&y.0));
             let mut acc = Amount::ZERO;
@@ -132,13 +133,13 @@ impl HeldIndex {
         };
         let (starts, start_sums) = sums(held.iter().map(|(a, _, r)| (*a, *r)).collect());
         let (ends, end_sums) = sums(held.iter().map(|(_, b, r)| (*b, *r)).collect());
-        HeldIndex { starts, start_sums, ends, end_sums, scan: held.iter().any(|(a, b, _)| a > b) }
+        HeldIndex { held, starts, start_sums, ends, end_sums, scan: held.iter().any(|(a, b, _)| a > b) }
     }
 
     /// Σ r over the holds with a < to and b > from.
-    fn overlapping(&self, held: &[(f64, f64, Amount)], from: f64, to: f64) -> Amount {
+    fn overlapping(&self, from: f64, to: f64) -> Amount {
         if self.scan || to <= from {
-            return held.iter().filter(|(a, b, _)| *a < to && *b > from).fold(Amount::ZERO, |acc, (_, _, r)| acc.plus(r));
+            return self.held.iter().filter(|(a, b, _)| *a < to && *b > from).fold(Amount::ZERO, |acc, (_, _, r)| acc.plus(r));
         }
         let started = self.start_sums[self.starts.partition_point(|a| *a < to)];
         let ended = self.end_sums[self.ends.partition_point(|b| *b <= from)];
@@ -164,19 +165,21 @@ fn schedule(p: &Problem) -> Option<Schedule> {
     let complete = |s: usize, t: f64, open: &[i64]| open[s] == 0 && p.done_at[s] <= t;
     let mut span = p.held.iter().map(|(_, b, _)| *b).chain(p.done_at.iter().copied()).fold(0.0, f64::max);
     let mut t = 0.0;
-    let mut ready: Vec<usize> = Vec::with_capacity(n);
     let mut keyed: Vec<(f64, f64, usize)> = Vec::with_capacity(n);
     while to_place > 0 {
-        ready.clear();
-        ready.extend((0..n).filter(|s| left[*s] > 0 && p.before[*s].iter().all(|b| complete(*b, t, &open))));
+        // The runnable stages with their sort keys, computed once per stage
+        // rather than per comparison.
         let free = p.capacity.minus(&used);
-        // Sort keys computed once per stage, not per comparison.
         keyed.clear();
-        keyed.extend(ready.iter().map(|s| (p.rank[*s], stages[*s].demand.alignment(&free, &p.capacity), *s)));
+        keyed.extend(
+            (0..n)
+                .filter(|s| left[*s] > 0 && p.before[*s].iter().all(|b| complete(*b, t, &open)))
+                .map(|s| (p.rank[s], stages[s].demand.alignment(&free, &p.capacity), s)),
+        );
         keyed.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
         for &(_, _, s) in &keyed {
             let d = stages[s].task_ms;
-            let held = held_index.overlapping(&p.held, t, t + d);
+            let held = held_index.overlapping(t, t + d);
             let room = p.capacity.minus(&used).minus(&held);
             let k = left[s].min(room.count_fitting(&stages[s].demand));
             if k > 0 {
@@ -359,7 +362,7 @@ mod tests {
                 let from = rng.int(0, 40) as f64 * 5.0;
                 let to = from + rng.int(1, 10) as f64 * 5.0;
                 let scan = held.iter().filter(|(a, b, _)| *a < to && *b > from).fold(Amount::ZERO, |acc, (_, _, r)| acc.plus(r));
-                assert_eq!(index.overlapping(&held, from, to), scan, "holds {held:?} window [{from}, {to})");
+                assert_eq!(index.overlapping(from, to), scan, "holds {held:?} window [{from}, {to})");
             }
         }
     }

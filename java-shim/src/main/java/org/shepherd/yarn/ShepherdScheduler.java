@@ -538,12 +538,12 @@ public class ShepherdScheduler extends FifoScheduler {
    */
   private void refreshNodeLabels(RMNode nm, FiCaSchedulerNode node, int idx) {
     Set<String> labels = nm.getNodeLabels();
-    Set<String> now = labels == null ? new HashSet<>() : new HashSet<>(labels);
-    if (now.equals(node.getLabels())) {
-      return;
+    if (labels == null ? node.getLabels().isEmpty() : labels.equals(node.getLabels())) {
+      return; // the usual case: no copy on the heartbeat path
     }
+    Set<String> now = labels == null ? new HashSet<>() : new HashSet<>(labels);
     node.updateLabels(now);
-    Map<String, String> attrs = nodeAttributes(node.getRMNode().getHostName());
+    Map<String, String> attrs = nodeAttributes(nm.getHostName());
     engine.record(b -> b.nodeAttributesUpdated(idx, now, attrs));
     LOG.info("Node " + nm.getNodeID() + " labels now " + now);
   }

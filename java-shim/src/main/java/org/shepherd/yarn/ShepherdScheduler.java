@@ -1149,12 +1149,18 @@ public class ShepherdScheduler extends FifoScheduler {
       Container container = BuilderUtils.newContainer(id, node.getNodeID(),
           node.getRMNode().getHttpAddress(), capability, key.getPriority(), null,
           key.getAllocationRequestId());
+      Set<String> tags = placementTags(attempt, key);
+      if (tags != null) {
+        // On the record before YARN builds its RMContainer from it: the
+        // RMContainer's START transition books the tags in YARN's
+        // AllocationTagsManager, and its FINISHED transition removes them.
+        container.setAllocationTags(tags);
+      }
       RMContainer rmContainer = attempt.allocate(type, node, key, container);
       if (rmContainer == null) {
         return null;
       }
       node.allocateContainer(rmContainer);
-      tagContainer(attempt, key, rmContainer);
       changeUsed(capability, true);
       ((ShepherdQueue) attempt.getQueue()).addUsed(capability, true);
       keyOfContainer.put(id, engineKey);
@@ -1191,23 +1197,18 @@ public class ShepherdScheduler extends FifoScheduler {
   }
 
   /**
-   * A container placed for a SchedulingRequest carries its allocation tags
-   * on the YARN side too (before the AM pulls it, so its container token and
-   * the NodeManager's reports after an RM restart have them).
+   * The allocation tags of a container placed for a SchedulingRequest under
+   * {@code key}, or null for an ask that came as a ResourceRequest. YARN
+   * carries them in the container token and the NodeManagers' reports after
+   * an RM restart, and counts them in its AllocationTagsManager.
    */
-  private void tagContainer(FifoAppAttempt attempt, SchedulerRequestKey key, RMContainer c) {
+  private Set<String> placementTags(FifoAppAttempt attempt, SchedulerRequestKey key) {
     Map<SchedulerRequestKey, String[]> own = placements.get(appIds.find(attempt.getApplicationId()));
     String[] placement = own == null ? null : own.get(key);
-    if (placement == null || placement[0].isEmpty()
-        || !(c instanceof org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerImpl)) {
-      return;
+    if (placement == null || placement[0].isEmpty()) {
+      return null;
     }
-    try {
-      ((org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerImpl) c)
-          .setAllocationTags(new HashSet<>(java.util.Arrays.asList(placement[0].split(","))));
-    } catch (RuntimeException e) {
-      LOG.warn("Could not tag container " + c.getContainerId() + ": " + e);
-    }
+    return new HashSet<>(java.util.Arrays.asList(placement[0].split(",")));
   }
 
   private long shimKey() {

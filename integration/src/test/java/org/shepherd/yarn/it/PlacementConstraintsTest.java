@@ -70,6 +70,11 @@ public class PlacementConstraintsTest {
       conf.set(YarnConfiguration.RM_PLACEMENT_CONSTRAINTS_HANDLER,
           YarnConfiguration.SCHEDULER_RM_PLACEMENT_CONSTRAINTS_HANDLER);
       conf.set(YarnConfiguration.FS_NODE_ATTRIBUTE_STORE_ROOT_DIR, attributeStore);
+      // Room on either node for the AM and all five containers, vcores
+      // included (1 each; the default 4 per node would leave db's node no
+      // room for both web containers when the AM also runs there, and only
+      // the constraints must decide).
+      conf.setInt(YarnConfiguration.NM_VCORES, 8);
     });
   }
 
@@ -86,7 +91,7 @@ public class PlacementConstraintsTest {
     // Most zk containers YARN's own tag index counted at once, over all nodes.
     long[] zkInYarnsIndex = {0};
     Map<String, Map<String, NodeId>> placed = runShell("placement-constraints",
-        "zk(2),notin,node,zk:db(1):web(2),in,node,db", "sleep 6", () -> {
+        "zk(2),notin,node,zk:db(1):web(2),in,node,db", "sleep 6", shell -> {
           long zk = 0;
           for (NodeId n : cluster.rm().getRMContext().getRMNodes().keySet()) {
             Map<String, Long> counts = yarnTags.getAllocationTagsWithCount(n);
@@ -140,14 +145,11 @@ public class PlacementConstraintsTest {
     boolean[] attributeSet = {false};
     long[] pendingSince = {0};
     Map<String, Map<String, NodeId>> placed = runShell("attribute-constraint",
-        "web(2),rm.yarn.io/java=1.8", "sleep 3", () -> {
+        "web(2),rm.yarn.io/java=1.8", "sleep 3", shell -> {
           int pending = 0;
           int web = 0;
-          for (ApplicationReport r : appsNamed("attribute-constraint")) {
-            SchedulerApplicationAttempt a = attempt(r);
-            if (a == null) {
-              continue;
-            }
+          SchedulerApplicationAttempt a = shell.attempt();
+          if (a != null) {
             for (ResourceRequest rr : a.getAppSchedulingInfo().getAllResourceRequests()) {
               if (ResourceRequest.ANY.equals(rr.getResourceName())) {
                 pending += rr.getNumContainers();
@@ -197,24 +199,9 @@ public class PlacementConstraintsTest {
             NodeAttribute.PREFIX_CENTRALIZED, "java", NodeAttributeType.STRING, value))));
   }
 
-  private static List<ApplicationReport> appsNamed(String name) throws Exception {
-    List<ApplicationReport> out = new ArrayList<>();
-    for (ApplicationReport r : cluster.yarnClient().getApplications()) {
-      if (r.getName().equals(name)) {
-        out.add(r);
-      }
-    }
-    return out;
-  }
-
-  private static SchedulerApplicationAttempt attempt(ApplicationReport r) {
-    ApplicationAttemptId id = r.getCurrentApplicationAttemptId();
-    return id == null ? null : cluster.scheduler().getApplicationAttempt(id);
-  }
-
   /** What a test checks on every poll while DistributedShell runs. */
   private interface Sampler {
-    void sample() throws Exception;
+    void sample(DistributedShell shell) throws Exception;
   }
 
   /**
@@ -224,59 +211,18 @@ public class PlacementConstraintsTest {
    */
   private static Map<String, Map<String, NodeId>> runShell(String name, String spec,
       String command, Sampler sample) throws Exception {
-    // The AM is a separate JVM launched by a NodeManager. On a minicluster
-    // the DistributedShell client puts this JVM's class path on the AM's;
-    // the AM reads the RM's address from a yarn-site.xml found on it.
-    File confDir = new File(cluster.workDir, "ds-conf");
-    assertTrue(confDir.mkdirs() || confDir.isDirectory());
-    try (OutputStream out = new FileOutputStream(new File(confDir, "yarn-site.xml"))) {
-      cluster.conf.writeXml(out);
-    }
-    String classPath = System.getProperty("java.class.path");
-    System.setProperty("java.class.path", confDir.getAbsolutePath() + File.pathSeparator + classPath);
-    String amJar = new File(ApplicationMaster.class.getProtectionDomain().getCodeSource()
-        .getLocation().toURI()).getAbsolutePath();
-
-    Client client = new Client(new Configuration(cluster.conf));
-    assertTrue(client.init(new String[] {
-        "--jar", amJar,
-        "--shell_command", command,
-        "--placement_spec", spec,
-        "--master_memory", "512",
-        "--container_memory", "256",
-        "--appname", name,
-    }));
-    ExecutorService pool = Executors.newSingleThreadExecutor();
-    try {
-      Future<Boolean> run = pool.submit(client::run);
+    try (DistributedShell shell = new DistributedShell(cluster, name, spec, command)) {
       Map<String, Map<String, NodeId>> placed = new HashMap<>();
-      while (!run.isDone()) {
-        for (ApplicationReport r : appsNamed(name)) {
-          SchedulerApplicationAttempt a = attempt(r);
-          if (a == null) {
-            continue;
-          }
-          for (RMContainer c : a.getLiveContainers()) {
-            if (c.getAllocationTags() == null) {
-              continue;
-            }
-            for (String tag : c.getAllocationTags()) {
-              placed.computeIfAbsent(tag, t -> new HashMap<>())
-                  .put(c.getContainerId().toString(), c.getAllocatedNode());
-            }
-          }
-        }
-        sample.sample();
+      while (!shell.run.isDone()) {
+        shell.recordTagged(placed);
+        sample.sample(shell);
         Thread.sleep(200);
       }
       assertTrue(name + ": DistributedShell succeeded (its containers all ran and exited 0)",
-          run.get(0, TimeUnit.SECONDS));
-      ApplicationReport report = appsNamed(name).get(0);
-      assertEquals(FinalApplicationStatus.SUCCEEDED, report.getFinalApplicationStatus());
+          shell.run.get(0, TimeUnit.SECONDS));
+      assertEquals(FinalApplicationStatus.SUCCEEDED,
+          shell.reports().get(0).getFinalApplicationStatus());
       return placed;
-    } finally {
-      System.setProperty("java.class.path", classPath);
-      pool.shutdownNow();
     }
   }
 }

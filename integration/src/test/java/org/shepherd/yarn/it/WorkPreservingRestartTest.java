@@ -1,16 +1,22 @@
 package org.shepherd.yarn.it;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.File;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.recovery.FileSystemRMStateStore;
 import org.junit.AfterClass;
@@ -56,6 +62,9 @@ public class WorkPreservingRestartTest {
         // NodeManagers and AMs retry the RM every second, not every 30 s
         // (YARN's default), so they resync within seconds of the restart.
         conf.setLong(YarnConfiguration.RESOURCEMANAGER_CONNECT_RETRY_INTERVAL_MS, 1_000);
+        // SchedulingRequests go to the scheduler (placementTagsSurviveARestart).
+        conf.set(YarnConfiguration.RM_PLACEMENT_CONSTRAINTS_HANDLER,
+            YarnConfiguration.SCHEDULER_RM_PLACEMENT_CONSTRAINTS_HANDLER);
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException(e);
       }
@@ -102,5 +111,70 @@ public class WorkPreservingRestartTest {
     } finally {
       pool.shutdownNow();
     }
+  }
+
+  /**
+   * Allocation tags outlive the RM that placed their containers: YARN keeps
+   * them in the container token, the NodeManagers report them with the
+   * containers they recover, and the new RM's RMContainers and
+   * AllocationTagsManager carry them again (the shim also hands them to the
+   * fresh engine, as {@code ContainerTags}, for the constraints of asks
+   * still to come). DistributedShell's two anti-affine {@code zk}
+   * containers run across a restart; the app must still succeed.
+   */
+  @Test(timeout = 600_000)
+  public void placementTagsSurviveARestart() throws Exception {
+    try (DistributedShell shell = new DistributedShell(cluster, "tags-across-restart",
+        "zk(2),notin,node,zk", "sleep 45")) {
+      Map<String, Map<String, NodeId>> before = new HashMap<>();
+      long deadline = System.currentTimeMillis() + 300_000;
+      Set<ContainerId> running = Set.of();
+      while (zkRunning(before, running) < 2) {
+        assertTrue("both zk containers running before the restart: " + before,
+            System.currentTimeMillis() < deadline && !shell.run.isDone());
+        Thread.sleep(250);
+        before.clear();
+        shell.recordTagged(before);
+        running = RecoveryChecks.runningContainers(cluster.rm());
+      }
+
+      cluster.stopResourceManager();
+      Thread.sleep(2_000);
+      cluster.restartResourceManager();
+
+      Map<String, Map<String, NodeId>> after = new HashMap<>();
+      long zkInYarnsIndex = 0;
+      deadline = System.currentTimeMillis() + 120_000;
+      while (after.getOrDefault("zk", Map.of()).size() < 2 || zkInYarnsIndex < 2) {
+        assertTrue("the new RM recovered both zk containers with their tags: " + after
+            + ", AllocationTagsManager counts zk " + zkInYarnsIndex,
+            System.currentTimeMillis() < deadline && !shell.run.isDone());
+        Thread.sleep(250);
+        after.clear();
+        shell.recordTagged(after);
+        zkInYarnsIndex = 0;
+        for (NodeId n : cluster.rm().getRMContext().getRMNodes().keySet()) {
+          Map<String, Long> counts =
+              cluster.rm().getRMContext().getAllocationTagsManager().getAllocationTagsWithCount(n);
+          zkInYarnsIndex += counts == null ? 0 : counts.getOrDefault("zk", 0L);
+        }
+      }
+      System.out.println("WorkPreservingRestartTest zk before the restart " + before.get("zk")
+          + ", recovered " + after.get("zk"));
+      assertEquals("the same containers on the same nodes", before.get("zk"), after.get("zk"));
+      assertTrue("DistributedShell succeeded across the restart", shell.run.get(300, TimeUnit.SECONDS));
+      assertEquals(FinalApplicationStatus.SUCCEEDED, shell.reports().get(0).getFinalApplicationStatus());
+    }
+  }
+
+  /** How many of the tagged zk containers have started on their NodeManagers. */
+  private static int zkRunning(Map<String, Map<String, NodeId>> tagged, Set<ContainerId> running) {
+    int n = 0;
+    for (String id : tagged.getOrDefault("zk", Map.of()).keySet()) {
+      if (running.contains(ContainerId.fromString(id))) {
+        n++;
+      }
+    }
+    return n;
   }
 }

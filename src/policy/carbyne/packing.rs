@@ -98,6 +98,11 @@ fn children_of(stages: &[StageModel]) -> Vec<Vec<usize>> {
     children
 }
 
+/// Σ r over the holds (a, b, r) with a < to and b > from, by a scan.
+fn held_over(held: &[(f64, f64, Amount)], from: f64, to: f64) -> Amount {
+    held.iter().filter(|(a, b, _)| *a < to && *b > from).fold(Amount::ZERO, |acc, (_, _, r)| acc.plus(r))
+}
+
 /// What running tasks hold over a window, answered from prefix sums instead
 /// of a scan of every running task per stage and step (wide stages run
 /// hundreds of tasks, and the scan made planning quadratic in them).
@@ -139,7 +144,7 @@ impl<'a> HeldIndex<'a> {
     /// Σ r over the holds with a < to and b > from.
     fn overlapping(&self, from: f64, to: f64) -> Amount {
         if self.scan || to <= from {
-            return self.held.iter().filter(|(a, b, _)| *a < to && *b > from).fold(Amount::ZERO, |acc, (_, _, r)| acc.plus(r));
+            return held_over(self.held, from, to);
         }
         let started = self.start_sums[self.starts.partition_point(|a| *a < to)];
         let ended = self.end_sums[self.ends.partition_point(|b| *b <= from)];
@@ -361,8 +366,7 @@ mod tests {
             for _ in 0..20 {
                 let from = rng.int(0, 40) as f64 * 5.0;
                 let to = from + rng.int(1, 10) as f64 * 5.0;
-                let scan = held.iter().filter(|(a, b, _)| *a < to && *b > from).fold(Amount::ZERO, |acc, (_, _, r)| acc.plus(r));
-                assert_eq!(index.overlapping(from, to), scan, "holds {held:?} window [{from}, {to})");
+                assert_eq!(index.overlapping(from, to), held_over(&held, from, to), "holds {held:?} window [{from}, {to})");
             }
         }
     }

@@ -18,6 +18,7 @@ import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.applications.distributedshell.ApplicationMaster;
 import org.apache.hadoop.yarn.applications.distributedshell.Client;
+import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.shepherd.yarn.cluster.ShepherdCluster;
@@ -101,6 +102,16 @@ final class DistributedShell implements AutoCloseable {
             .put(c.getContainerId().toString(), c.getAllocatedNode());
       }
     }
+  }
+
+  /** Containers tagged {@code tag} that YARN's own AllocationTagsManager counts, over all nodes. */
+  static long countedByYarn(ResourceManager rm, String tag) {
+    long n = 0;
+    for (NodeId node : rm.getRMContext().getRMNodes().keySet()) {
+      Map<String, Long> counts = rm.getRMContext().getAllocationTagsManager().getAllocationTagsWithCount(node);
+      n += counts == null ? 0 : counts.getOrDefault(tag, 0L);
+    }
+    return n;
   }
 
   @Override

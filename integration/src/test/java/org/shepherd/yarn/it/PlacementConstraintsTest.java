@@ -31,7 +31,6 @@ import org.apache.hadoop.yarn.applications.distributedshell.Client;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.constraint.AllocationTagsManager;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
@@ -87,18 +86,12 @@ public class PlacementConstraintsTest {
 
   @Test(timeout = 300_000)
   public void distributedShellConstraintsAreHonoured() throws Exception {
-    AllocationTagsManager yarnTags = cluster.rm().getRMContext().getAllocationTagsManager();
     // Most zk containers YARN's own tag index counted at once, over all nodes.
     long[] zkInYarnsIndex = {0};
     Map<String, Map<String, NodeId>> placed = runShell("placement-constraints",
-        "zk(2),notin,node,zk:db(1):web(2),in,node,db", "sleep 6", shell -> {
-          long zk = 0;
-          for (NodeId n : cluster.rm().getRMContext().getRMNodes().keySet()) {
-            Map<String, Long> counts = yarnTags.getAllocationTagsWithCount(n);
-            zk += counts == null ? 0 : counts.getOrDefault("zk", 0L);
-          }
-          zkInYarnsIndex[0] = Math.max(zkInYarnsIndex[0], zk);
-        });
+        "zk(2),notin,node,zk:db(1):web(2),in,node,db", "sleep 6", shell ->
+            zkInYarnsIndex[0] = Math.max(zkInYarnsIndex[0],
+                DistributedShell.countedByYarn(cluster.rm(), "zk")));
 
     System.out.println("PlacementConstraintsTest placed (tag -> container -> node): " + placed);
     Map<String, NodeId> zk = placed.getOrDefault("zk", Map.of());

@@ -152,12 +152,7 @@ public class WorkPreservingRestartTest {
         Thread.sleep(250);
         after.clear();
         shell.recordTagged(after);
-        zkInYarnsIndex = 0;
-        for (NodeId n : cluster.rm().getRMContext().getRMNodes().keySet()) {
-          Map<String, Long> counts =
-              cluster.rm().getRMContext().getAllocationTagsManager().getAllocationTagsWithCount(n);
-          zkInYarnsIndex += counts == null ? 0 : counts.getOrDefault("zk", 0L);
-        }
+        zkInYarnsIndex = DistributedShell.countedByYarn(cluster.rm(), "zk");
       }
       System.out.println("WorkPreservingRestartTest zk before the restart " + before.get("zk")
           + ", recovered " + after.get("zk"));

@@ -18,11 +18,30 @@ import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.SleepJob;
 import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
 import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
+import org.apache.hadoop.security.Credentials;
 import org.apache.hadoop.security.UserGroupInformation;
 
 /** Real MapReduce jobs from hadoop-mapreduce-examples, submitted as a given user. */
 public final class Workloads {
   private Workloads() {
+  }
+
+  /**
+   * A copy of {@code base} for one job, with its own {@link Credentials}.
+   *
+   * <p>{@code new JobConf(JobConf)} (and {@code Job.getInstance}, which calls
+   * it) shares the original's Credentials object, and {@code JobSubmitter}
+   * writes each job's token and shuffle secret into it, in a plain HashMap.
+   * Jobs submitted at once from copies of one JobConf then serialize a map
+   * another thread is filling: the count written disagrees with the entries,
+   * and YARN's AMLauncher fails every attempt of the job with an
+   * EOFException in {@code Credentials.readTokenStorageStream}. That failed
+   * HaFailoverTest and FederationTest in 2 of 6 CI runs (2026-11-25).
+   */
+  public static JobConf ownJobConf(JobConf base) {
+    JobConf conf = new JobConf(base);
+    conf.setCredentials(new Credentials(base.getCredentials()));
+    return conf;
   }
 
   public static <T> T as(String user, PrivilegedExceptionAction<T> action) throws Exception {
@@ -35,7 +54,7 @@ public final class Workloads {
   public static BigDecimal pi(JobConf base, String user, String queue, int maps, long samples,
       File dir) throws Exception {
     return as(user, () -> {
-      JobConf conf = new JobConf(base);
+      JobConf conf = ownJobConf(base);
       conf.set(MRJobConfig.QUEUE_NAME, queue);
       return QuasiMonteCarlo.estimatePi(maps, samples, new Path(dir.toURI()), conf);
     });
@@ -53,7 +72,7 @@ public final class Workloads {
       }
     }
     return as(user, () -> {
-      JobConf conf = new JobConf(base);
+      JobConf conf = ownJobConf(base);
       conf.set(MRJobConfig.QUEUE_NAME, queue);
       return wordcountJob(conf, "wordcount-" + user, new Path(input.toURI()),
           new Path(new File(dir, "out").toURI()), 2).waitForCompletion(false);
@@ -98,7 +117,7 @@ public final class Workloads {
 
   private static Job sleepJob(JobConf base, String queue, int maps, int reduces, long mapMs,
       long reduceMs) throws Exception {
-    JobConf conf = new JobConf(base);
+    JobConf conf = ownJobConf(base);
     conf.set(MRJobConfig.QUEUE_NAME, queue);
     SleepJob sleep = new SleepJob();
     sleep.setConf(conf);

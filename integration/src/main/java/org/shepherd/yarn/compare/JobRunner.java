@@ -62,7 +62,7 @@ final class JobRunner {
   }
 
   private JobConf confFor(TraceJob job) {
-    JobConf conf = new JobConf(base);
+    JobConf conf = Workloads.ownJobConf(base);
     conf.set(MRJobConfig.QUEUE_NAME, job.queue);
     // The tag ties the RM's application record back to the trace job.
     conf.set(MRJobConfig.JOB_TAGS, job.tag());

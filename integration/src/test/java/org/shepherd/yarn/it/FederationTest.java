@@ -48,6 +48,7 @@ import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
 import org.shepherd.yarn.cluster.FederatedShepherd;
+import org.shepherd.yarn.cluster.Workloads;
 import org.shepherd.yarn.cluster.FederatedShepherd.StateStore;
 import org.shepherd.yarn.cluster.FederatedShepherd.SubCluster;
 
@@ -202,7 +203,7 @@ public class FederationTest {
       for (String queue : new String[] {"alpha", "beta", "gamma"}) {
         int maps = queue.equals("gamma") ? 4 : 2;
         jobs.put(queue, pool.submit(() -> {
-          JobConf jc = new JobConf(base);
+          JobConf jc = Workloads.ownJobConf(base);
           jc.set(MRJobConfig.QUEUE_NAME, "root." + queue);
           SleepJob sleep = new SleepJob();
           sleep.setConf(jc);

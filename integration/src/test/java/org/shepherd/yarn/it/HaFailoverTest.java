@@ -39,6 +39,7 @@ import org.junit.BeforeClass;
 import org.junit.Test;
 import org.shepherd.yarn.ShepherdScheduler;
 import org.shepherd.yarn.cluster.ShepherdCluster;
+import org.shepherd.yarn.cluster.Workloads;
 
 /**
  * ResourceManager HA failover with Shepherd in both RMs (issue
@@ -223,7 +224,7 @@ public class HaFailoverTest {
       for (int i = 0; i < 3; i++) {
         jobs.add(pool.submit(() -> {
           SleepJob job = new SleepJob();
-          job.setConf(new JobConf(jobConf));
+          job.setConf(Workloads.ownJobConf(jobConf));
           return job.createJob(2, 1, 45_000, 1, 1_000, 1).waitForCompletion(false);
         }));
       }

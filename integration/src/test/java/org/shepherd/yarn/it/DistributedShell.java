@@ -16,6 +16,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.applications.distributedshell.ApplicationMaster;
 import org.apache.hadoop.yarn.applications.distributedshell.Client;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
@@ -85,6 +86,20 @@ final class DistributedShell implements AutoCloseable {
       }
     }
     return null;
+  }
+
+  /** Containers this app's current attempt still asks for (its ANY requests). */
+  int pending() throws Exception {
+    SchedulerApplicationAttempt a = attempt();
+    int pending = 0;
+    if (a != null) {
+      for (ResourceRequest rr : a.getAppSchedulingInfo().getAllResourceRequests()) {
+        if (ResourceRequest.ANY.equals(rr.getResourceName())) {
+          pending += rr.getNumContainers();
+        }
+      }
+    }
+    return pending;
   }
 
   /** Adds tag -> container -> node for each tagged live container of this app. */

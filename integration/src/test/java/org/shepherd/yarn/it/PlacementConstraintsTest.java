@@ -25,7 +25,6 @@ import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.NodeAttribute;
 import org.apache.hadoop.yarn.api.records.NodeAttributeType;
 import org.apache.hadoop.yarn.api.records.NodeId;
-import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.applications.distributedshell.ApplicationMaster;
 import org.apache.hadoop.yarn.applications.distributedshell.Client;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
@@ -139,15 +138,10 @@ public class PlacementConstraintsTest {
     long[] pendingSince = {0};
     Map<String, Map<String, NodeId>> placed = runShell("attribute-constraint",
         "web(2),rm.yarn.io/java=1.8", "sleep 3", shell -> {
-          int pending = 0;
+          int pending = shell.pending();
           int web = 0;
           SchedulerApplicationAttempt a = shell.attempt();
           if (a != null) {
-            for (ResourceRequest rr : a.getAppSchedulingInfo().getAllResourceRequests()) {
-              if (ResourceRequest.ANY.equals(rr.getResourceName())) {
-                pending += rr.getNumContainers();
-              }
-            }
             for (RMContainer c : a.getLiveContainers()) {
               if (c.getAllocationTags() != null && c.getAllocationTags().contains("web")) {
                 web++;

@@ -121,11 +121,18 @@ public class WorkPreservingRestartTest {
    * fresh engine, as {@code ContainerTags}, for the constraints of asks
    * still to come). DistributedShell's two anti-affine {@code zk}
    * containers run across a restart; the app must still succeed.
+   *
+   * <p>Then an ask made after the restart: a second app's {@code web}
+   * container may not share a node with any app's {@code zk} ({@code
+   * notin,node,all/zk}). Each of the two nodes holds a recovered zk, so the
+   * new engine must keep it waiting until the first app's containers end,
+   * and place it then. An engine that lost the recovered tags would place it
+   * at once.
    */
   @Test(timeout = 600_000)
   public void placementTagsSurviveARestart() throws Exception {
     try (DistributedShell shell = new DistributedShell(cluster, "tags-across-restart",
-        "zk(2),notin,node,zk", "sleep 45")) {
+        "zk(2),notin,node,zk", "sleep 60")) {
       Map<String, Map<String, NodeId>> before = new HashMap<>();
       long deadline = System.currentTimeMillis() + 300_000;
       Set<ContainerId> running = Set.of();
@@ -157,6 +164,33 @@ public class WorkPreservingRestartTest {
       System.out.println("WorkPreservingRestartTest zk before the restart " + before.get("zk")
           + ", recovered " + after.get("zk"));
       assertEquals("the same containers on the same nodes", before.get("zk"), after.get("zk"));
+
+      boolean sawWebWaitBesideZk = false;
+      Map<String, NodeId> webPlacedBesideZk = new HashMap<>();
+      try (DistributedShell avoid = new DistributedShell(cluster, "avoids-recovered-tags",
+          "web(1),notin,node,all/zk", "sleep 1")) {
+        while (!avoid.run.isDone()) {
+          Map<String, Map<String, NodeId>> zk = new HashMap<>();
+          shell.recordTagged(zk);
+          Map<String, Map<String, NodeId>> web = new HashMap<>();
+          avoid.recordTagged(web);
+          boolean bothZkLive = zk.getOrDefault("zk", Map.of()).size() == 2;
+          if (bothZkLive && !web.containsKey("web") && avoid.pending() > 0) {
+            sawWebWaitBesideZk = true;
+          }
+          if (bothZkLive && web.containsKey("web")) {
+            webPlacedBesideZk.putAll(web.get("web"));
+          }
+          Thread.sleep(200);
+        }
+        assertTrue("the web app succeeded once the zk containers ended",
+            avoid.run.get(0, TimeUnit.SECONDS));
+        System.out.println("WorkPreservingRestartTest web (notin,node,all/zk) waited beside the"
+            + " recovered zk: " + sawWebWaitBesideZk + ", placed beside one: " + webPlacedBesideZk);
+      }
+      assertTrue("the web ask was seen waiting while both recovered zk containers ran",
+          sawWebWaitBesideZk);
+      assertEquals("no web container beside a recovered zk", Map.of(), webPlacedBesideZk);
       assertTrue("DistributedShell succeeded across the restart", shell.run.get(300, TimeUnit.SECONDS));
       assertEquals(FinalApplicationStatus.SUCCEEDED, shell.reports().get(0).getFinalApplicationStatus());
     }

@@ -88,11 +88,15 @@ final class DistributedShell implements AutoCloseable {
     return null;
   }
 
-  /** Containers this app's current attempt still asks for (its ANY requests). */
+  /**
+   * Containers this app's AM still asks for (its ANY requests). 0 until the
+   * AM container is placed: before that the only request is YARN's own, for
+   * the AM.
+   */
   int pending() throws Exception {
     SchedulerApplicationAttempt a = attempt();
     int pending = 0;
-    if (a != null) {
+    if (a != null && !a.getLiveContainers().isEmpty()) {
       for (ResourceRequest rr : a.getAppSchedulingInfo().getAllResourceRequests()) {
         if (ResourceRequest.ANY.equals(rr.getResourceName())) {
           pending += rr.getNumContainers();

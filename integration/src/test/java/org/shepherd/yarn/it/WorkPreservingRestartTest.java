@@ -132,7 +132,7 @@ public class WorkPreservingRestartTest {
   @Test(timeout = 600_000)
   public void placementTagsSurviveARestart() throws Exception {
     try (DistributedShell shell = new DistributedShell(cluster, "tags-across-restart",
-        "zk(2),notin,node,zk", "sleep 60")) {
+        "zk(2),notin,node,zk", "sleep 45")) {
       Map<String, Map<String, NodeId>> before = new HashMap<>();
       long deadline = System.currentTimeMillis() + 300_000;
       Set<ContainerId> running = Set.of();
@@ -166,6 +166,8 @@ public class WorkPreservingRestartTest {
       assertEquals("the same containers on the same nodes", before.get("zk"), after.get("zk"));
 
       boolean sawWebWaitBesideZk = false;
+      long waitedFrom = 0;
+      long waitedUntil = 0;
       Map<String, NodeId> webPlacedBesideZk = new HashMap<>();
       try (DistributedShell avoid = new DistributedShell(cluster, "avoids-recovered-tags",
           "web(1),notin,node,all/zk", "sleep 1")) {
@@ -177,6 +179,8 @@ public class WorkPreservingRestartTest {
           boolean bothZkLive = zk.getOrDefault("zk", Map.of()).size() == 2;
           if (bothZkLive && !web.containsKey("web") && avoid.pending() > 0) {
             sawWebWaitBesideZk = true;
+            waitedFrom = waitedFrom == 0 ? System.currentTimeMillis() : waitedFrom;
+            waitedUntil = System.currentTimeMillis();
           }
           if (bothZkLive && web.containsKey("web")) {
             webPlacedBesideZk.putAll(web.get("web"));
@@ -185,8 +189,9 @@ public class WorkPreservingRestartTest {
         }
         assertTrue("the web app succeeded once the zk containers ended",
             avoid.run.get(0, TimeUnit.SECONDS));
-        System.out.println("WorkPreservingRestartTest web (notin,node,all/zk) waited beside the"
-            + " recovered zk: " + sawWebWaitBesideZk + ", placed beside one: " + webPlacedBesideZk);
+        System.out.printf("WorkPreservingRestartTest web (notin,node,all/zk) seen waiting beside"
+            + " the recovered zk for %.1f s; placed beside one: %s%n",
+            (waitedUntil - waitedFrom) / 1000.0, webPlacedBesideZk);
       }
       assertTrue("the web ask was seen waiting while both recovered zk containers ran",
           sawWebWaitBesideZk);

@@ -5,31 +5,16 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertTrue;
 
-import java.io.File;
-import java.io.FileOutputStream;
-import java.io.OutputStream;
 import java.nio.file.Files;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
-import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.NodeAttribute;
 import org.apache.hadoop.yarn.api.records.NodeAttributeType;
 import org.apache.hadoop.yarn.api.records.NodeId;
-import org.apache.hadoop.yarn.applications.distributedshell.ApplicationMaster;
-import org.apache.hadoop.yarn.applications.distributedshell.Client;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
-import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
@@ -139,19 +124,12 @@ public class PlacementConstraintsTest {
     Map<String, Map<String, NodeId>> placed = runShell("attribute-constraint",
         "web(2),rm.yarn.io/java=1.8", "sleep 3", shell -> {
           int pending = shell.pending();
-          int web = 0;
-          SchedulerApplicationAttempt a = shell.attempt();
-          if (a != null) {
-            for (RMContainer c : a.getLiveContainers()) {
-              if (c.getAllocationTags() != null && c.getAllocationTags().contains("web")) {
-                web++;
-              }
-            }
-          }
+          Map<String, Map<String, NodeId>> live = new HashMap<>();
+          shell.recordTagged(live);
           if (attributeSet[0]) {
             return;
           }
-          if (web > 0) {
+          if (live.containsKey("web")) {
             placedWhileUnsatisfied[0] = true;
           }
           if (pending >= 2 && !sawPending[0]) {

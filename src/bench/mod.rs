@@ -4,7 +4,9 @@
 //!   measured through the same `Session::step` the JNI bridge calls.
 //! * [`optimistic`] — Megha's partition authorities vs one central authority, many proposer threads.
 //! * [`constraints`] — placement-constraint matching: bit-vectors against the per-node check.
+//! * [`round`] — scheduling rounds between heartbeats, one proposer against several.
 
 pub mod constraints;
 pub mod heartbeat;
 pub mod optimistic;
+pub mod round;

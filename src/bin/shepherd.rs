@@ -95,6 +95,31 @@ enum Command {
         #[arg(long, default_value_t = 1000.0)]
         target_us: f64,
     },
+    /// Scheduling rounds between heartbeats with 1 and more proposers (scheduler.round_proposers):
+    /// wall time per round, containers per second of round time, conflicts.
+    BenchRound {
+        /// NodeManagers.
+        #[arg(long, default_value_t = 1000)]
+        nodes: u32,
+        /// Pending asks spread over the apps.
+        #[arg(long, default_value_t = 10_000)]
+        pending: u32,
+        /// Applications.
+        #[arg(long, default_value_t = 500)]
+        apps: u32,
+        /// Nodes whose containers finish before each round (the round refills them).
+        #[arg(long, default_value_t = 100)]
+        batch: u32,
+        /// Rounds to time per setting.
+        #[arg(long, default_value_t = 200)]
+        rounds: u32,
+        /// Policy to run.
+        #[arg(long, default_value = "drf")]
+        policy: String,
+        /// Proposer counts to compare, comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "1,2,4")]
+        proposers: Vec<u32>,
+    },
     /// Placement-constraint matching (Megha bit-vectors): compile, bit test and per-node scan times.
     BenchConstraints {
         /// Cluster sizes (NodeManagers), comma-separated.
@@ -344,6 +369,7 @@ fn main() -> ExitCode {
         Command::BenchHeartbeat { .. } => "bench-heartbeat",
         Command::BenchConstraints { .. } => "bench-constraints",
         Command::BenchOptimistic { .. } => "bench-optimistic",
+        Command::BenchRound { .. } => "bench-round",
         Command::ScaleSim { .. } => "scale-sim",
         Command::YarnReport { .. } => "yarn-report",
         Command::Calibrate { .. } => "calibrate",
@@ -375,6 +401,29 @@ fn main() -> ExitCode {
                     config: config.unwrap_or_default(),
                 }, target_us)
             })
+        }
+        Command::BenchRound { nodes, pending, apps, batch, rounds, policy, proposers } => {
+            println!(
+                "{:>9} {:>7} {:>11} {:>9} {:>9} {:>14} {:>10} {:>10} {:>11} {:>10}",
+                "proposers", "rounds", "containers", "P50 µs", "P99 µs", "containers/s", "proposals", "conflicts", "propose ms", "commit ms"
+            );
+            for k in proposers {
+                let r = shepherd::bench::round::RoundBench { nodes, apps, pending, batch, rounds, policy: policy.clone(), proposers: k.max(1) }.run();
+                println!(
+                    "{:>9} {:>7} {:>11} {:>9.0} {:>9.0} {:>14.0} {:>10} {:>10} {:>11.0} {:>10.0}",
+                    k,
+                    rounds,
+                    r.allocations,
+                    r.percentile(50.0),
+                    r.percentile(99.0),
+                    r.allocations_per_s(),
+                    r.proposals,
+                    r.conflicts,
+                    r.propose_ms,
+                    r.commit_ms
+                );
+            }
+            Ok(())
         }
         Command::BenchConstraints { nodes, containers } => {
             println!("{:>8} {:>8} {:>10} {:>12} {:>12} {:>16}", "nodes", "vectors", "candidates", "compile µs", "bit test ns", "per-node scan µs");

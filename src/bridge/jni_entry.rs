@@ -249,6 +249,8 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_counters<'l>(
             c.unknown_references as i64,
             c.rounds as i64,
             c.round_allocations as i64,
+            c.round_proposals as i64,
+            c.round_conflicts as i64,
         ];
         let arr = env.new_long_array(v.len() as i32).map_err(err)?;
         env.set_long_array_region(&arr, 0, &v).map_err(err)?;

@@ -94,7 +94,17 @@ pub struct SchedulerConfig {
     /// that node again for this long, so one impossible placement cannot take
     /// a node's every heartbeat from everyone else. ms; 0 = retry at once.
     pub refused_placement_backoff_ms: i64,
+    /// Proposers in a scheduling round between heartbeats (the RM's
+    /// asynchronous scheduling): each runs the pass on its own share of the
+    /// nodes from its own copy of the state, on its own thread, and the
+    /// engine validates and commits their proposals (`engine::propose`).
+    /// 1 = the serial round.
+    pub round_proposers: u32,
 }
+
+/// Upper bound of `scheduler.round_proposers`: each proposer is a thread
+/// with a copy of the cluster state for the length of a round.
+pub const MAX_ROUND_PROPOSERS: u32 = 64;
 
 impl Default for SchedulerConfig {
     fn default() -> Self {
@@ -105,6 +115,7 @@ impl Default for SchedulerConfig {
             fault_every_n_heartbeats: 1,
             max_assignments_per_heartbeat: 0,
             refused_placement_backoff_ms: 10_000,
+            round_proposers: 1,
         }
     }
 }
@@ -431,6 +442,13 @@ impl Config {
         }
         if s.refused_placement_backoff_ms < 0 {
             return Err(bad("scheduler.refused_placement_backoff_ms", s.refused_placement_backoff_ms, "must be at least 0"));
+        }
+        if !(1..=MAX_ROUND_PROPOSERS).contains(&s.round_proposers) {
+            return Err(bad(
+                "scheduler.round_proposers",
+                s.round_proposers,
+                format!("must be between 1 (the serial round) and {MAX_ROUND_PROPOSERS} (one thread each)"),
+            ));
         }
         self.dress.validate()?;
         self.carbyne.validate()?;

@@ -17,8 +17,12 @@
 //! with every container, so this index is maintained incrementally: node
 //! add/remove/update touches that node's bit in every vector of its
 //! partitions; container allocate/finish touches one threshold bit per tag
-//! (plus a rack counter). `generation` counts changes, so a caller can keep
-//! a compiled candidate set until the index moves.
+//! (plus a rack counter). `generation` names the index's contents, so a
+//! caller can keep a compiled candidate set until the index moves. It is
+//! drawn from one process-wide counter, not counted per index: a copy of the
+//! index (a parallel round's proposer, `engine::propose`) that changes gets
+//! a number neither the original nor any other copy will ever have, so a
+//! candidate set compiled on one can never pass for current on another.
 //!
 //! The engine owns one index in `ClusterState` (every queue's pipeline sees
 //! every node and every app's tags); the `constraints` filter plugin reads it.
@@ -41,7 +45,7 @@ pub struct TagKey {
     pub tag: String,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Partition {
     label: String,
     /// Slot → node; `None` for a freed slot (reused by the next node).
@@ -114,7 +118,7 @@ impl Partition {
     }
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct NodeEntry {
     rack: String,
     /// (partition, slot) for each partition the node is in.
@@ -128,7 +132,7 @@ pub struct Candidates {
     pub bits: Bits,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct ConstraintIndex {
     generation: u64,
     partitions: Vec<Partition>,
@@ -140,6 +144,12 @@ pub struct ConstraintIndex {
     rack_tags: HashMap<TagKey, HashMap<String, u32>>,
     tag_totals: HashMap<TagKey, u32>,
     containers: HashMap<ContainerId, (NodeId, Vec<TagKey>)>,
+}
+
+/// The next generation number, unique in the process (see the module comment).
+fn next_generation() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 fn and(a: &mut Bits, b: &Bits) {
@@ -162,7 +172,8 @@ pub fn partitions_of(labels: &[String]) -> Vec<String> {
 }
 
 impl ConstraintIndex {
-    /// Changes so far; a compiled [`Candidates`] is valid while it stands.
+    /// Identifies the current contents (every change draws a new number);
+    /// a compiled [`Candidates`] is valid while it stands.
     pub fn generation(&self) -> u64 {
         self.generation
     }
@@ -195,7 +206,7 @@ impl ConstraintIndex {
                 }
             }
         }
-        self.generation += 1;
+        self.generation = next_generation();
         let mut slots = Vec::new();
         for label in partitions_of(labels) {
             let next = self.partitions.len();
@@ -235,7 +246,7 @@ impl ConstraintIndex {
     /// A node left. Its containers are released by the engine first.
     pub fn node_removed(&mut self, node: NodeId) {
         let Some(e) = self.nodes.get_mut(node as usize).and_then(Option::take) else { return };
-        self.generation += 1;
+        self.generation = next_generation();
         for (p, slot) in e.slots {
             self.partitions[p].clear_slot(slot);
         }
@@ -277,7 +288,7 @@ impl ConstraintIndex {
     }
 
     fn count(&mut self, node: NodeId, key: &TagKey, delta: i32) {
-        self.generation += 1;
+        self.generation = next_generation();
         let e = self.node_tags.entry((node, key.clone())).or_insert(0);
         let from = *e;
         let to = (from as i64 + delta as i64).max(0) as u32;

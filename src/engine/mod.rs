@@ -13,6 +13,7 @@
 pub mod activity;
 pub mod faults;
 mod pass;
+mod propose;
 mod round;
 
 pub use crate::event::{Decision, Event};
@@ -22,6 +23,7 @@ use crate::model::{App, ClusterState, Container, ContainerId, LiveContainer, Nod
 use crate::policy::{Gauge, PolicySet};
 use serde::Serialize;
 use std::collections::HashMap;
+use std::sync::Arc;
 use tracing::warn;
 
 /// Errors a scheduling call can return to its driver (the JNI bridge turns
@@ -49,6 +51,15 @@ pub struct Counters {
     /// (`Engine::schedule_round`), and the containers they allocated.
     pub rounds: u64,
     pub round_allocations: u64,
+    /// Parallel rounds (`scheduler.round_proposers` > 1): placements the
+    /// proposers proposed, and those the engine rejected as conflicting
+    /// with an earlier commit (their nodes were offered again).
+    pub round_proposals: u64,
+    pub round_conflicts: u64,
+    /// Wall time parallel rounds spent proposing (copies and passes, the
+    /// proposers in parallel) and validating, committing and retrying, ns.
+    pub round_propose_ns: u64,
+    pub round_commit_ns: u64,
 }
 
 /// What applying an event did to the state.
@@ -251,7 +262,7 @@ impl Engine {
                 n.attributes = attributes.iter().cloned().collect();
                 s.capacity += *capacity;
                 s.nodes.insert(*node, n);
-                s.constraints.node_added(*node, rack, labels, attributes);
+                s.constraints_mut().node_added(*node, rack, labels, attributes);
             }
             Event::NodeRemoved { node } => {
                 let Some(n) = s.nodes.remove(node) else { return Applied::Unknown };
@@ -259,13 +270,13 @@ impl Engine {
                 for c in n.containers {
                     Self::release_container(s, c, Some(now));
                 }
-                s.constraints.node_removed(*node);
+                s.constraints_mut().node_removed(*node);
             }
             Event::NodeAttributesUpdated { node, labels, attributes } => {
                 let Some(n) = s.nodes.get_mut(node) else { return Applied::Unknown };
                 n.labels = labels.iter().cloned().collect();
                 n.attributes = attributes.iter().cloned().collect();
-                s.constraints.node_updated(*node, labels, attributes);
+                s.constraints_mut().node_updated(*node, labels, attributes);
             }
             Event::NodeResourceUpdated { node, capacity } => {
                 let Some(n) = s.nodes.get_mut(node) else { return Applied::Unknown };
@@ -289,7 +300,7 @@ impl Engine {
                 s.queues[q].running_apps += 1;
                 s.apps.insert(
                     *app,
-                    App {
+                    Arc::new(App {
                         id: *app,
                         yarn_id: yarn_id.clone(),
                         queue: q,
@@ -311,7 +322,7 @@ impl Engine {
                         am_ask_ms: None,
                         first_task_ask_ms: None,
                         blocked: None,
-                    },
+                    }),
                 );
             }
             Event::AppRemoved { app } => {
@@ -324,20 +335,20 @@ impl Engine {
                 s.refused_placements.retain(|(a, _), _| a != app);
                 s.queues[a.queue].running_apps = s.queues[a.queue].running_apps.saturating_sub(1);
                 s.queues[a.queue].pending -= a.pending();
-                return Applied::AppRemoved(Box::new(a));
+                return Applied::AppRemoved(Box::new(Arc::unwrap_or_clone(a)));
             }
             Event::AttemptAdded { app, attempt } => {
-                let Some(a) = s.apps.get_mut(app) else { return Applied::Unknown };
+                let Some(a) = s.apps.get_mut(app).map(Arc::make_mut) else { return Applied::Unknown };
                 a.attempt = *attempt;
             }
             Event::AttemptRemoved { app, .. } => {
-                let Some(a) = s.apps.get_mut(app) else { return Applied::Unknown };
+                let Some(a) = s.apps.get_mut(app).map(Arc::make_mut) else { return Applied::Unknown };
                 let pending = a.pending();
                 a.asks.clear();
                 s.queues[a.queue].pending -= pending;
             }
             Event::AskUpdated { app, ask } => {
-                let Some(a) = s.apps.get_mut(app) else { return Applied::Unknown };
+                let Some(a) = s.apps.get_mut(app).map(Arc::make_mut) else { return Applied::Unknown };
                 if ask.count > 0 {
                     let first = if ask.key.priority == crate::model::ask::AM_PRIORITY { &mut a.am_ask_ms } else { &mut a.first_task_ask_ms };
                     first.get_or_insert(now);
@@ -356,7 +367,7 @@ impl Engine {
             Event::ContainerLaunched { container, at_ms } => {
                 let Some(c) = s.containers.get_mut(container) else { return Applied::Unknown };
                 c.launched_ms = Some(*at_ms);
-                if let Some(live) = s.apps.get_mut(&c.app).and_then(|a| a.containers.get_mut(container)) {
+                if let Some(live) = s.apps.get_mut(&c.app).map(Arc::make_mut).and_then(|a| a.containers.get_mut(container)) {
                     live.started_ms = *at_ms;
                 }
             }
@@ -391,8 +402,8 @@ impl Engine {
             Event::ContainerTags { container, tags } => {
                 let Some(c) = s.containers.get(container) else { return Applied::Unknown };
                 let (app, node) = (c.app, c.node);
-                s.constraints.container_removed(*container);
-                s.constraints.container_added(*container, app, node, tags);
+                s.constraints_mut().container_removed(*container);
+                s.constraints_mut().container_added(*container, app, node, tags);
             }
             Event::AllocationRejected { container } => {
                 let Some(c) = s.containers.get(container).cloned() else { return Applied::Unknown };
@@ -408,7 +419,7 @@ impl Engine {
                     s.refused_placements.insert((c.app, c.node), c.allocated_ms + backoff);
                 }
                 // Give the ask its container back: the AM still wants it.
-                if let Some(a) = s.apps.get_mut(&c.app) {
+                if let Some(a) = s.apps.get_mut(&c.app).map(Arc::make_mut) {
                     if let Some(ask) = a.asks.get_mut(&c.key) {
                         ask.count += 1;
                         s.queues[a.queue].pending += ask.capability;
@@ -434,7 +445,7 @@ impl Engine {
             }
             n.containers.insert(c.id);
         }
-        if let Some(a) = s.apps.get_mut(&c.app) {
+        if let Some(a) = s.apps.get_mut(&c.app).map(Arc::make_mut) {
             if c.am {
                 a.am_container = Some(c.id);
                 s.queues[a.queue].am_used += c.resources;
@@ -463,7 +474,7 @@ impl Engine {
     /// Returns false if the container is unknown.
     fn release_container(s: &mut ClusterState, id: ContainerId, ended_ms: Option<i64>) -> bool {
         let Some(c) = s.containers.remove(&id) else { return false };
-        s.constraints.container_removed(id);
+        s.constraints_mut().container_removed(id);
         if let Some(n) = s.nodes.get_mut(&c.node) {
             if c.speculative {
                 n.oversubscribed -= c.resources;
@@ -472,7 +483,7 @@ impl Engine {
             }
             n.containers.remove(&id);
         }
-        if let Some(a) = s.apps.get_mut(&c.app) {
+        if let Some(a) = s.apps.get_mut(&c.app).map(Arc::make_mut) {
             if a.am_container == Some(id) {
                 a.am_container = None;
                 s.queues[a.queue].am_used -= c.resources;
@@ -558,7 +569,7 @@ impl Engine {
         let remap: Vec<QueueId> = self.state.queues.iter().map(|q| next.queue_id(&q.name).unwrap_or(0)).collect();
         self.state.queues = next.queues;
         self.state.queue_by_name = next.queue_by_name;
-        for a in self.state.apps.values_mut() {
+        for a in self.state.apps.values_mut().map(Arc::make_mut) {
             a.queue = remap[a.queue];
         }
         recount_queues(&mut self.state);
@@ -579,10 +590,29 @@ impl Engine {
         now_ms: i64,
         speculative: bool,
     ) -> Option<Decision> {
-        let s = &mut self.state;
+        let (c, decision, queue) = Self::book(&mut self.state, self.next_container, app, key, node, now_ms, speculative)?;
+        self.next_container += 1;
+        self.policies.on_allocated(&self.state, &c, queue);
+        Some(decision)
+    }
+
+    /// Book container `id` of `app`'s ask `key` on `node` in `s`: the ask
+    /// shrinks, node, app, queue and cluster hold the container, its tags go
+    /// into the constraint index. No plugin sees it; that is the caller's
+    /// part (the engine's `allocate`; a parallel round's proposers book in
+    /// their own copy of the state only).
+    pub(super) fn book(
+        s: &mut ClusterState,
+        id: ContainerId,
+        app: crate::model::AppId,
+        key: crate::model::SchedulerKey,
+        node: NodeId,
+        now_ms: i64,
+        speculative: bool,
+    ) -> Option<(Container, Decision, QueueId)> {
         let n = s.nodes.get(&node)?;
         let (host, rack) = (n.host.clone(), n.rack.clone());
-        let a = s.apps.get_mut(&app)?;
+        let a = s.apps.get_mut(&app).map(Arc::make_mut)?;
         let am = key.priority == crate::model::ask::AM_PRIORITY && a.am_container.is_none();
         let ask = a.asks.get_mut(&key)?;
         let locality = ask.locality_on(&host, &rack)?;
@@ -593,8 +623,6 @@ impl Engine {
             a.asks.remove(&key);
         }
         s.queues[a.queue].pending -= resources;
-        let id = self.next_container;
-        self.next_container += 1;
         let c = Container {
             id,
             app,
@@ -610,10 +638,9 @@ impl Engine {
         let queue = a.queue;
         Self::commit_container(s, c.clone());
         if let Some(p) = placement.filter(|p| !p.tags.is_empty()) {
-            s.constraints.container_added(id, app, node, &p.tags);
+            s.constraints_mut().container_added(id, app, node, &p.tags);
         }
-        self.policies.on_allocated(&self.state, &c, queue);
-        Some(Decision::Allocate { container: id, app, node, key, resources, locality, execution })
+        Some((c, Decision::Allocate { container: id, app, node, key, resources, locality, execution }, queue))
     }
 
     /// Metrics: the engine's counters and cluster size, then the policy's
@@ -642,6 +669,22 @@ impl Engine {
             Gauge::new("engine_containers", s.containers.len() as f64, "Running containers the engine knows"),
         ];
         out.push(Gauge::counter("engine_reconfigurations_total", c.reconfigurations as f64, "Configs applied in place (-refreshQueues)"));
+        out.push(Gauge::counter("engine_round_proposals_total", c.round_proposals as f64, "Placements proposed by the proposers of parallel scheduling rounds"));
+        out.push(Gauge::counter(
+            "engine_round_conflicts_total",
+            c.round_conflicts as f64,
+            "Proposals of parallel scheduling rounds rejected as conflicting with an earlier commit",
+        ));
+        out.push(Gauge::counter(
+            "engine_round_propose_seconds_total",
+            c.round_propose_ns as f64 / 1e9,
+            "Wall time parallel scheduling rounds spent in their proposers (state copies and passes, in parallel)",
+        ));
+        out.push(Gauge::counter(
+            "engine_round_commit_seconds_total",
+            c.round_commit_ns as f64 / 1e9,
+            "Wall time parallel scheduling rounds spent validating and committing proposals and retrying conflicted nodes",
+        ));
         if self.config.scheduler.fault_injection != "none" || faults::injected_total() > 0 {
             out.push(Gauge::counter(
                 "engine_faults_injected_total",

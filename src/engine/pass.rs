@@ -20,31 +20,86 @@
 //! would give over the current state.
 
 use super::{Decision, Engine};
-use crate::model::{App, AppId, Blocked, ClusterState, Node, NodeId, Resources, SchedulerKey};
+use crate::model::{App, AppId, ContainerId, Blocked, ClusterState, Node, NodeId, Resources, SchedulerKey};
 use crate::policy::{PolicySet, SortKey};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 type Candidates = BinaryHeap<Reverse<(SortKey, AppId)>>;
 
-pub(super) fn run(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<Decision>) -> usize {
-    let limit = engine.config.scheduler.max_assignments_per_heartbeat as usize;
-    let over = engine.policies.has_oversubscribe();
-    if over {
-        evict(engine, node, out);
+/// Which part of the pass placed a container: a parallel round's committer
+/// validates a proposal with the checks of the phase that made it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Phase {
+    Main,
+    Leftover,
+    Speculative,
+}
+
+/// What a pass runs on: the engine itself (heartbeats and serial rounds),
+/// or a proposer's private copy of the cluster state in a parallel round
+/// (`super::propose`), which books its placements only in that copy.
+pub(super) trait Host {
+    fn state(&self) -> &ClusterState;
+    fn policies(&self) -> &PolicySet;
+    /// `scheduler.max_assignments_per_heartbeat` (0 = no limit).
+    fn assignment_limit(&self) -> usize;
+    /// *Oversubscribe*: the speculative containers to take back from `node`.
+    fn evictions(&mut self, node: NodeId) -> Vec<ContainerId>;
+    /// Book one container of `app`'s ask `key` on `node`.
+    fn allocate(&mut self, app: AppId, key: SchedulerKey, node: NodeId, now_ms: i64, phase: Phase) -> Option<Decision>;
+    /// Record why `app` waits (the state view's "why is this pending").
+    fn note_blocked(&mut self, app: AppId, at: (i64, NodeId, Blocked));
+    /// May this pass still place a container of `app`'s ask `key`? Always
+    /// for the engine; a parallel round's proposer only within its share
+    /// of the ask (`super::propose`).
+    fn within_share(&self, _app: AppId, _key: SchedulerKey) -> bool {
+        true
     }
-    let mut made = regular(engine, node, now_ms, out, limit);
+}
+
+impl Host for Engine {
+    fn state(&self) -> &ClusterState {
+        &self.state
+    }
+    fn policies(&self) -> &PolicySet {
+        &self.policies
+    }
+    fn assignment_limit(&self) -> usize {
+        self.config.scheduler.max_assignments_per_heartbeat as usize
+    }
+    fn evictions(&mut self, node: NodeId) -> Vec<ContainerId> {
+        let gone = self.policies.evictions(&self.state, node);
+        self.counters.preemptions += gone.len() as u64;
+        gone
+    }
+    fn allocate(&mut self, app: AppId, key: SchedulerKey, node: NodeId, now_ms: i64, phase: Phase) -> Option<Decision> {
+        Engine::allocate(self, app, key, node, now_ms, phase == Phase::Speculative)
+    }
+    fn note_blocked(&mut self, app: AppId, at: (i64, NodeId, Blocked)) {
+        if let Some(a) = self.state.app_mut(app) {
+            a.blocked = Some(at);
+        }
+    }
+}
+
+pub(super) fn run(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decision>) -> usize {
+    let limit = host.assignment_limit();
+    let over = host.policies().has_oversubscribe();
+    if over {
+        evict(host, node, out);
+    }
+    let mut made = regular(host, node, now_ms, out, limit);
     if over && (limit == 0 || made < limit) {
-        made += speculative(engine, node, now_ms, out, limit.saturating_sub(made));
+        made += speculative(host, node, now_ms, out, limit.saturating_sub(made));
     }
     made
 }
 
 /// *Oversubscribe*, controller half: speculative containers the plugin
 /// takes back from this node (measured use over its eviction bound).
-fn evict(engine: &mut Engine, node: NodeId, out: &mut Vec<Decision>) {
-    let gone = engine.policies.evictions(&engine.state, node);
-    engine.counters.preemptions += gone.len() as u64;
+fn evict(host: &mut impl Host, node: NodeId, out: &mut Vec<Decision>) {
+    let gone = host.evictions(node);
     out.extend(gone.into_iter().map(|container| Decision::Preempt { container }));
 }
 
@@ -52,10 +107,10 @@ fn evict(engine: &mut Engine, node: NodeId, out: &mut Vec<Decision>) {
 /// asks still outstanding get speculative (OPPORTUNISTIC) containers
 /// within the node's headroom beyond the allocated view, in their app
 /// order, one container at a time (each one shrinks the headroom).
-fn speculative(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, limit: usize) -> usize {
+fn speculative(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, limit: usize) -> usize {
     let mut heap: Candidates = BinaryHeap::new();
-    for app in engine.state.pending_apps() {
-        heap.push(Reverse((engine.policies.app_key(&engine.state, app), app.id)));
+    for app in host.state().pending_apps() {
+        heap.push(Reverse((host.policies().app_key(host.state(), app), app.id)));
     }
     let mut made = 0;
     while let Some(Reverse((_, app_id))) = heap.pop() {
@@ -63,7 +118,7 @@ fn speculative(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<Dec
             break;
         }
         let key = {
-            let s = &engine.state;
+            let s = host.state();
             let (Some(app), Some(n)) = (s.apps.get(&app_id), s.nodes.get(&node)) else { continue };
             if s.refused_placements.get(&(app_id, node)).is_some_and(|until| now_ms < *until) {
                 continue;
@@ -71,66 +126,64 @@ fn speculative(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<Dec
             app.asks
                 .values()
                 .filter(|a| a.count > 0)
-                .find(|a| a.locality_on(&n.host, &n.rack).is_some() && label_matches(&a.label, n) && engine.policies.speculative_fits(s, app, a, n))
+                .find(|a| a.locality_on(&n.host, &n.rack).is_some() && label_matches(&a.label, n) && host.policies().speculative_fits(s, app, a, n))
                 .map(|a| a.key)
         };
         let Some(key) = key else { continue };
-        if let Some(d) = engine.allocate(app_id, key, node, now_ms, true) {
+        if let Some(d) = host.allocate(app_id, key, node, now_ms, Phase::Speculative) {
             out.push(d);
             made += 1;
         }
-        if let Some(app) = engine.state.apps.get(&app_id).filter(|a| a.has_pending()) {
-            heap.push(Reverse((engine.policies.app_key(&engine.state, app), app_id)));
+        if let Some(app) = host.state().apps.get(&app_id).filter(|a| a.has_pending()) {
+            heap.push(Reverse((host.policies().app_key(host.state(), app), app_id)));
         }
     }
     made
 }
 
 /// The main and leftover phases.
-fn regular(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, limit: usize) -> usize {
-    let by_queue = !engine.policies.is_flat();
+fn regular(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, limit: usize) -> usize {
+    let by_queue = !host.policies().is_flat();
     // Component-wise minimum over every outstanding ask: once the node's free
     // capacity cannot hold it, no ask fits and the rest of the pass could
     // only pop candidates that fail, so it ends early with the same result.
     let mut smallest: Option<Resources> = None;
-    let mut lists: Vec<Vec<Reverse<(SortKey, AppId)>>> = vec![Vec::new(); if by_queue { engine.state.queues.len() } else { 1 }];
-    for app in engine.state.pending_apps() {
+    let mut lists: Vec<Vec<Reverse<(SortKey, AppId)>>> = vec![Vec::new(); if by_queue { host.state().queues.len() } else { 1 }];
+    for app in host.state().pending_apps() {
         for ask in app.asks.values().filter(|a| a.count > 0) {
             smallest = Some(smallest.map_or(ask.capability, |m| m.min_each(&ask.capability)));
         }
         let g = if by_queue { app.queue } else { 0 };
-        lists[g].push(Reverse((engine.policies.app_key(&engine.state, app), app.id)));
+        lists[g].push(Reverse((host.policies().app_key(host.state(), app), app.id)));
     }
     let room_left = |s: &ClusterState| smallest.is_some_and(|m| s.nodes.get(&node).is_some_and(|n| m.fits_in(&n.free())));
-    if !room_left(&engine.state) {
+    if !room_left(host.state()) {
         return 0;
     }
     let mut groups: Vec<Candidates> = lists.into_iter().map(Candidates::from).collect();
 
     let mut made = 0;
     while limit == 0 || made < limit {
-        let Some(g) = next_group(&engine.state, &engine.policies, &groups) else { break };
+        let Some(g) = next_group(host.state(), host.policies(), &groups) else { break };
         let Some(Reverse((k, app_id))) = groups[g].pop() else { break };
         // Orders whose keys depend on other apps' allocations (GS) may have
         // handed out a key that is stale by now: re-key and retry.
-        if let Some(app) = engine.state.apps.get(&app_id).filter(|a| engine.policies.keys_go_stale(a)) {
-            let fresh = engine.policies.app_key(&engine.state, app);
+        if let Some(app) = host.state().apps.get(&app_id).filter(|a| host.policies().keys_go_stale(a)) {
+            let fresh = host.policies().app_key(host.state(), app);
             if fresh > k {
                 groups[g].push(Reverse((fresh, app_id)));
                 continue;
             }
         }
         let found = {
-            let s = &engine.state;
-            s.apps.get(&app_id).map(|app| placeable_ask(s, &engine.policies, app, node, now_ms, false))
+            let s = host.state();
+            s.apps.get(&app_id).map(|app| placeable_ask(host, app, node, now_ms, false))
         };
         let key = match found {
             Some(Ok(key)) => key,
             Some(Err(why)) => {
-                let strict = engine.state.apps.get(&app_id).is_some_and(|a| engine.policies.strict_order(a));
-                if let Some(a) = engine.state.apps.get_mut(&app_id) {
-                    a.blocked = Some((now_ms, node, why));
-                }
+                let strict = why != Blocked::OtherProposer && host.state().apps.get(&app_id).is_some_and(|a| host.policies().strict_order(a));
+                host.note_blocked(app_id, (now_ms, node, why));
                 if strict {
                     break;
                 }
@@ -138,32 +191,30 @@ fn regular(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<Decisio
             }
             None => continue,
         };
-        if let Some(d) = engine.allocate(app_id, key, node, now_ms, false) {
+        if let Some(d) = host.allocate(app_id, key, node, now_ms, Phase::Main) {
             out.push(d);
             made += 1;
         }
-        if !room_left(&engine.state) {
-            outranked(engine, &groups, node, now_ms);
+        if !room_left(host.state()) {
+            outranked(host, &groups, node, now_ms);
             return made;
         }
-        if let Some(app) = engine.state.apps.get(&app_id) {
+        if let Some(app) = host.state().apps.get(&app_id) {
             if app.has_pending() {
-                groups[g].push(Reverse((engine.policies.app_key(&engine.state, app), app_id)));
+                groups[g].push(Reverse((host.policies().app_key(host.state(), app), app_id)));
             }
         }
     }
-    if engine.policies.has_leftover() && (limit == 0 || made < limit) {
-        made += leftover(engine, node, now_ms, out, limit.saturating_sub(made));
+    if host.policies().has_leftover() && (limit == 0 || made < limit) {
+        made += leftover(host, node, now_ms, out, limit.saturating_sub(made));
     }
     made
 }
 
 /// The node filled up before these candidates' turn: record why they wait.
-fn outranked(engine: &mut Engine, groups: &[Candidates], node: NodeId, now_ms: i64) {
+fn outranked(host: &mut impl Host, groups: &[Candidates], node: NodeId, now_ms: i64) {
     for Reverse((_, id)) in groups.iter().flat_map(|g| g.iter()) {
-        if let Some(a) = engine.state.apps.get_mut(id) {
-            a.blocked = Some((now_ms, node, Blocked::Outranked));
-        }
+        host.note_blocked(*id, (now_ms, node, Blocked::Outranked));
     }
 }
 
@@ -188,31 +239,30 @@ fn next_group(s: &ClusterState, policies: &PolicySet, groups: &[Candidates]) -> 
 /// its maximum capacity, YARN has not just refused this app this node),
 /// then the pipeline's points (classify — main phase only —, reserve,
 /// filters).
-fn placeable_ask(
-    s: &ClusterState,
-    policies: &PolicySet,
-    app: &App,
-    node: NodeId,
-    now_ms: i64,
-    leftover_phase: bool,
-) -> Result<SchedulerKey, Blocked> {
+fn placeable_ask(host: &impl Host, app: &App, node: NodeId, now_ms: i64, leftover_phase: bool) -> Result<SchedulerKey, Blocked> {
+    let s = host.state();
     if s.refused_placements.get(&(app.id, node)).is_some_and(|until| now_ms < *until) {
         return Err(Blocked::RefusedHere);
     }
     let n = s.nodes.get(&node).ok_or(Blocked::NodeFull)?;
     let mut first: Option<Blocked> = None;
+    let mut others = false;
     for ask in app.asks.values().filter(|ask| ask.count > 0) {
-        match check_ask(s, policies, app, ask, n, leftover_phase) {
+        if !host.within_share(app.id, ask.key) {
+            others = true;
+            continue;
+        }
+        match check_ask(s, host.policies(), app, ask, n, leftover_phase) {
             Ok(()) => return Ok(ask.key),
             Err(why) => {
                 first.get_or_insert(why);
             }
         }
     }
-    Err(first.unwrap_or(Blocked::NodeFull))
+    Err(first.unwrap_or(if others { Blocked::OtherProposer } else { Blocked::NodeFull }))
 }
 
-fn check_ask(
+pub(super) fn check_ask(
     s: &ClusterState,
     policies: &PolicySet,
     app: &App,
@@ -241,14 +291,14 @@ fn check_ask(
 
 /// The leftover phase: asks held back by the classify point, in their
 /// pipeline's leftover order, each re-keyed after it gets a container.
-fn leftover(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, limit: usize) -> usize {
+fn leftover(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, limit: usize) -> usize {
     let mut heap: BinaryHeap<Reverse<(SortKey, AppId, SchedulerKey)>> = BinaryHeap::new();
     {
-        let s = &engine.state;
+        let s = host.state();
         let Some(n) = s.nodes.get(&node) else { return 0 };
         for app in s.pending_apps() {
-            for ask in app.asks.values().filter(|a| a.count > 0) {
-                if let Some(k) = engine.policies.leftover_key(s, app, ask, n) {
+            for ask in app.asks.values().filter(|a| a.count > 0 && host.within_share(app.id, a.key)) {
+                if let Some(k) = host.policies().leftover_key(s, app, ask, n) {
                     heap.push(Reverse((k, app.id, ask.key)));
                 }
             }
@@ -260,28 +310,28 @@ fn leftover(engine: &mut Engine, node: NodeId, now_ms: i64, out: &mut Vec<Decisi
             break;
         }
         let ok = {
-            let s = &engine.state;
+            let s = host.state();
             let (Some(app), Some(n)) = (s.apps.get(&app_id), s.nodes.get(&node)) else { continue };
-            let Some(ask) = app.asks.get(&key).filter(|a| a.count > 0) else { continue };
-            let Some(fresh) = engine.policies.leftover_key(s, app, ask, n) else { continue };
+            let Some(ask) = app.asks.get(&key).filter(|a| a.count > 0 && host.within_share(app_id, key)) else { continue };
+            let Some(fresh) = host.policies().leftover_key(s, app, ask, n) else { continue };
             if fresh != stored && heap.peek().is_some_and(|Reverse((next, _, _))| *next < fresh) {
                 heap.push(Reverse((fresh, app_id, key)));
                 continue;
             }
             s.refused_placements.get(&(app_id, node)).is_none_or(|until| now_ms >= *until)
-                && check_ask(s, &engine.policies, app, ask, n, true).is_ok()
+                && check_ask(s, host.policies(), app, ask, n, true).is_ok()
         };
         if !ok {
             continue;
         }
-        if let Some(d) = engine.allocate(app_id, key, node, now_ms, false) {
+        if let Some(d) = host.allocate(app_id, key, node, now_ms, Phase::Leftover) {
             out.push(d);
             made += 1;
         }
-        let s = &engine.state;
+        let s = host.state();
         if let (Some(app), Some(n)) = (s.apps.get(&app_id), s.nodes.get(&node)) {
             if let Some(ask) = app.asks.get(&key).filter(|a| a.count > 0) {
-                if let Some(k) = engine.policies.leftover_key(s, app, ask, n) {
+                if let Some(k) = host.policies().leftover_key(s, app, ask, n) {
                     heap.push(Reverse((k, app_id, key)));
                 }
             }

@@ -87,11 +87,18 @@ impl Engine {
         let limit = if max_nodes == 0 { with_room.len() } else { max_nodes.min(with_room.len()) };
         let mut made = 0;
         let mut visited = 0;
-        for &node in &with_room[..limit] {
-            visited += 1;
-            made += self.pass_on(node, now_ms, out);
-            if self.state.pending_apps().next().is_none() {
-                break;
+        if self.parallel_round_applies(limit) {
+            // Several proposers at once (`super::propose`).
+            let outcome = self.parallel_round(&with_room[..limit], smallest, now_ms, out);
+            made = outcome.committed + outcome.retried;
+            visited = limit;
+        } else {
+            for &node in &with_room[..limit] {
+                visited += 1;
+                made += self.pass_on(node, now_ms, out);
+                if self.state.pending_apps().next().is_none() {
+                    break;
+                }
             }
         }
         // Cut short by the bound: the next round goes on from here.

@@ -92,6 +92,10 @@ pub enum Blocked {
     Reserve(&'static str),
     /// A filter plugin rejected the node.
     Filter(&'static str),
+    /// In a parallel scheduling round, what is left of the ask is another
+    /// proposer's share (`engine::propose`); not a reason to stop a strict
+    /// order, which that proposer serves on its own nodes.
+    OtherProposer,
 }
 
 impl std::fmt::Display for Blocked {
@@ -107,6 +111,7 @@ impl std::fmt::Display for Blocked {
             Blocked::Altruistic => write!(f, "ask held back (ALTRUISTIC) for leftover capacity"),
             Blocked::Reserve(p) => write!(f, "reserve `{p}` keeps the app inside its pool"),
             Blocked::Filter(p) => write!(f, "filter `{p}` rejected the node"),
+            Blocked::OtherProposer => write!(f, "the rest of the ask is another proposer's share in this round"),
         }
     }
 }

@@ -7,13 +7,20 @@ use super::queue::{Queue, QueueId};
 use super::resource::Resources;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 /// Ordered maps keep every iteration deterministic, which the simulator's
 /// same-seed-same-result promise depends on.
+///
+/// Apps and the constraint index are shared copy-on-write (`Arc`): a
+/// parallel round's proposers (`engine::propose`) each take a copy of the
+/// state, and only what a proposer books into gets copied for it. Change
+/// them through [`ClusterState::app_mut`] and [`ClusterState::constraints_mut`],
+/// which copy only while such a fork is alive (never outside a round).
 #[derive(Debug, Default, Serialize)]
 pub struct ClusterState {
     pub nodes: BTreeMap<NodeId, Node>,
-    pub apps: BTreeMap<AppId, App>,
+    pub apps: BTreeMap<AppId, Arc<App>>,
     pub containers: BTreeMap<ContainerId, Container>,
     pub queues: Vec<Queue>,
     #[serde(skip)]
@@ -34,7 +41,7 @@ pub struct ClusterState {
     /// Placement-constraint bit-vectors over every node and every live
     /// container's allocation tags (`crate::constraint::index`).
     #[serde(skip)]
-    pub constraints: crate::constraint::ConstraintIndex,
+    pub constraints: Arc<crate::constraint::ConstraintIndex>,
 }
 
 impl ClusterState {
@@ -48,7 +55,38 @@ impl ClusterState {
         self.queue_by_name.get(leaf).copied()
     }
 
+    /// An app to change (copied first if a proposer's fork shares it).
+    pub fn app_mut(&mut self, id: AppId) -> Option<&mut App> {
+        self.apps.get_mut(&id).map(Arc::make_mut)
+    }
+
+    /// The constraint index to change (copied first if a fork shares it).
+    pub fn constraints_mut(&mut self) -> &mut crate::constraint::ConstraintIndex {
+        Arc::make_mut(&mut self.constraints)
+    }
+
+    /// A copy for a parallel round's proposer (`engine::propose`) that
+    /// places on `nodes` only: those nodes, and every app, queue and the
+    /// constraint index shared until the proposer books into them; not the
+    /// cluster's container map, which no pass reads (apps keep their own
+    /// live containers).
+    pub fn fork_for(&self, nodes: &[NodeId]) -> ClusterState {
+        ClusterState {
+            nodes: nodes.iter().filter_map(|n| self.nodes.get(n).map(|node| (*n, node.clone()))).collect(),
+            apps: self.apps.clone(),
+            containers: BTreeMap::new(),
+            queues: self.queues.clone(),
+            queue_by_name: self.queue_by_name.clone(),
+            capacity: self.capacity,
+            allocated: self.allocated,
+            now_ms: self.now_ms,
+            resource_names: self.resource_names.clone(),
+            refused_placements: self.refused_placements.clone(),
+            constraints: Arc::clone(&self.constraints),
+        }
+    }
+
     pub fn pending_apps(&self) -> impl Iterator<Item = &App> {
-        self.apps.values().filter(|a| a.has_pending())
+        self.apps.values().map(Arc::as_ref).filter(|a| a.has_pending())
     }
 }

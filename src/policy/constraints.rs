@@ -37,7 +37,9 @@ struct Compiled {
 #[derive(Default)]
 pub struct Constraints {
     /// Compiled candidate sets per outstanding ask. `fits` takes `&self`,
-    /// hence the lock (uncontended: the pass is single-threaded).
+    /// hence the lock (contended only by a parallel round's proposers,
+    /// `engine::propose`; an entry compiled on one proposer's copy of the
+    /// index carries that copy's generation, so another never trusts it).
     cache: Mutex<HashMap<(AppId, SchedulerKey), Compiled>>,
     compiled: AtomicU64,
     tests: AtomicU64,

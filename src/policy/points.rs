@@ -29,7 +29,7 @@ impl<'a> Ctx<'a> {
 /// Base of every plugin: observers, periodic work, and the operator's view.
 /// Observers see only what concerns their pipeline (events of apps in
 /// other queues go to those queues' pipelines); estimators see everything.
-pub trait Plugin: Send {
+pub trait Plugin: Send + Sync {
     fn name(&self) -> &'static str;
 
     /// Every event, after the engine applied it to the state.
@@ -61,6 +61,14 @@ pub trait Plugin: Send {
 
     /// Start of a pass for `node`: refresh what the hooks below read.
     fn prepare(&mut self, _ctx: &Ctx, _node: NodeId) {}
+
+    /// Whether what `prepare` refreshes depends on the node (an order that
+    /// scores apps against the node's free capacity). A parallel round
+    /// prepares once for all its proposers, so a pipeline with such a
+    /// plugin is scheduled by the serial round instead.
+    fn prepares_per_node(&self) -> bool {
+        false
+    }
 
     /// The plugin's own state for the JSON view.
     fn state_json(&self, _ctx: &Ctx) -> serde_json::Value {

@@ -23,7 +23,7 @@ impl Scope {
     /// The scope's apps, in id order.
     pub fn apps<'a>(&self, state: &'a ClusterState) -> impl Iterator<Item = &'a App> + 'a {
         let scope = *self;
-        state.apps.values().filter(move |a| scope.contains(a))
+        state.apps.values().map(std::sync::Arc::as_ref).filter(move |a| scope.contains(a))
     }
 
     /// The scope's total: the cluster's capacity, or the queue's maximum

@@ -49,6 +49,11 @@ fn missing(key: String, name: &str) -> ConfigError {
 }
 
 impl Pipeline {
+    /// Do its app orders' keys move with other apps' allocations (GS)?
+    fn keys_go_stale(&self) -> bool {
+        self.app_order.plugin.keys_go_stale() || self.pool_orders.iter().flatten().any(|o| o.plugin.keys_go_stale())
+    }
+
     /// Visit every plugin of the pipeline (not the shared estimator).
     fn each_mut(&mut self, f: &mut dyn FnMut(&mut dyn Plugin)) {
         if let Some(r) = &mut self.reserve {
@@ -288,8 +293,7 @@ impl PolicySet {
 
     /// May `app`'s key have grown since it was computed (GS)?
     pub fn keys_go_stale(&self, app: &App) -> bool {
-        let p = self.pipeline_of(app.queue);
-        p.app_order.plugin.keys_go_stale() || p.pool_orders.iter().flatten().any(|o| o.plugin.keys_go_stale())
+        self.pipeline_of(app.queue).keys_go_stale()
     }
 
     pub fn strict_order(&self, app: &App) -> bool {
@@ -299,6 +303,21 @@ impl PolicySet {
     pub fn check(&self, state: &ClusterState, app: &App, ask: &Ask, node: &Node, leftover_phase: bool) -> Result<(), Blocked> {
         let p = self.pipeline_of(app.queue);
         p.check(&self.ctx(state, p), app, ask, node, leftover_phase)
+    }
+
+    /// Can several proposers run a pass at once from one `prepare`? Not
+    /// when a pipeline over-subscribes (its evictions need the live node),
+    /// a plugin's `prepare` depends on the node, or an app order's keys
+    /// move with every allocation (GS's weighted sharing between its
+    /// levels: proposers book only in their copy of the state and the
+    /// plugins do not see it, so each would fill its nodes by the levels'
+    /// usage at the start of the round). See `engine::propose`.
+    pub fn allows_parallel_passes(&self) -> bool {
+        !self.has_oversubscribe()
+            && !self.pipelines.iter().any(|p| {
+                p.keys_go_stale()
+                    || p.each().any(|(_, plugin)| plugin.prepares_per_node())
+            })
     }
 
     /// Does any pipeline place speculative containers (ROSE)?

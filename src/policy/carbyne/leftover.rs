@@ -22,7 +22,8 @@ use crate::event::Event;
 use crate::model::{App, AppId, Ask, Container, Node, NodeId};
 use crate::policy::points::{Ctx, Leftover, Plugin};
 use crate::policy::SortKey;
-use std::cell::RefCell;
+use std::sync::Mutex;
+use std::thread::ThreadId;
 use std::collections::HashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,26 +39,30 @@ pub struct CarbyneLeftover {
     order: Order,
     logs: KeyLogs,
     /// Remaining work per app, valid for one pass (cleared by `prepare`,
-    /// an app's entry by its allocations).
-    remaining: RefCell<HashMap<AppId, f64>>,
+    /// an app's entry by its allocations). Keyed by the pass's thread too:
+    /// the proposers of a parallel round (`engine::propose`) each pass over
+    /// their own copy of the state, and one's value must not leak into
+    /// another's order.
+    remaining: Mutex<HashMap<(ThreadId, AppId), f64>>,
 }
 
 impl CarbyneLeftover {
     pub fn new(cfg: &CarbyneConfig) -> CarbyneLeftover {
         let order = if cfg.leftover_order == "pack" { Order::Pack } else { Order::Srtf };
-        CarbyneLeftover { cfg: cfg.clone(), order, logs: KeyLogs::default(), remaining: RefCell::new(HashMap::new()) }
+        CarbyneLeftover { cfg: cfg.clone(), order, logs: KeyLogs::default(), remaining: Mutex::new(HashMap::new()) }
     }
 
     fn remaining_ms(&self, ctx: &Ctx, app: &App) -> f64 {
-        if let Some(v) = self.remaining.borrow().get(&app.id) {
-            return *v;
+        let at = (std::thread::current().id(), app.id);
+        if let Some(v) = self.remaining.lock().unwrap_or_else(|e| e.into_inner()).get(&at).copied() {
+            return v;
         }
         let v = match self.logs.get(app.id) {
             Some(log) => stages::model(ctx, app, log, &self.cfg).remaining_ms(),
             // Not seen arrive (built by -refreshQueues): the estimator's view.
             None => ctx.estimate(app).map_or(f64::INFINITY, |e| e.remaining_ms),
         };
-        self.remaining.borrow_mut().insert(app.id, v);
+        self.remaining.lock().unwrap_or_else(|e| e.into_inner()).insert(at, v);
         v
     }
 }
@@ -73,7 +78,7 @@ impl Plugin for CarbyneLeftover {
 
     fn on_allocated(&mut self, ctx: &Ctx, c: &Container) {
         self.logs.on_allocated(ctx, c);
-        self.remaining.get_mut().remove(&c.app);
+        self.remaining.get_mut().unwrap_or_else(|e| e.into_inner()).retain(|(_, app), _| *app != c.app);
     }
 
     fn on_container_finished(&mut self, _ctx: &Ctx, c: &Container, _at_ms: i64) {
@@ -81,7 +86,7 @@ impl Plugin for CarbyneLeftover {
     }
 
     fn prepare(&mut self, _ctx: &Ctx, _node: NodeId) {
-        self.remaining.get_mut().clear();
+        self.remaining.get_mut().unwrap_or_else(|e| e.into_inner()).clear();
     }
 
     fn state_json(&self, _ctx: &Ctx) -> serde_json::Value {

@@ -161,10 +161,10 @@ impl Dress {
     /// what it asks for — without its ApplicationMaster container unless
     /// `am_in_request` (the paper counts a job's task containers; YARN adds
     /// one AM per app, which on a small cluster alone can exceed θ).
-    fn request(&self, ctx: &Ctx, app: &App) -> Resources {
+    fn request(&self, _ctx: &Ctx, app: &App) -> Resources {
         let mut r = app.allocated + app.pending();
         if !self.cfg.am_in_request {
-            if let Some(am) = app.am_container.and_then(|c| ctx.state.containers.get(&c)) {
+            if let Some(am) = app.am_container.and_then(|c| app.containers.get(&c)) {
                 r -= am.resources;
             }
             for ask in app.asks.values().filter(|a| a.count > 0 && app.is_am_ask(a)) {

@@ -34,6 +34,10 @@ impl Plugin for Tetris {
     fn prepare(&mut self, _ctx: &Ctx, node: NodeId) {
         self.node = Some(node);
     }
+
+    fn prepares_per_node(&self) -> bool {
+        true
+    }
 }
 
 impl AppOrder for Tetris {

@@ -1468,12 +1468,12 @@ public class ShepherdScheduler extends FifoScheduler {
     return shimMetrics.engineRebuilds.value();
   }
 
-  /** NodeManager heartbeats the safe FIFO scheduled instead of the engine. */
   /** Containers placed by scheduling rounds between heartbeats. */
   public long getAsyncAllocations() {
     return shimMetrics.asyncAllocations.value();
   }
 
+  /** NodeManager heartbeats the safe FIFO scheduled instead of the engine. */
   public long getFallbackHeartbeats() {
     return shimMetrics.fallbackHeartbeats.value();
   }

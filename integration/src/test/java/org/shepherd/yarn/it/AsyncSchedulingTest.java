@@ -19,14 +19,17 @@ import org.shepherd.yarn.cluster.Workloads;
  * NodeManagers heartbeat only every 3 s here, so the rounds (every 20 ms)
  * are the first to see every new ask; the test checks that they placed
  * containers, that YARN carried out what they proposed, and that real jobs
- * finish — not how fast (no wall-clock assertion).
+ * finish — not how fast (no wall-clock assertion). The rounds run with two
+ * proposers ({@code scheduler.round_proposers = 2}): each proposes from its
+ * own copy of the state on one NodeManager, the engine validates and
+ * commits, YARN carries out.
  */
 public class AsyncSchedulingTest {
   private static ShepherdCluster cluster;
 
   @BeforeClass
   public static void startCluster() throws Exception {
-    cluster = ShepherdCluster.start("async", "[scheduler]\npolicy = \"drf\"\n", conf -> {
+    cluster = ShepherdCluster.start("async", "[scheduler]\npolicy = \"drf\"\nround_proposers = 2\n", conf -> {
       conf.setLong(ShepherdScheduler.ASYNC_INTERVAL_MS, 20);
       conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 3000);
     });
@@ -51,7 +54,13 @@ public class AsyncSchedulingTest {
     long roundAllocations = counters[7];
     assertTrue("the engine ran rounds: " + rounds, rounds > 0);
     assertTrue("rounds placed containers: " + roundAllocations, roundAllocations > 0);
+    long proposals = counters[8];
+    long conflicts = counters[9];
+    assertTrue("the rounds' proposers proposed: " + proposals, proposals > 0);
+    assertTrue("no more conflicts (" + conflicts + ") than proposals", conflicts <= proposals);
     long carriedOut = s.getAsyncAllocations();
+    System.out.printf("rounds %d, containers placed by rounds %d, proposals %d, conflicts %d, carried out by YARN %d%n",
+        rounds, roundAllocations, proposals, conflicts, carriedOut);
     assertTrue("YARN carried out what rounds proposed (" + carriedOut + " of " + roundAllocations
         + "; a refused one goes back to the engine)", carriedOut > 0 && carriedOut <= roundAllocations);
     assertEquals("nothing fell back to the safe FIFO", 0, s.getFallbackAllocations());

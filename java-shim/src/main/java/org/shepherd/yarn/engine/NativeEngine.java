@@ -104,7 +104,10 @@ public final class NativeEngine {
 
   /**
    * {@code [events, passes, allocations, preemptions, rejectedAllocations,
-   * unknownReferences]}.
+   * unknownReferences, rounds, roundAllocations, roundProposals,
+   * roundConflicts]}: the last four count scheduling rounds between
+   * heartbeats, the containers they placed, and (with several proposers)
+   * the placements proposed and those rejected as conflicting.
    */
   public static native long[] counters(long handle);
 

@@ -6,8 +6,8 @@
 
 use crate::bridge::session::Session;
 use crate::bridge::wire::EventWriter;
+use super::busy_cluster::{percentile, BusyCluster};
 use crate::engine::Event;
-use crate::model::{Ask, Resources, SchedulerKey};
 use std::time::Instant;
 
 pub struct HeartbeatBench {
@@ -51,55 +51,16 @@ fn thread_cpu_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-/// The `p`-th percentile (nearest rank) of `samples_ns`, µs.
-fn percentile(samples_ns: &[u64], p: f64) -> f64 {
-    let mut v = samples_ns.to_vec();
-    v.sort_unstable();
-    let i = ((p / 100.0) * (v.len() - 1) as f64).round() as usize;
-    v[i] as f64 / 1000.0
-}
 
 impl HeartbeatBench {
     pub fn run(&self) -> HeartbeatReport {
         let mut parsed = crate::config::Config::parse(&self.config).expect("config");
         parsed.scheduler.policy = self.policy.clone();
         let mut s = Session::with_config(parsed, vec!["memory-mb".into(), "vcores".into()]).expect("config");
+        let cluster = BusyCluster { nodes: self.nodes, apps: self.apps, pending: self.pending };
         let mut w = EventWriter::default();
-        for n in 0..self.nodes {
-            w.event(
-                &Event::NodeAdded {
-                    node: n,
-                    host: format!("nm{n:05}.cluster"),
-                    rack: format!("/rack{}", n / 40),
-                    capacity: Resources::new(64 * 1024, 32),
-                    labels: vec![],
-                    attributes: vec![],
-                },
-                2,
-            );
-        }
-        // Asks sized so the whole cluster is busy and `pending` remain queued.
-        let per_app = (self.pending / self.apps).max(1);
-        let slots_per_node = 16; // 4 GB containers on 64 GB nodes
-        let running_target = self.nodes * slots_per_node;
-        let per_app_total = per_app + running_target / self.apps + 1;
-        for a in 0..self.apps {
-            w.event(
-                &Event::AppAdded {
-                    app: a,
-                    yarn_id: format!("application_0_{}", a),
-                    queue: "default".into(),
-                    user: format!("user{}", a % 50),
-                    name: format!("job{a}"),
-                    app_type: "MAPREDUCE".into(),
-                    tags: vec![],
-                    submit_ms: a as i64,
-                    priority: 0,
-                },
-                2,
-            );
-            w.event(&Event::AttemptAdded { app: a, attempt: 1 }, 2);
-            w.event(&map_ask(a, per_app_total as i32), 2);
+        for e in cluster.setup() {
+            w.event(&e, 2);
         }
         s.step(&w.buf, 0, None).expect("setup batch");
         // Fill the cluster once.
@@ -125,29 +86,16 @@ impl HeartbeatBench {
             cpu.push(thread_cpu_ns().saturating_sub(c));
             samples.push(t.elapsed().as_nanos() as u64);
             allocations += collect(&out, &mut on_node) as u64;
-            // Replace what ran with new demand from the same apps (not timed:
-            // in YARN it arrives through AM allocate calls, not heartbeats).
+            // Replace what ran with new demand from the same apps (not timed).
             let mut w = EventWriter::default();
-            for a in 0..self.apps {
-                if let Some(app) = s.engine.state.apps.get(&a) {
-                    if app.pending_containers() < per_app as i64 {
-                        w.event(&map_ask(a, per_app as i32), 2);
-                    }
-                }
+            for e in cluster.top_up(&s.engine.state) {
+                w.event(&e, 2);
             }
             if !w.buf.is_empty() {
                 s.step(&w.buf, i as i64, None).expect("top-up");
             }
         }
         HeartbeatReport { samples_ns: samples, cpu_ns: cpu, allocations }
-    }
-}
-
-/// The benchmark's one kind of ask: `count` 4 GB / 1 vcore map containers.
-fn map_ask(app: u32, count: i32) -> Event {
-    Event::AskUpdated {
-        app,
-        ask: Ask::anywhere(SchedulerKey { priority: 20, allocation_request_id: 0 }, Resources::new(4096, 1), count),
     }
 }
 

@@ -6,6 +6,7 @@
 //! * [`constraints`] — placement-constraint matching: bit-vectors against the per-node check.
 //! * [`round`] — scheduling rounds between heartbeats, one proposer against several.
 
+mod busy_cluster;
 pub mod constraints;
 pub mod heartbeat;
 pub mod optimistic;

@@ -7,9 +7,9 @@
 //! asynchronous-scheduling thread holds the scheduler for; with several
 //! proposers it includes copying the state for each of them.
 
+use super::busy_cluster::{percentile, BusyCluster};
 use crate::config::Config;
 use crate::engine::{Decision, Engine, Event};
-use crate::model::{Ask, Resources, SchedulerKey};
 use std::time::Instant;
 
 pub struct RoundBench {
@@ -36,10 +36,7 @@ pub struct RoundReport {
 impl RoundReport {
     /// The `p`-th percentile (nearest rank) of the round times, µs.
     pub fn percentile(&self, p: f64) -> f64 {
-        let mut v = self.samples_ns.clone();
-        v.sort_unstable();
-        let i = ((p / 100.0) * (v.len() - 1) as f64).round() as usize;
-        v[i] as f64 / 1000.0
+        percentile(&self.samples_ns, p)
     }
 
     /// Containers placed per second of round time.
@@ -49,45 +46,18 @@ impl RoundReport {
     }
 }
 
-fn map_ask(app: u32, count: i32) -> Event {
-    Event::AskUpdated {
-        app,
-        ask: Ask::anywhere(SchedulerKey { priority: 20, allocation_request_id: 0 }, Resources::new(4096, 1), count),
-    }
-}
-
 impl RoundBench {
     pub fn run(&self) -> RoundReport {
         let mut cfg = Config::default();
         cfg.scheduler.policy = self.policy.clone();
         cfg.scheduler.round_proposers = self.proposers;
+        // The proposers asked for, however little work a round gives each:
+        // this is how `round_min_work_per_proposer`'s default was chosen.
+        cfg.scheduler.round_min_work_per_proposer = 0;
         let mut e = Engine::with_config(cfg).expect("config");
-        for n in 0..self.nodes {
-            e.apply(Event::NodeAdded {
-                node: n,
-                host: format!("nm{n:05}.cluster"),
-                rack: format!("/rack{}", n / 40),
-                capacity: Resources::new(64 * 1024, 32),
-                labels: vec![],
-                attributes: vec![],
-            });
-        }
-        let per_app = (self.pending / self.apps).max(1);
-        let running = self.nodes * 16; // 4 GB containers on 64 GB nodes
-        for a in 0..self.apps {
-            e.apply(Event::AppAdded {
-                app: a,
-                yarn_id: format!("application_0_{a}"),
-                queue: "default".into(),
-                user: format!("user{}", a % 50),
-                name: format!("job{a}"),
-                app_type: "MAPREDUCE".into(),
-                tags: vec![],
-                submit_ms: a as i64,
-                priority: 0,
-            });
-            e.apply(Event::AttemptAdded { app: a, attempt: 1 });
-            e.apply(map_ask(a, (per_app + running / self.apps + 1) as i32));
+        let cluster = BusyCluster { nodes: self.nodes, apps: self.apps, pending: self.pending };
+        for event in cluster.setup() {
+            e.apply(event);
         }
         let mut on_node: Vec<Vec<u64>> = vec![Vec::new(); self.nodes as usize];
         let record = |out: &[Decision], on_node: &mut Vec<Vec<u64>>| {
@@ -122,10 +92,8 @@ impl RoundBench {
             samples.push(t.elapsed().as_nanos() as u64);
             allocations += record(&out, &mut on_node) as u64;
             // Keep the queue at `pending` (untimed: it arrives through AMs).
-            for a in 0..self.apps {
-                if e.state.apps.get(&a).is_some_and(|app| app.pending_containers() < per_app as i64) {
-                    e.apply(map_ask(a, per_app as i32));
-                }
+            for event in cluster.top_up(&e.state) {
+                e.apply(event);
             }
         }
         let after = e.counters();

@@ -72,15 +72,8 @@ enum Command {
     },
     /// Engine decision time per node heartbeat (P50/P90/P99/max, µs).
     BenchHeartbeat {
-        /// NodeManagers.
-        #[arg(long, default_value_t = 1000)]
-        nodes: u32,
-        /// Pending asks spread over the apps.
-        #[arg(long, default_value_t = 10_000)]
-        pending: u32,
-        /// Applications.
-        #[arg(long, default_value_t = 500)]
-        apps: u32,
+        #[command(flatten)]
+        cluster: BusyClusterArgs,
         /// Heartbeats to time.
         #[arg(long, default_value_t = 20_000)]
         heartbeats: u32,
@@ -95,18 +88,12 @@ enum Command {
         #[arg(long, default_value_t = 1000.0)]
         target_us: f64,
     },
-    /// Scheduling rounds between heartbeats with 1 and more proposers (scheduler.round_proposers):
-    /// wall time per round, containers per second of round time, conflicts.
+    /// Scheduling rounds between heartbeats with 1 and more proposers (scheduler.round_proposers,
+    /// without round_min_work_per_proposer): wall time per round, containers per second of round
+    /// time, conflicts.
     BenchRound {
-        /// NodeManagers.
-        #[arg(long, default_value_t = 1000)]
-        nodes: u32,
-        /// Pending asks spread over the apps.
-        #[arg(long, default_value_t = 10_000)]
-        pending: u32,
-        /// Applications.
-        #[arg(long, default_value_t = 500)]
-        apps: u32,
+        #[command(flatten)]
+        cluster: BusyClusterArgs,
         /// Nodes whose containers finish before each round (the round refills them).
         #[arg(long, default_value_t = 100)]
         batch: u32,
@@ -211,6 +198,21 @@ enum Command {
 }
 
 /// Where the workload comes from and how the simulated cluster and engine are set up.
+/// The engine benchmarks' busy cluster (`shepherd::bench`): 64 GB nodes
+/// kept full, with `pending` asks queued over `apps` applications.
+#[derive(Args, Clone, Copy)]
+struct BusyClusterArgs {
+    /// NodeManagers.
+    #[arg(long, default_value_t = 1000)]
+    nodes: u32,
+    /// Pending asks spread over the apps.
+    #[arg(long, default_value_t = 10_000)]
+    pending: u32,
+    /// Applications.
+    #[arg(long, default_value_t = 500)]
+    apps: u32,
+}
+
 #[derive(Args, Clone, Default)]
 struct WorkloadArgs {
     /// Workload file: Shepherd .json, Hadoop SLS .sls.json, SWIM .swim/.tsv.
@@ -389,7 +391,7 @@ fn main() -> ExitCode {
         Command::Compare { w, policies, baseline, out, seeds } => compare(&w, &policies, &baseline, out, seeds),
         Command::Generate { w, out } => generate(&w, &out),
         Command::BenchSim { w, policy } => bench(&w, &policy),
-        Command::BenchHeartbeat { nodes, pending, apps, heartbeats, policy, config, target_us } => {
+        Command::BenchHeartbeat { cluster: BusyClusterArgs { nodes, pending, apps }, heartbeats, policy, config, target_us } => {
             let config = config.map(|p| std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))).transpose();
             config.and_then(|config| {
                 bench_heartbeat(shepherd::bench::heartbeat::HeartbeatBench {
@@ -402,7 +404,7 @@ fn main() -> ExitCode {
                 }, target_us)
             })
         }
-        Command::BenchRound { nodes, pending, apps, batch, rounds, policy, proposers } => {
+        Command::BenchRound { cluster: BusyClusterArgs { nodes, pending, apps }, batch, rounds, policy, proposers } => {
             println!(
                 "{:>9} {:>7} {:>11} {:>9} {:>9} {:>14} {:>10} {:>10} {:>11} {:>10}",
                 "proposers", "rounds", "containers", "P50 µs", "P99 µs", "containers/s", "proposals", "conflicts", "propose ms", "commit ms"

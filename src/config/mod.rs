@@ -100,7 +100,17 @@ pub struct SchedulerConfig {
     /// engine validates and commits their proposals (`engine::propose`).
     /// 1 = the serial round.
     pub round_proposers: u32,
+    /// A proposer pays for its thread and its copy of the state only when
+    /// it has this much work: the nodes it visits times the apps with
+    /// outstanding asks (the pass orders every such app on every node). A
+    /// round with less uses fewer proposers, and below two the serial
+    /// round. 0 = always `round_proposers`.
+    pub round_min_work_per_proposer: u64,
 }
+
+/// Default of `scheduler.round_min_work_per_proposer` (node × app visits),
+/// from `shepherd bench-round` on small rounds: see the README's Megha section.
+pub const DEFAULT_ROUND_MIN_WORK: u64 = 20_000;
 
 /// Upper bound of `scheduler.round_proposers`: each proposer is a thread
 /// with a copy of the cluster state for the length of a round.
@@ -116,6 +126,7 @@ impl Default for SchedulerConfig {
             max_assignments_per_heartbeat: 0,
             refused_placement_backoff_ms: 10_000,
             round_proposers: 1,
+            round_min_work_per_proposer: DEFAULT_ROUND_MIN_WORK,
         }
     }
 }

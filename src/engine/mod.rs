@@ -367,7 +367,7 @@ impl Engine {
             Event::ContainerLaunched { container, at_ms } => {
                 let Some(c) = s.containers.get_mut(container) else { return Applied::Unknown };
                 c.launched_ms = Some(*at_ms);
-                if let Some(live) = s.apps.get_mut(&c.app).map(Arc::make_mut).and_then(|a| a.containers.get_mut(container)) {
+                if let Some(live) = s.apps.get_mut(&c.app).map(Arc::make_mut).and_then(|a| Arc::make_mut(&mut a.containers).get_mut(container)) {
                     live.started_ms = *at_ms;
                 }
             }
@@ -397,7 +397,7 @@ impl Engine {
                     // were speculative: booked in the allocated view.
                     speculative: false,
                 };
-                Self::commit_container(s, c);
+                Self::commit_container(s, c, false);
             }
             Event::ContainerTags { container, tags } => {
                 let Some(c) = s.containers.get(container) else { return Applied::Unknown };
@@ -435,8 +435,13 @@ impl Engine {
         Applied::Done
     }
 
-    /// Book a container against node, app, queue and cluster.
-    fn commit_container(s: &mut ClusterState, c: Container) {
+    /// Book a container against node, app, queue and cluster. A proposer's
+    /// copy (`fork`) leaves the app's record of its live containers and
+    /// their attained service as they were: nothing a pass decides by
+    /// changes with a container started now (its service so far is 0), and
+    /// copying every live container of every app a proposer books into
+    /// would cost a round more than its pass.
+    fn commit_container(s: &mut ClusterState, c: Container, fork: bool) {
         if let Some(n) = s.nodes.get_mut(&c.node) {
             if c.speculative {
                 n.oversubscribed += c.resources;
@@ -457,8 +462,11 @@ impl Engine {
                 a.allocated += c.resources;
                 s.queues[a.queue].allocated += c.resources;
             }
-            a.containers.insert(c.id, LiveContainer { key: c.key, resources: c.resources, started_ms: c.launched_ms.unwrap_or(c.allocated_ms) });
-            a.live_start_sum_ms += c.allocated_ms;
+            if !fork {
+                let live = LiveContainer { key: c.key, resources: c.resources, started_ms: c.launched_ms.unwrap_or(c.allocated_ms) };
+                Arc::make_mut(&mut a.containers).insert(c.id, live);
+                a.live_start_sum_ms += c.allocated_ms;
+            }
             a.allocations_total += 1;
             a.first_allocation_ms.get_or_insert(c.allocated_ms);
             a.blocked = None;
@@ -492,7 +500,7 @@ impl Engine {
                 a.allocated -= c.resources;
                 s.queues[a.queue].allocated -= c.resources;
             }
-            a.containers.remove(&id);
+            Arc::make_mut(&mut a.containers).remove(&id);
             a.live_start_sum_ms -= c.allocated_ms;
             if let Some(end) = ended_ms {
                 a.service_done_ms += (end - c.allocated_ms).max(0);
@@ -590,7 +598,7 @@ impl Engine {
         now_ms: i64,
         speculative: bool,
     ) -> Option<Decision> {
-        let (c, decision, queue) = Self::book(&mut self.state, self.next_container, app, key, node, now_ms, speculative)?;
+        let (c, decision, queue) = Self::book(&mut self.state, self.next_container, app, key, node, now_ms, speculative, false)?;
         self.next_container += 1;
         self.policies.on_allocated(&self.state, &c, queue);
         Some(decision)
@@ -600,7 +608,8 @@ impl Engine {
     /// shrinks, node, app, queue and cluster hold the container, its tags go
     /// into the constraint index. No plugin sees it; that is the caller's
     /// part (the engine's `allocate`; a parallel round's proposers book in
-    /// their own copy of the state only).
+    /// their own copy of the state only, `fork`, see `commit_container`).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn book(
         s: &mut ClusterState,
         id: ContainerId,
@@ -609,6 +618,7 @@ impl Engine {
         node: NodeId,
         now_ms: i64,
         speculative: bool,
+        fork: bool,
     ) -> Option<(Container, Decision, QueueId)> {
         let n = s.nodes.get(&node)?;
         let (host, rack) = (n.host.clone(), n.rack.clone());
@@ -636,7 +646,7 @@ impl Engine {
             speculative,
         };
         let queue = a.queue;
-        Self::commit_container(s, c.clone());
+        Self::commit_container(s, c.clone(), fork);
         if let Some(p) = placement.filter(|p| !p.tags.is_empty()) {
             s.constraints_mut().container_added(id, app, node, &p.tags);
         }

@@ -22,6 +22,14 @@
 //! whose share it has used up (not a reason for a strict FIFO to stop); the
 //! node it was on is offered again after the commits if it still has room,
 //! so a share that one partition could not use is not lost for the round.
+//! A proposer whose shares are all used stops, and its nodes not visited
+//! are offered again the same way (the serial round stops when nothing is
+//! outstanding; so do the retries).
+//!
+//! A proposer costs a thread and a copy, and its proposals are checked and
+//! booked again by the authority, so a round gets only as many as have
+//! `scheduler.round_min_work_per_proposer` node × pending-app visits each
+//! (`Engine::round_proposers_for`); a small round stays serial.
 //!
 //! The engine is the authority — Megha's LM, the CapacityScheduler's single
 //! committer behind its asynchronous proposal threads. It takes the
@@ -111,7 +119,7 @@ impl Share {
     }
 
     /// How many of an ask's `count` containers fall to this share: the
-    /// whole numbers in [count·from + o, count·to + o), with an offset `o`
+    /// whole numbers in (count·from + o, count·to + o], with an offset `o`
     /// in [0, 1) drawn from the ask, so the shares of all proposers add up to
     /// `count` exactly and single-container asks spread over the proposers
     /// instead of all falling to one.
@@ -135,6 +143,8 @@ struct Proposer<'a> {
     /// Did the current node's pass pass over an ask because its share was
     /// used up? Then the node is offered again after the commits.
     share_ran_out: Cell<bool>,
+    /// Containers of its shares still to propose; at 0 it stops.
+    share_left: i64,
     policies: &'a PolicySet,
     limit: usize,
     /// Container ids for the copy only (the authority assigns the real
@@ -157,9 +167,10 @@ impl Host for Proposer<'_> {
         Vec::new() // parallel rounds run only where no pipeline over-subscribes
     }
     fn allocate(&mut self, app: AppId, key: SchedulerKey, node: NodeId, now_ms: i64, phase: Phase) -> Option<Decision> {
-        let (_, decision, _) = Engine::book(&mut self.state, self.next_id, app, key, node, now_ms, phase == Phase::Speculative)?;
+        let (_, decision, _) = Engine::book(&mut self.state, self.next_id, app, key, node, now_ms, phase == Phase::Speculative, true)?;
         self.next_id += 1;
         *self.taken.entry((app, key)).or_default() += 1;
+        self.share_left -= 1;
         self.proposals.push(Proposal { app, key, node, phase });
         Some(decision)
     }
@@ -177,10 +188,12 @@ impl Host for Proposer<'_> {
     }
 }
 
-/// What one proposer proposed, and the nodes where its share ran out.
+/// What one proposer proposed, and the nodes to offer again after the
+/// commits: where its share of an ask ran out while it placed, and those it
+/// did not visit because every share was used.
 struct Proposed {
     proposals: Vec<Proposal>,
-    share_ran_out: Vec<NodeId>,
+    offer_again: Vec<NodeId>,
 }
 
 /// What one parallel round did, for the counters and the log.
@@ -199,17 +212,27 @@ pub(super) struct Outcome {
 }
 
 impl Engine {
-    /// Whether this round may run with several proposers.
-    pub(super) fn parallel_round_applies(&self, nodes: usize) -> bool {
-        self.config.scheduler.round_proposers > 1 && nodes > 1 && self.policies.allows_parallel_passes()
+    /// How many proposers a round over `nodes` nodes gets: up to
+    /// `scheduler.round_proposers`, as many as have
+    /// `round_min_work_per_proposer` node × app visits each, none more than
+    /// there are nodes; 1 where a pipeline needs the serial round.
+    pub(super) fn round_proposers_for(&self, nodes: usize) -> usize {
+        let s = &self.config.scheduler;
+        let k = (s.round_proposers as usize).min(nodes);
+        if k < 2 || !self.policies.allows_parallel_passes() {
+            return 1;
+        }
+        if s.round_min_work_per_proposer == 0 {
+            return k;
+        }
+        let work = nodes as u64 * self.state.pending_apps().count() as u64;
+        k.min((work / s.round_min_work_per_proposer) as usize).max(1)
     }
 
-    /// A round over `nodes` with `scheduler.round_proposers` proposers (see
-    /// the module comment); `smallest` is the component-wise minimum of the
-    /// outstanding asks, which a node must hold to be worth a retry.
-    /// Decisions go to `out`.
-    pub(super) fn parallel_round(&mut self, nodes: &[NodeId], smallest: Resources, now_ms: i64, out: &mut Vec<Decision>) -> Outcome {
-        let k = (self.config.scheduler.round_proposers as usize).min(nodes.len()).max(1);
+    /// A round over `nodes` with `k` proposers (see the module comment);
+    /// `smallest` is the component-wise minimum of the outstanding asks,
+    /// which a node must hold to be worth a retry. Decisions go to `out`.
+    pub(super) fn parallel_round(&mut self, nodes: &[NodeId], k: usize, smallest: Resources, now_ms: i64, out: &mut Vec<Decision>) -> Outcome {
         let _span = tracing::debug_span!("parallel_round", proposers = k, nodes = nodes.len()).entered();
         // Every plugin's `prepare` is node-independent here
         // (`allows_parallel_passes`), so one serves all proposers.
@@ -227,7 +250,7 @@ impl Engine {
 
         // The authority: proposers' proposals in turn, each validated on the
         // state every earlier commit changed.
-        let mut retry: BTreeSet<NodeId> = proposed.iter().flat_map(|p| p.share_ran_out.iter().copied()).collect();
+        let mut retry: BTreeSet<NodeId> = proposed.iter().flat_map(|p| p.offer_again.iter().copied()).collect();
         let longest = proposed.iter().map(|p| p.proposals.len()).max().unwrap_or(0);
         for i in 0..longest {
             for p in proposed.iter().filter_map(|list| list.proposals.get(i)) {
@@ -251,8 +274,12 @@ impl Engine {
             }
         }
         // The retry: a node a conflict or a used-up share left room on is
-        // offered again, on the fresh state, by the serial pass.
+        // offered again, on the fresh state, by the serial pass, until
+        // nothing is outstanding (as the serial round stops).
         for node in retry {
+            if self.state.pending_apps().next().is_none() {
+                break;
+            }
             if self.state.nodes.get(&node).is_some_and(|n| smallest.fits_in(&n.free())) {
                 outcome.retried += self.pass_on(node, now_ms, out);
             }
@@ -281,27 +308,36 @@ impl Engine {
                 .enumerate()
                 .map(|(i, (nodes, share))| {
                     scope.spawn(move || {
+                        let share_left = state
+                            .pending_apps()
+                            .flat_map(|a| a.asks.values().filter(|ask| ask.count > 0).map(|ask| share.of(a.id, ask.key, ask.count) as i64))
+                            .sum();
                         let mut p = Proposer {
                             state: state.fork_for(nodes),
                             base: state,
                             share,
                             taken: HashMap::new(),
                             share_ran_out: Cell::new(false),
+                            share_left,
                             policies,
                             limit,
                             next_id: (1 << 62) + ((i as ContainerId) << 40),
                             proposals: Vec::new(),
                         };
                         let mut scratch = Vec::new();
-                        let mut share_ran_out = Vec::new();
-                        for &node in nodes {
+                        let mut offer_again = Vec::new();
+                        for (visited, &node) in nodes.iter().enumerate() {
+                            if p.share_left <= 0 {
+                                offer_again.extend_from_slice(&nodes[visited..]);
+                                break;
+                            }
                             p.share_ran_out.set(false);
                             pass::run(&mut p, node, now_ms, &mut scratch);
                             if p.share_ran_out.get() {
-                                share_ran_out.push(node);
+                                offer_again.push(node);
                             }
                         }
-                        Proposed { proposals: p.proposals, share_ran_out }
+                        Proposed { proposals: p.proposals, offer_again }
                     })
                 })
                 .collect();
@@ -326,23 +362,15 @@ impl Engine {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{add_app, add_node, ask};
+    use super::super::tests::{add_app, add_node, allocs as placed, ask};
     use super::*;
     use crate::config::Config;
-
-    fn placed(d: &[Decision]) -> Vec<(u32, u32)> {
-        d.iter()
-            .filter_map(|d| match d {
-                Decision::Allocate { app, node, .. } => Some((*app, *node)),
-                _ => None,
-            })
-            .collect()
-    }
 
     fn with_proposers(policy: &str, k: u32, nodes: u32, cores: i64) -> Engine {
         let mut cfg = Config::default();
         cfg.scheduler.policy = policy.into();
         cfg.scheduler.round_proposers = k;
+        cfg.scheduler.round_min_work_per_proposer = 0; // these rounds are tiny
         let mut e = Engine::with_config(cfg).unwrap();
         for n in 0..nodes {
             add_node(&mut e, n, 1024 * cores, cores);
@@ -465,6 +493,37 @@ mod tests {
         let mut out = vec![];
         assert_eq!(e.schedule_round(10, 0, &mut out).unwrap(), 3);
         assert!(e.counters().round_proposals > 0, "drf runs parallel rounds");
+    }
+
+    /// By default a proposer needs `DEFAULT_ROUND_MIN_WORK` (20 000) node ×
+    /// app visits: two apps on four nodes are a serial round, 100 apps on
+    /// 800 nodes (80 000 visits) get the four proposers asked for, on 400
+    /// nodes two, on 200 nodes one (serial).
+    #[test]
+    fn small_rounds_stay_serial() {
+        let build = |nodes: u32, apps: u32| {
+            let mut cfg = Config::default();
+            cfg.scheduler.policy = "drf".into();
+            cfg.scheduler.round_proposers = 4;
+            assert_eq!(cfg.scheduler.round_min_work_per_proposer, crate::config::DEFAULT_ROUND_MIN_WORK);
+            let mut e = Engine::with_config(cfg).unwrap();
+            for n in 0..nodes {
+                add_node(&mut e, n, 8192, 8);
+            }
+            for a in 1..=apps {
+                add_app(&mut e, a, "default", "alice", a as i64);
+                ask(&mut e, a, 1, 1024, 1, 1);
+            }
+            e
+        };
+        assert_eq!(build(4, 2).round_proposers_for(4), 1);
+        assert_eq!(build(800, 100).round_proposers_for(800), 4);
+        assert_eq!(build(400, 100).round_proposers_for(400), 2);
+        assert_eq!(build(200, 100).round_proposers_for(200), 1);
+        let mut e = build(4, 2);
+        let mut out = vec![];
+        assert_eq!(e.schedule_round(10, 0, &mut out).unwrap(), 2);
+        assert_eq!(e.counters().round_proposals, 0);
     }
 
     #[test]

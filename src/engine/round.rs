@@ -87,9 +87,10 @@ impl Engine {
         let limit = if max_nodes == 0 { with_room.len() } else { max_nodes.min(with_room.len()) };
         let mut made = 0;
         let mut visited = 0;
-        if self.parallel_round_applies(limit) {
+        let proposers = self.round_proposers_for(limit);
+        if proposers > 1 {
             // Several proposers at once (`super::propose`).
-            let outcome = self.parallel_round(&with_room[..limit], smallest, now_ms, out);
+            let outcome = self.parallel_round(&with_room[..limit], proposers, smallest, now_ms, out);
             made = outcome.committed + outcome.retried;
             visited = limit;
         } else {
@@ -123,17 +124,8 @@ impl Engine {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{add_app, add_node, ask, engine};
+    use super::super::tests::{add_app, add_node, allocs as placed, ask, engine};
     use super::*;
-
-    fn placed(d: &[Decision]) -> Vec<(u32, u32)> {
-        d.iter()
-            .filter_map(|d| match d {
-                Decision::Allocate { app, node, .. } => Some((*app, *node)),
-                _ => None,
-            })
-            .collect()
-    }
 
     fn cluster(policy: &str, nodes: u32, cores: i64) -> Engine {
         let mut e = engine(policy, &[]);

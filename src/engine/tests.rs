@@ -44,7 +44,8 @@ pub(crate) fn ask(e: &mut Engine, app: u32, priority: i32, mem: i64, cores: i64,
     });
 }
 
-fn allocs(d: &[Decision]) -> Vec<(u32, u32)> {
+/// (app, node) of each allocation, in order.
+pub(crate) fn allocs(d: &[Decision]) -> Vec<(u32, u32)> {
     d.iter()
         .filter_map(|d| match d {
             Decision::Allocate { app, node, .. } => Some((*app, *node)),

@@ -5,6 +5,7 @@ use super::queue::QueueId;
 use super::resource::Resources;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Dense application index assigned by the driver, increasing with submission
 /// order (the shim numbers `ApplicationId`s as they arrive).
@@ -30,8 +31,11 @@ pub struct App {
     /// Its live containers, with what per-app walks read of each (as
     /// YARN's `SchedulerApplicationAttempt` keeps its live containers):
     /// a policy that looks at every container of an app each time it is
-    /// replanned need not look each one up in the cluster's map.
-    pub containers: BTreeMap<u64, LiveContainer>,
+    /// replanned need not look each one up in the cluster's map. Shared
+    /// copy-on-write (change it through `Arc::make_mut`): a parallel
+    /// round's proposer copies the apps it books into but not their live
+    /// containers, which it leaves as they were (`engine::propose`).
+    pub containers: Arc<BTreeMap<u64, LiveContainer>>,
     /// When the first container of the app was allocated (waiting time ends).
     pub first_allocation_ms: Option<i64>,
     /// Containers allocated over the app's life.

@@ -15,8 +15,10 @@ use std::sync::Arc;
 /// Apps and the constraint index are shared copy-on-write (`Arc`): a
 /// parallel round's proposers (`engine::propose`) each take a copy of the
 /// state, and only what a proposer books into gets copied for it. Change
-/// them through [`ClusterState::app_mut`] and [`ClusterState::constraints_mut`],
-/// which copy only while such a fork is alive (never outside a round).
+/// them through `Arc::make_mut` ([`ClusterState::app_mut`],
+/// [`ClusterState::constraints_mut`], or `apps.get_mut(..).map(Arc::make_mut)`
+/// where other fields are borrowed at once), which copies only while such a
+/// fork is alive (never outside a round).
 #[derive(Debug, Default, Serialize)]
 pub struct ClusterState {
     pub nodes: BTreeMap<NodeId, Node>,

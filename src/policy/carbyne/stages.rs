@@ -343,7 +343,7 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
     // An app's running containers mostly share a few keys: remember the
     // last key's stage rather than look every container's up.
     let mut last: Option<(SchedulerKey, usize)> = None;
-    for (id, c) in &app.containers {
+    for (id, c) in app.containers.iter() {
         if log.am == Some(*id) {
             reserved = reserved.plus(&Amount::of(&c.resources));
             continue;

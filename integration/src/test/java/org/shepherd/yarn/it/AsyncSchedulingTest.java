@@ -20,16 +20,18 @@ import org.shepherd.yarn.cluster.Workloads;
  * are the first to see every new ask; the test checks that they placed
  * containers, that YARN carried out what they proposed, and that real jobs
  * finish — not how fast (no wall-clock assertion). The rounds run with two
- * proposers ({@code scheduler.round_proposers = 2}): each proposes from its
- * own copy of the state on one NodeManager, the engine validates and
- * commits, YARN carries out.
+ * proposers ({@code scheduler.round_proposers = 2}, and no minimum of work
+ * per proposer, which two NodeManagers and two jobs would not reach): each
+ * proposes from its own copy of the state on one NodeManager, the engine
+ * validates and commits, YARN carries out.
  */
 public class AsyncSchedulingTest {
   private static ShepherdCluster cluster;
 
   @BeforeClass
   public static void startCluster() throws Exception {
-    cluster = ShepherdCluster.start("async", "[scheduler]\npolicy = \"drf\"\nround_proposers = 2\n", conf -> {
+    cluster = ShepherdCluster.start("async", "[scheduler]\npolicy = \"drf\"\nround_proposers = 2\n"
+        + "round_min_work_per_proposer = 0\n", conf -> {
       conf.setLong(ShepherdScheduler.ASYNC_INTERVAL_MS, 20);
       conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 3000);
     });

@@ -165,6 +165,17 @@ impl Ledger {
     }
 }
 
+/// (app, node) of each allocation, in order.
+fn placed(decisions: &[Decision]) -> Vec<(u32, u32)> {
+    decisions
+        .iter()
+        .filter_map(|d| match d {
+            Decision::Allocate { app, node, .. } => Some((*app, *node)),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Rounds with containers finishing between them; the ledger checks every
 /// round's decisions. Returns the engine and every decision, in order.
 fn run(c: &Case) -> Result<(Engine, Vec<Decision>), String> {
@@ -233,13 +244,7 @@ fn asks_are_split_between_proposers_and_leftover_room_retried() {
     let counters = e.counters();
     assert_eq!(counters.round_conflicts, 0, "{decisions:?}");
     assert!(counters.round_proposals >= 1 && counters.round_proposals <= 8);
-    let mut apps: Vec<u32> = decisions
-        .iter()
-        .filter_map(|d| match d {
-            Decision::Allocate { app, .. } => Some(*app),
-            _ => None,
-        })
-        .collect();
+    let mut apps: Vec<u32> = placed(&decisions).into_iter().map(|(app, _)| app).collect();
     apps.sort_unstable();
     assert_eq!(apps, vec![1, 1, 1, 2, 3, 4, 5, 6]);
 }
@@ -268,13 +273,7 @@ fn conflicts_are_rejected_then_retried_on_fresh_state() {
     let (e, decisions) = run(&c).unwrap();
     let counters = e.counters();
     assert!(counters.round_conflicts >= 1, "{counters:?} {decisions:?}");
-    let placed: Vec<(u32, u32)> = decisions
-        .iter()
-        .filter_map(|d| match d {
-            Decision::Allocate { app, node, .. } => Some((*app, *node)),
-            _ => None,
-        })
-        .collect();
+    let placed = placed(&decisions);
     let racks: BTreeSet<u32> = placed.iter().filter(|(a, _)| *a == 1).map(|(_, n)| n % RACKS as u32).collect();
     assert_eq!(racks.len(), 2, "both replicas placed, in different racks: {placed:?}");
     assert_eq!(placed.iter().filter(|(a, _)| *a == 2).count(), 1, "{placed:?}");

@@ -127,7 +127,7 @@ impl Dress {
         let capacity = ctx.scope.capacity(ctx.state);
         let against_total = self.cfg.classify_against == "total";
         let theta = self.cfg.theta;
-        let request = self.request(ctx, app);
+        let request = self.request(app);
         let info = self.apps.entry(app.id).or_insert_with(AppInfo::new);
         let mut peak = info.peak_request;
         for (p, r) in peak.0.iter_mut().zip(request.0.iter()) {
@@ -161,7 +161,7 @@ impl Dress {
     /// what it asks for — without its ApplicationMaster container unless
     /// `am_in_request` (the paper counts a job's task containers; YARN adds
     /// one AM per app, which on a small cluster alone can exceed θ).
-    fn request(&self, _ctx: &Ctx, app: &App) -> Resources {
+    fn request(&self, app: &App) -> Resources {
         let mut r = app.allocated + app.pending();
         if !self.cfg.am_in_request {
             if let Some(am) = app.am_container.and_then(|c| app.containers.get(&c)) {

@@ -12,6 +12,7 @@
 
 pub mod activity;
 pub mod faults;
+mod candidates;
 mod pass;
 mod propose;
 mod round;
@@ -139,6 +140,14 @@ impl Engine {
 
     pub fn policies(&self) -> &PolicySet {
         &self.policies
+    }
+
+    /// Testing only: passes re-key stale candidates one by one instead of
+    /// keeping app orders' levels apart (`PolicySet::set_flat_candidates`).
+    /// A reconfiguration turns it off again.
+    #[doc(hidden)]
+    pub fn set_flat_candidates(&mut self, flat: bool) {
+        self.policies.set_flat_candidates(flat);
     }
 
     /// The size `app`'s pipeline predicts for it (container-ms), if its

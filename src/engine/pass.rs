@@ -8,7 +8,9 @@
 //! refusal) and its pipeline's (classify, reserve, filters) — then re-keys
 //! that application, so fair-share orders re-balance after every container.
 //! An application none of whose asks can be placed drops out of this pass
-//! (with a strict order, it ends the main phase), and records why.
+//! (with a strict order, it ends the main phase), and records why. Orders
+//! whose keys move with other apps' containers (GS) are kept fresh by
+//! `super::candidates`.
 //!
 //! **Leftover phase** (pipelines with a leftover plugin): the asks the
 //! classify point held back get what is left of the node, in the leftover
@@ -25,7 +27,7 @@ use crate::policy::{PolicySet, SortKey};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-type Candidates = BinaryHeap<Reverse<(SortKey, AppId)>>;
+use super::candidates::Candidates;
 
 /// Which part of the pass placed a container: a parallel round's committer
 /// validates a proposal with the checks of the phase that made it.
@@ -108,7 +110,7 @@ fn evict(host: &mut impl Host, node: NodeId, out: &mut Vec<Decision>) {
 /// within the node's headroom beyond the allocated view, in their app
 /// order, one container at a time (each one shrinks the headroom).
 fn speculative(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, limit: usize) -> usize {
-    let mut heap: Candidates = BinaryHeap::new();
+    let mut heap: BinaryHeap<Reverse<(SortKey, AppId)>> = BinaryHeap::new();
     for app in host.state().pending_apps() {
         heap.push(Reverse((host.policies().app_key(host.state(), app), app.id)));
     }
@@ -148,33 +150,24 @@ fn regular(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decisi
     // capacity cannot hold it, no ask fits and the rest of the pass could
     // only pop candidates that fail, so it ends early with the same result.
     let mut smallest: Option<Resources> = None;
-    let mut lists: Vec<Vec<Reverse<(SortKey, AppId)>>> = vec![Vec::new(); if by_queue { host.state().queues.len() } else { 1 }];
+    let mut lists: Vec<Vec<&App>> = vec![Vec::new(); if by_queue { host.state().queues.len() } else { 1 }];
     for app in host.state().pending_apps() {
         for ask in app.asks.values().filter(|a| a.count > 0) {
             smallest = Some(smallest.map_or(ask.capability, |m| m.min_each(&ask.capability)));
         }
-        let g = if by_queue { app.queue } else { 0 };
-        lists[g].push(Reverse((host.policies().app_key(host.state(), app), app.id)));
+        lists[if by_queue { app.queue } else { 0 }].push(app);
     }
+    let mut groups: Vec<Candidates> =
+        lists.into_iter().enumerate().map(|(q, apps)| Candidates::new(q, host.state(), host.policies(), apps.into_iter())).collect();
     let room_left = |s: &ClusterState| smallest.is_some_and(|m| s.nodes.get(&node).is_some_and(|n| m.fits_in(&n.free())));
     if !room_left(host.state()) {
         return 0;
     }
-    let mut groups: Vec<Candidates> = lists.into_iter().map(Candidates::from).collect();
 
     let mut made = 0;
     while limit == 0 || made < limit {
         let Some(g) = next_group(host.state(), host.policies(), &groups) else { break };
-        let Some(Reverse((k, app_id))) = groups[g].pop() else { break };
-        // Orders whose keys depend on other apps' allocations (GS) may have
-        // handed out a key that is stale by now: re-key and retry.
-        if let Some(app) = host.state().apps.get(&app_id).filter(|a| host.policies().keys_go_stale(a)) {
-            let fresh = host.policies().app_key(host.state(), app);
-            if fresh > k {
-                groups[g].push(Reverse((fresh, app_id)));
-                continue;
-            }
-        }
+        let Some(app_id) = groups[g].pop(host.state(), host.policies()) else { break };
         let found = {
             let s = host.state();
             s.apps.get(&app_id).map(|app| placeable_ask(host, app, node, now_ms, false))
@@ -201,7 +194,7 @@ fn regular(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decisi
         }
         if let Some(app) = host.state().apps.get(&app_id) {
             if app.has_pending() {
-                groups[g].push(Reverse((host.policies().app_key(host.state(), app), app_id)));
+                groups[g].push(host.state(), host.policies(), app);
             }
         }
     }
@@ -213,8 +206,9 @@ fn regular(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decisi
 
 /// The node filled up before these candidates' turn: record why they wait.
 fn outranked(host: &mut impl Host, groups: &[Candidates], node: NodeId, now_ms: i64) {
-    for Reverse((_, id)) in groups.iter().flat_map(|g| g.iter()) {
-        host.note_blocked(*id, (now_ms, node, Blocked::Outranked));
+    let waiting: Vec<AppId> = groups.iter().flat_map(Candidates::ids).collect();
+    for id in waiting {
+        host.note_blocked(id, (now_ms, node, Blocked::Outranked));
     }
 }
 

@@ -176,6 +176,29 @@ pub trait AppOrder: Plugin {
     fn keys_go_stale(&self) -> bool {
         false
     }
+
+    /// How many *levels* the order ranks apps in (GS: its priority
+    /// queues), 0 for an order without levels. An order with levels
+    /// promises that every app of a level shares its key's `primary` (the
+    /// level's load), and that an allocation to one app moves no other
+    /// app's key but through that shared `primary`. The pass then keeps
+    /// each level's candidates apart, ordered by the rest of their keys,
+    /// and reads each level's `primary` once per container, where
+    /// otherwise it would re-key every candidate of the level that became
+    /// stale (`keys_go_stale`). Same decisions, O(levels) per container.
+    fn levels(&self) -> usize {
+        0
+    }
+
+    /// The level `app` is in and its key: `Some` whenever `levels() > 0`.
+    fn levelled_key(&self, _ctx: &Ctx, _app: &App) -> Option<(usize, SortKey)> {
+        None
+    }
+
+    /// The `primary` of every key in `level` now.
+    fn level_primary(&self, _level: usize) -> f64 {
+        0.0
+    }
 }
 
 /// *Classify asks*: which outstanding asks must run now (DEFAULT) and which

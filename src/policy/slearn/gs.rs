@@ -18,8 +18,10 @@
 //! are ("Starvation avoidance").
 //!
 //! Usage is recounted at the start of every pass and kept current as the
-//! pass allocates; since an app's key depends on its queue's usage, the
-//! pass re-keys a candidate when it comes up (`AppOrder::keys_go_stale`).
+//! pass allocates. Since an app's key depends on its queue's usage, the
+//! queues are the order's levels (`AppOrder::levels`): the pass keeps each
+//! queue's candidates apart, FIFO, and picks the queue by its usage ÷
+//! weight after every container.
 
 use crate::config::GsConfig;
 use crate::model::{App, Container, NodeId};
@@ -81,6 +83,12 @@ impl Gs {
     /// Usage ÷ weight of queue `q`: the lower, the sooner it is served.
     fn load(&self, q: usize) -> f64 {
         self.used[q] / self.weights[q]
+    }
+
+    /// The key of `app` in queue `q`: (q's usage ÷ weight, q, arrival, id).
+    fn key_in(&self, q: usize, app: &App) -> SortKey {
+        // Queue index above any submission time in ms (< 10¹³ ≈ 300 years).
+        SortKey::new(self.load(q), q as f64 * 1e13 + app.submit_ms as f64, app.id as i64)
     }
 }
 
@@ -146,13 +154,27 @@ impl Plugin for Gs {
 impl AppOrder for Gs {
     /// (queue usage ÷ weight, queue, arrival, id).
     fn key(&self, ctx: &Ctx, app: &App) -> SortKey {
-        let q = self.queue_of(ctx, app);
-        // Queue index above any submission time in ms (< 10¹³ ≈ 300 years).
-        SortKey::new(self.load(q), q as f64 * 1e13 + app.submit_ms as f64, app.id as i64)
+        self.key_in(self.queue_of(ctx, app), app)
     }
 
     fn keys_go_stale(&self) -> bool {
         true
+    }
+
+    /// GS's priority queues are the levels: every app of queue q has
+    /// q's usage ÷ weight as its `primary`, and nothing else in its key
+    /// moves when another app gets a container.
+    fn levels(&self) -> usize {
+        self.queues()
+    }
+
+    fn levelled_key(&self, ctx: &Ctx, app: &App) -> Option<(usize, SortKey)> {
+        let q = self.queue_of(ctx, app);
+        Some((q, self.key_in(q, app)))
+    }
+
+    fn level_primary(&self, level: usize) -> f64 {
+        self.load(level)
     }
 }
 

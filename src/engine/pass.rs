@@ -157,12 +157,13 @@ fn regular(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decisi
         }
         lists[if by_queue { app.queue } else { 0 }].push(app);
     }
-    let mut groups: Vec<Candidates> =
-        lists.into_iter().enumerate().map(|(q, apps)| Candidates::new(q, host.state(), host.policies(), apps.into_iter())).collect();
     let room_left = |s: &ClusterState| smallest.is_some_and(|m| s.nodes.get(&node).is_some_and(|n| m.fits_in(&n.free())));
     if !room_left(host.state()) {
         return 0;
     }
+    // Keys only for a node that can take something.
+    let mut groups: Vec<Candidates> =
+        lists.into_iter().enumerate().map(|(q, apps)| Candidates::new(q, host.state(), host.policies(), apps.into_iter())).collect();
 
     let mut made = 0;
     while limit == 0 || made < limit {

@@ -190,9 +190,9 @@ pub trait AppOrder: Plugin {
         0
     }
 
-    /// The level `app` is in and its key: `Some` whenever `levels() > 0`.
-    fn levelled_key(&self, _ctx: &Ctx, _app: &App) -> Option<(usize, SortKey)> {
-        None
+    /// The level `app` is in and its key (one level without levels).
+    fn levelled_key(&self, ctx: &Ctx, app: &App) -> (usize, SortKey) {
+        (0, self.key(ctx, app))
     }
 
     /// The `primary` of every key in `level` now.

@@ -103,8 +103,7 @@ impl Pipeline {
     /// Levels of the app order (`AppOrder::levels`) when its keys are the
     /// pipeline's own: not with pool orders, whose keys re-rank it.
     fn levels(&self) -> usize {
-        let pooled = self.reserve.is_some() && !self.pool_orders.is_empty();
-        if pooled {
+        if self.pooling_reserve().is_some() {
             0
         } else {
             self.app_order.plugin.levels()
@@ -112,12 +111,14 @@ impl Pipeline {
     }
 
     /// `app_key` with the level it is in, for a pipeline with levels.
-    fn levelled_key(&self, ctx: &Ctx, app: &App) -> Option<(usize, SortKey)> {
-        if self.levels() == 0 {
-            return None;
-        }
-        let (level, key) = self.app_order.plugin.levelled_key(ctx, app)?;
-        Some((level, self.am_grouped(app, key)))
+    fn levelled_key(&self, ctx: &Ctx, app: &App) -> (usize, SortKey) {
+        let (level, key) = self.app_order.plugin.levelled_key(ctx, app);
+        (level, self.am_grouped(app, key))
+    }
+
+    /// The reserve whose pools the pool orders rank, when there are both.
+    fn pooling_reserve(&self) -> Option<&Slot<dyn Reserve>> {
+        self.reserve.as_ref().filter(|_| !self.pool_orders.is_empty())
     }
 
     fn am_grouped(&self, app: &App, key: SortKey) -> SortKey {
@@ -137,12 +138,10 @@ impl Pipeline {
     /// The app order's key (each pool's own order when the pipeline has
     /// pool orders).
     fn order_key(&self, ctx: &Ctx, app: &App) -> SortKey {
-        if let Some(r) = &self.reserve {
-            if !self.pool_orders.is_empty() {
-                let pool = r.plugin.pool_of(app).unwrap_or(0);
-                let order = self.pool_orders.get(pool).and_then(Option::as_ref).unwrap_or(&self.app_order);
-                return SortKey { group: pool as u32, ..order.plugin.key(ctx, app) };
-            }
+        if let Some(r) = self.pooling_reserve() {
+            let pool = r.plugin.pool_of(app).unwrap_or(0);
+            let order = self.pool_orders.get(pool).and_then(Option::as_ref).unwrap_or(&self.app_order);
+            return SortKey { group: pool as u32, ..order.plugin.key(ctx, app) };
         }
         self.app_order.plugin.key(ctx, app)
     }
@@ -331,8 +330,8 @@ impl PolicySet {
         }
     }
 
-    /// `app`'s level and key, when its pipeline's app order has levels.
-    pub fn levelled_app_key(&self, state: &ClusterState, app: &App) -> Option<(usize, SortKey)> {
+    /// `app`'s level and key, for a queue with `app_levels` > 0.
+    pub fn levelled_app_key(&self, state: &ClusterState, app: &App) -> (usize, SortKey) {
         let p = self.pipeline_of(app.queue);
         p.levelled_key(&self.ctx(state, p), app)
     }

@@ -168,9 +168,9 @@ impl AppOrder for Gs {
         self.queues()
     }
 
-    fn levelled_key(&self, ctx: &Ctx, app: &App) -> Option<(usize, SortKey)> {
+    fn levelled_key(&self, ctx: &Ctx, app: &App) -> (usize, SortKey) {
         let q = self.queue_of(ctx, app);
-        Some((q, self.key_in(q, app)))
+        (q, self.key_in(q, app))
     }
 
     fn level_primary(&self, level: usize) -> f64 {

@@ -18,22 +18,24 @@ pub struct LatencyDist {
 }
 
 impl LatencyDist {
-    /// Nearest-rank percentiles of `samples_ms`; `None` for no samples.
-    pub fn of(samples_ms: &[f64]) -> Option<LatencyDist> {
+    /// Nearest-rank percentiles of `samples_ms` (whole milliseconds, as
+    /// the simulator's clock has them), sorted in place rather than copied:
+    /// a Facebook-scale trace has 650 000 of them. `None` for no samples.
+    pub fn of(samples_ms: &mut [u32]) -> Option<LatencyDist> {
         if samples_ms.is_empty() {
             return None;
         }
-        let mut v = samples_ms.to_vec();
-        v.sort_by(f64::total_cmp);
-        let at = |p: f64| v[((p * (v.len() - 1) as f64).round() as usize).min(v.len() - 1)];
+        samples_ms.sort_unstable();
+        let v = &*samples_ms;
+        let at = |p: f64| f64::from(v[((p * (v.len() - 1) as f64).round() as usize).min(v.len() - 1)]);
         Some(LatencyDist {
             count: v.len(),
-            mean_ms: v.iter().sum::<f64>() / v.len() as f64,
+            mean_ms: v.iter().map(|&x| u64::from(x)).sum::<u64>() as f64 / v.len() as f64,
             p50_ms: at(0.50),
             p90_ms: at(0.90),
             p99_ms: at(0.99),
             p999_ms: at(0.999),
-            max_ms: v[v.len() - 1],
+            max_ms: f64::from(v[v.len() - 1]),
         })
     }
 }
@@ -44,10 +46,10 @@ mod tests {
 
     #[test]
     fn percentiles_by_nearest_rank() {
-        let v: Vec<f64> = (1..=1000).map(f64::from).collect();
-        let d = LatencyDist::of(&v).unwrap();
+        let mut v: Vec<u32> = (1..=1000).rev().collect();
+        let d = LatencyDist::of(&mut v).unwrap();
         assert_eq!((d.count, d.p50_ms, d.p90_ms, d.p99_ms, d.p999_ms, d.max_ms), (1000, 501.0, 900.0, 990.0, 999.0, 1000.0));
         assert_eq!(d.mean_ms, 500.5);
-        assert!(LatencyDist::of(&[]).is_none());
+        assert!(LatencyDist::of(&mut []).is_none());
     }
 }

@@ -349,7 +349,7 @@ fn shipped_calibrations_load_and_simulate() {
         let out = simulate(&trace, &cluster, Config::parse("[scheduler]\npolicy = \"composed\"\n").unwrap(), &opts).unwrap();
         assert_eq!(out.jobs.len(), trace.jobs.len(), "{}", path.display());
         for j in &out.jobs {
-            assert!(j.jct_ms() >= j.work_ms as i64 / j.tasks.max(1) as i64, "{}: {j:?}", path.display());
+            assert!(j.jct_ms() >= j.work_ms / j.tasks.max(1) as i64, "{}: {j:?}", path.display());
         }
         seen += 1;
     }

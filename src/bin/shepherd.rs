@@ -459,7 +459,7 @@ fn main() -> ExitCode {
         Command::ScaleSim { s } => scale_sim(&s),
         Command::YarnReport { out, baseline, require_success } => yarn_report(&out, baseline.as_deref(), require_success),
         Command::Calibrate { out, trace, use_calibration, write, also, seed, host_model, host_speed, background_weight } => {
-            calibrate(&out, &trace, use_calibration, write, &also, seed, &host_model, (host_speed, background_weight))
+            calibrate(&out, &trace, use_calibration, write, &also, seed, (&host_model, host_speed, background_weight))
         }
         Command::Sidecar { config, check, log } => sidecar(&config, check, &log),
     };
@@ -479,8 +479,9 @@ fn calibrate(
     write: Option<PathBuf>,
     also: &[String],
     seed: u64,
-    host_model: &str,
-    (host_speed, background_weight): (Option<f64>, String),
+    // The host model's three options, as `--host-model`, `--host-speed`
+    // and `--background-weight` give them.
+    (host_model, host_speed, background_weight): (&str, Option<f64>, String),
 ) -> Result<(), String> {
     use shepherd::harness::calibrate;
     let background_weight = match background_weight.as_str() {

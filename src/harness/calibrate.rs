@@ -183,7 +183,7 @@ impl HostLoad {
             let mean = means.get(job.id.as_str())?.get(stage_of_priority(c.priority)?)?;
             (job.kind == "sleep").then(|| ((finished - launched) as f64 - mean).max(0.0) as i64)
         };
-        let mut setups: Vec<f64> = containers.iter().filter(|c| !c.am).filter_map(|c| sleep_setup(c)).map(|v| v as f64).collect();
+        let mut setups: Vec<f64> = containers.iter().filter(|c| !c.am).filter_map(sleep_setup).map(|v| v as f64).collect();
         setups.sort_by(f64::total_cmp);
         let guess = if setups.is_empty() { SETUP_GUESS_MS } else { percentile(&setups, 50.0) as i64 };
         let busy = containers

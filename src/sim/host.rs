@@ -21,6 +21,9 @@
 
 use std::collections::BTreeMap;
 
+/// A wake-up for the caller to schedule: (time in ms, generation).
+pub type WakeUp = (i64, u64);
+
 /// What follows a start-up once its work is done.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum After {
@@ -94,7 +97,7 @@ impl SharedCpu {
 
     /// A start-up of `work_ms` idle-host ms begins at `t_ms`. Returns the
     /// next wake-up (time, generation) to put on the clock.
-    pub fn begin(&mut self, t_ms: i64, work_ms: f64, after: After) -> Option<(i64, u64)> {
+    pub fn begin(&mut self, t_ms: i64, work_ms: f64, after: After) -> Option<WakeUp> {
         self.advance(t_ms);
         self.running.insert(self.next_id, (work_ms.max(0.0), after));
         self.next_id += 1;
@@ -104,7 +107,7 @@ impl SharedCpu {
     /// A wake-up of `generation` at `t_ms`: the start-ups done by now, in
     /// the order they began, and the next wake-up. A stale wake-up changes
     /// nothing and returns nothing.
-    pub fn wake(&mut self, t_ms: i64, generation: u64) -> Option<(Vec<After>, Option<(i64, u64)>)> {
+    pub fn wake(&mut self, t_ms: i64, generation: u64) -> Option<(Vec<After>, Option<WakeUp>)> {
         if generation != self.generation {
             return None;
         }
@@ -118,7 +121,7 @@ impl SharedCpu {
     /// `containers`. With w = 0 they do not load the CPU and nothing is
     /// re-timed (`None`); else the start-ups in progress are, and the next
     /// wake-up is returned.
-    pub fn set_containers(&mut self, t_ms: i64, containers: usize) -> Option<(i64, u64)> {
+    pub fn set_containers(&mut self, t_ms: i64, containers: usize) -> Option<WakeUp> {
         if self.w == 0.0 {
             self.containers = containers;
             return None;
@@ -132,7 +135,7 @@ impl SharedCpu {
     }
 
     /// When the start-up closest to done completes at the current rate.
-    fn next_wake(&mut self, t_ms: i64) -> Option<(i64, u64)> {
+    fn next_wake(&mut self, t_ms: i64) -> Option<WakeUp> {
         self.generation += 1;
         let least = self.running.values().map(|(left, _)| *left).fold(f64::INFINITY, f64::min);
         if !least.is_finite() {

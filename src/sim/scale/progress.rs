@@ -26,7 +26,7 @@ impl ProgressLine {
             return;
         }
         self.calls = self.calls.wrapping_add(1);
-        if self.calls % 65_536 != 0 || self.last.elapsed() < EVERY {
+        if !self.calls.is_multiple_of(65_536) || self.last.elapsed() < EVERY {
             return;
         }
         self.last = Instant::now();

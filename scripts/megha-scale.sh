@@ -21,6 +21,9 @@
 # Each run prints its table and writes OUT/<workload>-<nodes>-<arch>.json
 # (the report, wall times and peak memory). About 6 minutes on 2 cores;
 # peak memory ~1 GiB (Facebook-like at 50 000 nodes: 10⁷ tasks).
+# Megha runs once more with each of GM_BATCHES (default 64; empty skips):
+# beyond the paper, a GM places up to that many tasks of a stage in one
+# match and each LM answers the batch once (`--gm-batch`, README).
 # NODES="10000 50000", WORKLOADS="google facebook", SEED=1, OUT=/tmp/megha-scale,
 # NOBUILD=1 skips the build.
 set -euo pipefail
@@ -30,6 +33,7 @@ BIN=./target/release/shepherd
 GOOGLE_LOADS=${GOOGLE_LOADS:-0.9}
 FACEBOOK_LOADS=${FACEBOOK_LOADS:-0.7 0.9}
 SEED=${SEED:-1}
+GM_BATCHES=${GM_BATCHES-64}
 NODES=${NODES:-10000 50000}
 WORKLOADS=${WORKLOADS:-google facebook}
 OUT=${OUT:-/tmp/megha-scale}
@@ -60,6 +64,10 @@ for w in $WORKLOADS; do
       $BIN scale-sim "${common[@]}" --arch central --central-hb-us 120 --json "$OUT/$tag-central120.json" | sed -n '/^arch/,/^$/p'
       echo "-- central with 3 s heartbeats"
       $BIN scale-sim "${common[@]}" --arch central --heartbeat-ms 3000 --json "$OUT/$tag-central3s.json" | sed -n '/^arch/,/^$/p'
+      for b in $GM_BATCHES; do
+        echo "-- megha, GM batches of $b tasks (beyond the paper)"
+        $BIN scale-sim "${common[@]}" --arch megha --gm-batch "$b" --json "$OUT/$tag-megha-batch$b.json" | sed -n '/^arch/,/^$/p'
+      done
       echo
     done
   done

@@ -116,6 +116,33 @@ fn megha_one_task_is_match_two_network_delays_and_validation() {
     }
 }
 
+/// Beyond the paper (`gm_batch`): one GM, one LM, a stage of three 1-vcore
+/// tasks that all fit node 0. One task per match (the paper): matches at
+/// 0–5, 5–10 and 10–15 µs, each validated 2 µs after it reaches the LM
+/// 500 µs later, so the tasks start at 1 007, 1 012 and 1 017 µs. In one
+/// batch: one match of 5 µs + 3 one-word scans (0.03 µs) + 1 µs for each
+/// of the two further tasks = 7 µs, one request the LM validates task by
+/// task (3 × 2 µs) and answers once: all three start at 7 + 500 + 6 + 500.
+#[test]
+fn megha_batch_places_a_stage_in_one_match_and_one_answer() {
+    let t = trace(4, 8, vec![job("a", 0, "u", vec![stage(vec![], 1, &[1000, 1000, 1000])])]);
+    let with = |gm_batch| ScaleOptions { megha: MeghaOptions { gms: 1, lms: 1, gm_batch, ..MeghaOptions::default() }, ..only(Arch::Megha) };
+    let paper = run_one(&t, &with(1));
+    let batched = run_one(&t, &with(3));
+    let latencies = |r: &ArchReport| (0..3).map(|k| latency_us(run_of(r, k)[0])).collect::<Vec<_>>();
+    assert_eq!(latencies(&paper), vec![1007, 1012, 1017]);
+    assert_eq!(latencies(&batched), vec![1013, 1013, 1013]);
+    assert_eq!((paper.counters.matches, batched.counters.matches), (3, 1));
+    assert!(batched.runs.iter().all(|x| x.node == 0));
+    // A batch larger than the stage stops at its last task; two tasks per
+    // batch leave the third to a second match (5 + 0.02 + 1 = 6 µs, then
+    // 5 µs more; the LM serves the pair 506–510 and the third 511–513).
+    assert_eq!(latencies(&run_one(&t, &with(64))), vec![1013, 1013, 1013]);
+    let pairs = run_one(&t, &with(2));
+    assert_eq!(latencies(&pairs), vec![1010, 1010, 1013]);
+    assert_eq!(pairs.counters.matches, 2);
+}
+
 #[test]
 fn megha_repartition_when_the_internal_partitions_are_empty() {
     // 10 GMs over 4 nodes: GM 0's internal partitions are empty, so its
@@ -277,6 +304,10 @@ fn megha_variants_keep_the_invariants() {
         MeghaOptions { gms: 1, lms: 3, state_update_ms: 1, ..MeghaOptions::default() },
         MeghaOptions { gms: 3, lms: 7, state_update_ms: 500, ..MeghaOptions::default() },
         MeghaOptions { fair_share: true, ..MeghaOptions::default() },
+        // Batches: several tasks per match and per LM answer, with conflicts
+        // between GMs, preemption, and a view updated every 500 ms.
+        MeghaOptions { gm_batch: 8, ..MeghaOptions::default() },
+        MeghaOptions { gm_batch: 64, gms: 3, lms: 7, state_update_ms: 500, fair_share: true, ..MeghaOptions::default() },
     ];
     for m in variants {
         let o = ScaleOptions { megha: m.clone(), ..only(Arch::Megha) };

@@ -800,6 +800,12 @@ struct ScaleSimArgs {
     /// Megha: LM validate-and-commit, µs.
     #[arg(long, default_value_t = 2.0, help_heading = "Megha")]
     lm_us: f64,
+    /// Megha, beyond the paper: tasks of one stage a GM places in one match operation, one request per LM and one answer (1 = the paper's one task per match).
+    #[arg(long, default_value_t = 1, help_heading = "Megha")]
+    gm_batch: usize,
+    /// Megha: with --gm-batch > 1, GM µs per task beyond the first of a batch (its launch request and its verdict in the LM's answer).
+    #[arg(long, default_value_t = 1.0, help_heading = "Megha")]
+    gm_batch_task_us: f64,
     /// Megha: fair-share preemption under contention (Algorithm 2), equal queue shares.
     #[arg(long, help_heading = "Megha")]
     fair_share: bool,
@@ -862,6 +868,8 @@ fn scale_sim(a: &ScaleSimArgs) -> Result<(), String> {
             gm_message_us: a.gm_message_us,
             gm_state_node_us: a.gm_state_node_us,
             lm_us: a.lm_us,
+            gm_batch: a.gm_batch,
+            gm_batch_task_us: a.gm_batch_task_us,
             fair_share: a.fair_share,
         },
         sparrow: SparrowOptions { schedulers: a.schedulers, probe_ratio: a.probe_ratio, message_us: a.sparrow_message_us },

@@ -180,7 +180,10 @@ fn validate(o: &ScaleOptions) -> Result<(), String> {
     if m.state_update_ms <= 0 {
         return Err(format!("state update period must be > 0 ms, got {}", m.state_update_ms));
     }
-    let costs = [m.gm_match_us, m.gm_word_us, m.gm_message_us, m.gm_state_node_us, m.lm_us, o.sparrow.message_us, o.central.heartbeat_us];
+    if m.gm_batch == 0 {
+        return Err("megha's GM batch must be >= 1 task (1 = the paper's one task per match), got 0".into());
+    }
+    let costs = [m.gm_match_us, m.gm_word_us, m.gm_message_us, m.gm_state_node_us, m.lm_us, m.gm_batch_task_us, o.sparrow.message_us, o.central.heartbeat_us];
     if costs.iter().any(|c| !c.is_finite() || *c < 0.0) {
         return Err("service times must be finite and >= 0".into());
     }

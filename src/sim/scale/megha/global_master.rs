@@ -18,7 +18,7 @@
 //! rescanning, without the busy loop.
 
 use super::view::View;
-use super::{Event, Megha, Message, Outcome, Request};
+use super::{Event, Launch, Megha, Message, Outcome, Request};
 use crate::sim::scale::server::whole_us;
 use crate::sim::scale::workload::Workload;
 use std::collections::VecDeque;
@@ -40,7 +40,8 @@ pub(crate) struct Group {
 /// What a GM is busy with; takes effect when its service time is over.
 pub(crate) enum Work {
     Read(Message),
-    Send { lm: u32, request: Request },
+    /// Requests to LMs (one per LM a batch placed tasks in).
+    Send(Vec<(u32, Request)>),
     Requeue { task: u32 },
 }
 
@@ -138,12 +139,36 @@ impl Megha<'_> {
 
     fn message_cost(&self, msg: &Message) -> i64 {
         let o = self.o;
+        let state_us = |lm: u32| o.gm_message_us + o.gm_state_node_us * self.layout.lm_nodes(lm as usize) as f64;
         match msg {
-            Message::Answer { lm, .. } | Message::StateUpdate { lm, .. } => {
-                whole_us(o.gm_message_us + o.gm_state_node_us * self.layout.lm_nodes(*lm as usize) as f64)
+            Message::Answer { lm, verdicts, .. } => {
+                whole_us(state_us(*lm) + verdicts.len().saturating_sub(1) as f64 * o.gm_batch_task_us)
             }
+            Message::StateUpdate { lm, .. } => whole_us(state_us(*lm)),
             Message::Completion { .. } | Message::Preempted { .. } => whole_us(o.gm_message_us),
         }
+    }
+
+    /// The next task of `stage`, the front of the GM's queue `qi`: one that
+    /// came back first, else the next not yet handed out. A stage with
+    /// nothing left leaves the queue.
+    fn take_task(&mut self, g: usize, qi: usize, stage: u32, generation: u64) -> u32 {
+        let st = &self.w.stages[stage as usize];
+        let gm = &mut self.gms[g];
+        let group = &mut self.groups[stage as usize];
+        let task = group.returned.pop().unwrap_or_else(|| {
+            group.next += 1;
+            st.first_task + group.next - 1
+        });
+        if group.returned.is_empty() && group.next == st.task_count {
+            gm.queues[qi].pop_front();
+            group.queued = false;
+            gm.queued_groups -= 1;
+            if group.failed_at == generation {
+                gm.failed_groups -= 1;
+            }
+        }
+        task
     }
 
     /// Start the GM's next operation if it has one: messages first (they
@@ -190,23 +215,11 @@ impl Megha<'_> {
                 }
                 continue;
             }
-            let task = group.returned.pop().unwrap_or_else(|| {
-                group.next += 1;
-                st.first_task + group.next - 1
-            });
-            if group.returned.is_empty() && group.next == st.task_count {
-                gm.queues[qi].pop_front();
-                group.queued = false;
-                gm.queued_groups -= 1;
-                if group.failed_at == generation {
-                    gm.failed_groups -= 1;
-                }
-            }
-            let wait = now - group.since_us.max(gm.last_wake_us);
+            let task = self.take_task(g, qi, stage, generation);
+            let wait = now - self.groups[stage as usize].since_us.max(self.gms[g].last_wake_us);
             let demand = w.shapes[shape];
-            let (found, words) = self.find_node(g, &demand);
+            let (found, mut words) = self.find_node(g, &demand);
             self.rec.counters.matches += 1;
-            let service = whole_us(self.o.gm_match_us + words as f64 * self.o.gm_word_us);
             let preempt_for = match (found, preempt_for) {
                 (None, None) => {
                     self.gms[g].shape_failed_at[shape] = generation;
@@ -214,20 +227,35 @@ impl Megha<'_> {
                 }
                 (_, p) => p,
             };
+            let mut batched = 0;
             let work = match (found, preempt_for) {
                 (Some((node, lm, repartition)), _) => {
                     self.gms[g].view.take(&self.layout, node, demand);
                     self.fair_own_usage(task, true);
-                    let request = Request::Launch { task, node, gm: g as u32, repartition, gm_wait_us: wait };
-                    Work::Send { lm, request }
+                    let mut launches = vec![(lm, Launch { task, node, repartition, gm_wait_us: wait })];
+                    // Beyond the paper (`gm_batch` > 1): more of the stage's
+                    // tasks in the same match, while its view has room.
+                    while launches.len() < self.o.gm_batch && self.groups[stage as usize].queued {
+                        let (found, more) = self.find_node(g, &demand);
+                        words += more;
+                        let Some((node, lm, repartition)) = found else { break };
+                        let task = self.take_task(g, qi, stage, generation);
+                        self.gms[g].view.take(&self.layout, node, demand);
+                        self.fair_own_usage(task, true);
+                        launches.push((lm, Launch { task, node, repartition, gm_wait_us: wait }));
+                    }
+                    batched = launches.len() - 1;
+                    Work::Send(requests_per_lm(g as u32, launches))
                 }
                 (None, Some((victim, lm))) => {
                     self.rec.counters.preemption_attempts += 1;
                     self.fair_own_usage(task, true);
-                    Work::Send { lm, request: Request::Preempt { task, gm: g as u32, victim, gm_wait_us: wait } }
+                    Work::Send(vec![(lm, Request::Preempt { task, gm: g as u32, victim, gm_wait_us: wait })])
                 }
                 (None, None) => Work::Requeue { task },
             };
+            let o = self.o;
+            let service = whole_us(o.gm_match_us + words as f64 * o.gm_word_us + batched as f64 * o.gm_batch_task_us);
             self.gm_busy(g, now, service, work);
             return;
         }
@@ -238,7 +266,11 @@ impl Megha<'_> {
         self.gms[g].busy = false;
         match work {
             Work::Read(msg) => self.gm_read(g, msg, now),
-            Work::Send { lm, request } => self.events.push(now + self.net_us, Event::ToLm(lm, request)),
+            Work::Send(requests) => {
+                for (lm, request) in requests {
+                    self.events.push(now + self.net_us, Event::ToLm(lm, request));
+                }
+            }
             Work::Requeue { task } => self.return_task(task, false, now),
         }
         self.gm_begin(g, now);
@@ -247,19 +279,21 @@ impl Megha<'_> {
     fn gm_read(&mut self, g: usize, msg: Message, now: i64) {
         let before = self.gms[g].view.generation;
         match msg {
-            Message::Answer { lm, task, outcome, state, processed, usage } => {
+            Message::Answer { lm, verdicts, state, processed, usage } => {
                 self.gms[g].view.apply_state(&self.layout, lm as usize, &state, processed);
                 self.fair_report(g, lm as usize, usage);
-                match outcome {
-                    Outcome::Launched => {}
-                    Outcome::Rejected => {
-                        self.fair_own_usage(task, false);
-                        self.return_task(task, true, now);
-                    }
-                    Outcome::PreemptionRefused => {
-                        self.fair_own_usage(task, false);
-                        self.fair_refused(task, self.gms[g].view.generation);
-                        self.return_task(task, false, now);
+                for (task, outcome) in verdicts {
+                    match outcome {
+                        Outcome::Launched => {}
+                        Outcome::Rejected => {
+                            self.fair_own_usage(task, false);
+                            self.return_task(task, true, now);
+                        }
+                        Outcome::PreemptionRefused => {
+                            self.fair_own_usage(task, false);
+                            self.fair_refused(task, self.gms[g].view.generation);
+                            self.return_task(task, false, now);
+                        }
                     }
                 }
             }
@@ -311,4 +345,17 @@ impl Megha<'_> {
         }
         (None, words)
     }
+}
+
+/// A batch's launches as one request per LM, each LM's in the order the
+/// GM took their nodes (its view expects them served in that order).
+fn requests_per_lm(gm: u32, launches: Vec<(u32, Launch)>) -> Vec<(u32, Request)> {
+    let mut per_lm: Vec<(u32, Vec<Launch>)> = Vec::new();
+    for (lm, launch) in launches {
+        match per_lm.iter_mut().find(|(l, _)| *l == lm) {
+            Some((_, list)) => list.push(launch),
+            None => per_lm.push((lm, vec![launch])),
+        }
+    }
+    per_lm.into_iter().map(|(lm, launches)| (lm, Request::Launch { gm, launches })).collect()
 }

@@ -1,12 +1,13 @@
 //! A Local Master (Megha §IV-A, §IV-B6): a single FIFO server that
 //! validates each GM request against its true state and commits it or
-//! rejects it; its answer carries its current state (only what changed
+//! rejects it (a batched request, task by task, `lm_us` each); its answer
+//! carries its current state (only what changed
 //! since its last message to that GM, see `view`). It launches committed
 //! tasks on their nodes (one network delay), hears of completions from
 //! its nodes (one network delay) and passes them to the task's GM, and
 //! sends every GM its state every `state_update_ms`.
 
-use super::{Event, Megha, Message, Outcome, Request};
+use super::{Event, Launch, Megha, Message, Outcome, Request};
 use crate::sim::scale::server::{whole_us, Server};
 
 #[derive(Default)]
@@ -24,7 +25,11 @@ impl Megha<'_> {
     fn lm_begin(&mut self, l: usize, now: i64) {
         let lm = &mut self.lms[l];
         if let Some((request, waited)) = lm.server.begin(now) {
-            let service = whole_us(self.o.lm_us);
+            let ops = match &request {
+                Request::Launch { launches, .. } => launches.len(),
+                Request::Preempt { .. } => 1,
+            };
+            let service = whole_us(self.o.lm_us * ops as f64);
             lm.server.charge(service);
             lm.current = Some((request, waited));
             self.events.push(now + service, Event::LmDone(l as u32));
@@ -35,21 +40,25 @@ impl Megha<'_> {
         let (request, waited) = self.lms[l].current.take().expect("an LM finishes what it began");
         self.lms[l].server.finish();
         match request {
-            Request::Launch { task, node, gm, repartition, gm_wait_us } => {
-                self.truth.served(l, gm as usize);
-                let demand = self.w.task_demand(task);
-                let outcome = if demand.fits_in(&self.truth.free[node as usize]) {
-                    self.commit(l, task, node, now, gm_wait_us + waited);
-                    if repartition {
-                        self.rec.counters.repartitions += 1;
-                    }
-                    Outcome::Launched
-                } else {
-                    // The GM's view was stale (§IV-B6): another GM took it first.
-                    self.rec.counters.conflicts += 1;
-                    Outcome::Rejected
-                };
-                self.answer(l, gm, task, outcome, now);
+            Request::Launch { gm, launches } => {
+                let mut verdicts = Vec::with_capacity(launches.len());
+                for Launch { task, node, repartition, gm_wait_us } in launches {
+                    self.truth.served(l, gm as usize);
+                    let demand = self.w.task_demand(task);
+                    let outcome = if demand.fits_in(&self.truth.free[node as usize]) {
+                        self.commit(l, task, node, now, gm_wait_us + waited);
+                        if repartition {
+                            self.rec.counters.repartitions += 1;
+                        }
+                        Outcome::Launched
+                    } else {
+                        // The GM's view was stale (§IV-B6): another GM took it first.
+                        self.rec.counters.conflicts += 1;
+                        Outcome::Rejected
+                    };
+                    verdicts.push((task, outcome));
+                }
+                self.answer(l, gm, verdicts, now);
             }
             Request::Preempt { task, gm, victim, gm_wait_us } => {
                 let demand = self.w.task_demand(task);
@@ -71,7 +80,7 @@ impl Megha<'_> {
                     }
                     None => Outcome::PreemptionRefused,
                 };
-                self.answer(l, gm, task, outcome, now);
+                self.answer(l, gm, vec![(task, outcome)], now);
             }
         }
         self.lm_begin(l, now);
@@ -84,11 +93,11 @@ impl Megha<'_> {
         self.events.push(now + self.net_us, Event::TaskStart { task, node, queue_us });
     }
 
-    fn answer(&mut self, l: usize, gm: u32, task: u32, outcome: Outcome, now: i64) {
+    fn answer(&mut self, l: usize, gm: u32, verdicts: Vec<(u32, Outcome)>, now: i64) {
         let state = self.truth.drain(l, gm as usize);
         let processed = self.truth.processed(l, gm as usize);
         let usage = self.usage_report(l);
-        let msg = Message::Answer { lm: l as u32, task, outcome, state, processed, usage };
+        let msg = Message::Answer { lm: l as u32, verdicts, state, processed, usage };
         self.events.push(now + self.net_us, Event::ToGm(gm, msg));
     }
 

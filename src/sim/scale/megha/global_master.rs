@@ -16,6 +16,9 @@
 //! frees something (its `generation` moves), and a GM whose every request
 //! is in that state sleeps until then — what a real GM would find by
 //! rescanning, without the busy loop.
+//!
+//! Beyond the paper, with `gm_batch` > 1 one match operation places up to
+//! that many tasks of the stage it serves, one request per LM.
 
 use super::view::View;
 use super::{Event, Launch, Megha, Message, Outcome, Request};

@@ -18,7 +18,10 @@
 //! `gm_match_us` + `gm_word_us` per bit-vector word scanned; reading an LM's
 //! state takes `gm_message_us` + `gm_state_node_us` per node of that LM (the
 //! paper's GMs process the LM's whole state, §VI-C); an LM's validate-and-
-//! commit takes `lm_us`. Every message takes the one-way network delay.
+//! commit takes `lm_us` per task. With `gm_batch` > 1 (beyond the paper)
+//! a match places up to that many tasks of one stage, each further task
+//! costing `gm_batch_task_us` plus its scan, and an LM answers a batch
+//! once. Every message takes the one-way network delay.
 //! A task starts on its node one network delay after its LM committed it
 //! (the launch message), which is when its allocation latency is taken.
 //!

@@ -1,11 +1,11 @@
 //! A Local Master (Megha §IV-A, §IV-B6): a single FIFO server that
 //! validates each GM request against its true state and commits it or
-//! rejects it (a batched request, task by task, `lm_us` each); its answer
-//! carries its current state (only what changed
-//! since its last message to that GM, see `view`). It launches committed
-//! tasks on their nodes (one network delay), hears of completions from
-//! its nodes (one network delay) and passes them to the task's GM, and
-//! sends every GM its state every `state_update_ms`.
+//! rejects it (a batched request task by task, `lm_us` each); its answer
+//! carries its current state (only what changed since its last message to
+//! that GM, see `view`). It launches committed tasks on their nodes (one
+//! network delay), hears of completions from its nodes (one network delay)
+//! and passes them to the task's GM, and sends every GM its state every
+//! `state_update_ms`.
 
 use super::{Event, Launch, Megha, Message, Outcome, Request};
 use crate::sim::scale::server::{whole_us, Server};

@@ -17,7 +17,9 @@
 # (±50 % misestimated task durations and demands, [carbyne] estimate_error =
 # ∓0.5; P(Altruism) ∈ {0, 0.5}; P = 1 with no error is the main table).
 # Default: both. SENS picks sensitivity settings (default all: "e-0.5 e0.5
-# p0.0 p0.5"); NOBUILD=1 skips the build (several instances at once).
+# p0.0 p0.5"; also g<P>: P(Altruism) = P with greedy draws not kept to
+# their shares, `greedy_within_share = false`); NOBUILD=1 skips the build
+# (several instances at once).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -n "${NOBUILD:-}" ] || cargo build --release --quiet --bin shepherd
@@ -83,7 +85,8 @@ for set in $SETS; do
         case "$s" in
           e*) run "estimate_error = $v (durations and demands × $(awk -v e="$v" 'BEGIN{print 1 + e}'))" drf,carbyne $'[carbyne]\nestimate_error = '"$v" ;;
           p*) run "p_altruism = $v" drf,carbyne $'[carbyne]\np_altruism = '"$v" ;;
-          *) echo "unknown sensitivity setting $s (e<error>, p<probability>)" >&2; exit 2 ;;
+          g*) run "p_altruism = $v, greedy_within_share = false" drf,carbyne $'[carbyne]\ngreedy_within_share = false\np_altruism = '"$v" ;;
+          *) echo "unknown sensitivity setting $s (e<error>, p<probability>, g<probability>)" >&2; exit 2 ;;
         esac
       done
       ;;

@@ -14,6 +14,16 @@ pub struct CarbyneConfig {
     /// scheduling event (each time its plan is recomputed). 1 = always
     /// (the paper's default), 0 = never (exactly DRF's decisions).
     pub p_altruism: f64,
+    /// What a job whose P(Altruism) draw says greedy asks for as DEFAULT
+    /// when 0 < P < 1. `true` (default, Pseudocode 1 as written: every
+    /// job's intra-job scheduler works inside its share A_k, and the rest
+    /// of the cluster is the leftover scheduler's): the tasks its share
+    /// holds now; beyond that it competes for the leftover in SRTF order
+    /// like any job. `false` (this project's first reading): every ask is
+    /// DEFAULT, so the DRF main phase serves a greedy job beyond its share
+    /// before the leftover scheduler runs — the greedy jobs take what the
+    /// altruistic ones yield. P = 0 is DRF's decisions either way.
+    pub greedy_within_share: bool,
     /// Order of the leftover scheduler (§3.3, §4.2): `srtf` = the job with
     /// the least remaining work first, its asks packed (best alignment with
     /// the node's free resources first) — the paper's order; `pack` = best
@@ -64,6 +74,7 @@ impl Default for CarbyneConfig {
     fn default() -> Self {
         CarbyneConfig {
             p_altruism: 1.0,
+            greedy_within_share: true,
             leftover_order: "srtf".into(),
             horizon_ms: 1000,
             estimate_error: 0.0,

@@ -356,16 +356,33 @@ impl Carbyne {
         let (Some(e), Some(log)) = (self.apps.get_mut(&app.id), self.logs.get(app.id)) else { return };
         self.counters.replans += 1;
         e.draws += 1;
-        if !altruism::yields(self.cfg.p_altruism, self.cfg.seed, app.id, e.draws) {
+        let failures = log.failed;
+        let yields = altruism::yields(self.cfg.p_altruism, self.cfg.seed, app.id, e.draws);
+        if yields {
+            self.counters.yielding_draws += 1;
+        } else {
             self.counters.greedy_draws += 1;
             e.status = Status::Greedy;
-            e.live = None;
-            return;
+            // P = 0 is DRF (§3.4: "reduces CARBYNE to DRF"): no plan, every
+            // ask DEFAULT, served in DRF order — as with `greedy_within_share`
+            // off at any P.
+            if self.cfg.p_altruism <= 0.0 || !self.cfg.greedy_within_share {
+                e.live = None;
+                return;
+            }
         }
-        self.counters.yielding_draws += 1;
         let model = stages::model(ctx, app, log, &self.cfg);
         e.inference = Some(model.inference);
         e.stages = model.stages.len();
+        let horizon = if self.cfg.protect_lenders { 0.0 } else { self.cfg.horizon_ms as f64 };
+        if !yields {
+            // A greedy draw keeps to its share A_k (`plan::greedy`).
+            match plan::greedy(&model, &e.share, horizon) {
+                Some(p) => self.go_live(app.id, now, failures, model, p, false),
+                None => self.apps.get_mut(&app.id).expect("present").live = None,
+            }
+            return;
+        }
         // T_k is a commitment (§3.1: yield and "still complete by T_k").
         // Recomputed from now at every event, the latest starts of the
         // tasks held back would slide with the clock — deferred again at
@@ -374,12 +391,18 @@ impl Carbyne {
         // while a reverse packing under the current share still reaches it
         // (`plan::intra_job`); else plan a new T_k.
         let target = e.target.map(|(at, _)| (at - now) as f64);
-        let horizon = if self.cfg.protect_lenders { 0.0 } else { self.cfg.horizon_ms as f64 };
         let Some(p) = plan::intra_job(&model, &e.share, horizon, target) else {
             e.status = if model.unknown_runtime { Status::NoRuntime } else { Status::NothingAsked };
             e.live = None;
             return;
         };
+        self.go_live(app.id, now, failures, model, p, true);
+    }
+
+    /// Make `p` the app's current plan; `yielding`: an altruistic plan (a
+    /// greedy one keeps its status and does not move the app's T_k target).
+    fn go_live(&mut self, id: AppId, now: i64, failures: u64, model: stages::JobModel, p: plan::Plan, yielding: bool) {
+        let Some(e) = self.apps.get_mut(&id) else { return };
         let stages: Vec<LiveStage> = p
             .stages
             .iter()
@@ -394,7 +417,8 @@ impl Carbyne {
         // is the fraction of its share the job leaves to others (§2.2 measures
         // it over Microsoft's DAGs).
         tracing::debug!(
-            app = app.id,
+            app = id,
+            yielding,
             now_ms = now,
             t_k_ms = p.t_k_ms,
             default = p.default_asked(&model),
@@ -402,14 +426,16 @@ impl Carbyne {
             yielded = p.yielded.dominant_share(&self.total),
             "carbyne plan"
         );
-        e.status = Status::Planned;
-        e.target = Some((now + p.t_k_ms.ceil() as i64, e.share));
+        if yielding {
+            e.status = Status::Planned;
+            e.target = Some((now + p.t_k_ms.ceil() as i64, e.share));
+        }
         let usage = p.usage.iter().map(|(from, to, r)| (now + from.floor() as i64, now + to.ceil() as i64, *r)).collect();
         e.live = Some(Live {
             planned_ms: now,
             t_k_ms: p.t_k_ms,
             share: e.share,
-            failures: log.failed,
+            failures,
             stages,
             key_stage: model.key_stage,
             priority_stage: model.priority_stage,

@@ -60,8 +60,7 @@ pub fn intra_job(model: &JobModel, share: &Amount, horizon_ms: f64, target_ms: O
     if model.unknown_runtime || model.stages.iter().all(|s| s.asked == 0) {
         return None;
     }
-    let largest = model.stages.iter().filter(|s| s.unfinished() > 0).fold(Amount::ZERO, |a, s| a.max(&s.demand));
-    let capacity = share.minus(&model.reserved).clamped().max(&largest);
+    let capacity = packing_capacity(model, share);
     let greedy = packing::forward(&model.stages, &capacity)?;
     let mut t_k = greedy.span;
     let mut reversed = packing::reverse(&model.stages, &capacity, t_k);
@@ -81,7 +80,39 @@ pub fn intra_job(model: &JobModel, share: &Amount, horizon_ms: f64, target_ms: O
     // reaches them).
     let feasible = reversed.iter().flatten().all(|(start, _)| *start >= -1e-6);
     let starts = if feasible { reversed } else { greedy.starts };
+    Some(from_starts(model, share, &capacity, t_k, starts, horizon_ms))
+}
 
+/// The plan of a job whose P(Altruism) draw said greedy: it yields nothing
+/// it can use, but still runs inside its share A_k (Pseudocode 1 line 4:
+/// every job's INTRAJOBSCHEDULER is given A_k; what a job does not run of
+/// it, and whatever the jobs' shares leave, is the LEFTOVERSCHEDULER's).
+/// Its tasks start as early as the share allows (the forward packing that
+/// gives T_k): DEFAULT now are those the share holds now; the others are
+/// ALTRUISTIC until their greedy start, so beyond its share the job
+/// competes for the leftover in its SRTF order. `None` as for
+/// [`intra_job`].
+pub fn greedy(model: &JobModel, share: &Amount, horizon_ms: f64) -> Option<Plan> {
+    if model.unknown_runtime || model.stages.iter().all(|s| s.asked == 0) {
+        return None;
+    }
+    let capacity = packing_capacity(model, share);
+    let forward = packing::forward(&model.stages, &capacity)?;
+    Some(from_starts(model, share, &capacity, forward.span, forward.starts, horizon_ms))
+}
+
+/// The share a plan packs into: A_k less what the job holds for its whole
+/// life (its AM), raised type by type to the largest unfinished task so
+/// one task always fits.
+fn packing_capacity(model: &JobModel, share: &Amount) -> Amount {
+    let largest = model.stages.iter().filter(|s| s.unfinished() > 0).fold(Amount::ZERO, |a, s| a.max(&s.demand));
+    share.minus(&model.reserved).clamped().max(&largest)
+}
+
+/// A plan from every unstarted task's start (ms from now, per stage):
+/// those at 0 are DEFAULT (line 21), those within the horizon too when the
+/// share has room beside what runs and must start; L_k = A_k − Req (line 23).
+fn from_starts(model: &JobModel, share: &Amount, capacity: &Amount, t_k: f64, starts: Vec<Vec<(f64, i64)>>, horizon_ms: f64) -> Plan {
     let mut usage: Vec<(f64, f64, Amount)> = Vec::new();
     if model.reserved.0.iter().any(|v| *v > 0.0) {
         usage.push((0.0, t_k, model.reserved));
@@ -123,5 +154,5 @@ pub fn intra_job(model: &JobModel, share: &Amount, horizon_ms: f64, target_ms: O
         stages.push(StagePlan { keys: stage.keys.iter().map(|(k, _)| *k).collect(), due, later, task_ms: stage.task_ms, demand: stage.demand });
     }
     let yielded = share.minus(&model.running_demand()).minus(&default_demand).clamped();
-    Some(Plan { t_k_ms: t_k, stages, default_demand, yielded, remaining_ms: model.remaining_ms(), usage })
+    Plan { t_k_ms: t_k, stages, default_demand, yielded, remaining_ms: model.remaining_ms(), usage }
 }

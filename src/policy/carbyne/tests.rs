@@ -193,6 +193,45 @@ fn p_altruism_zero_never_holds_back() {
     }
 }
 
+/// 0 < P(Altruism) < 1: a job whose draw says greedy still schedules
+/// inside its share A_k (Pseudocode 1: every job's INTRAJOBSCHEDULER gets
+/// A_k; the rest is the LEFTOVERSCHEDULER's, in SRTF order). Node of 10
+/// slots. App 1 (greedy draw): 20 tasks of 100 s, 2 000 s of work. App 2
+/// (yielding draw): a 100 s task, two independent 1 s tasks and a 1 s task
+/// after all three — 103 s of work. Both want more than half the node:
+/// A_1 = A_2 = 5 slots. App 2's plan: T_k = 101 s; its 1 s tasks may wait
+/// until 99 s, so only the 100 s task is DEFAULT and it yields 4 slots.
+/// Within its share, app 1 has 5 DEFAULT tasks; the main phase starts 6,
+/// and the leftover's 4 go by remaining work: app 2's two 1 s tasks first,
+/// then 2 of app 1's: app 2 runs 3, app 1 7. With `greedy_within_share =
+/// false` (every greedy ask DEFAULT), DRF's main phase gives app 1 all 9
+/// slots app 2's one DEFAULT task leaves, before the leftover phase runs:
+/// app 2 runs 1.
+#[test]
+fn a_greedy_draw_keeps_to_its_share() {
+    // A seed whose first draws are: app 1 greedy, app 2 yielding (P = 0.5).
+    let seed = (0..1000u64)
+        .find(|s| !super::altruism::yields(0.5, *s, 1, 1) && super::altruism::yields(0.5, *s, 2, 1))
+        .unwrap();
+    for (within, app2_runs) in [(true, 3), (false, 1)] {
+        let mut e = carbyne(&format!("[carbyne]\np_altruism = 0.5\nseed = {seed}\ngreedy_within_share = {within}\n"));
+        add_node(&mut e, 1, 10 * 1024, 10);
+        app(&mut e, 1, "TEZ", &["shepherd.dag=1:20:100000:-"]);
+        ask(&mut e, 1, 1, 1024, 1, 20);
+        app(&mut e, 2, "TEZ", &["shepherd.dag=1:1:100000:-;2:2:1000:-;3:1:1000:0+1"]);
+        ask(&mut e, 2, 1, 1024, 1, 1);
+        ask(&mut e, 2, 2, 1024, 1, 2);
+        let got = pass(&mut e, 0);
+        assert_eq!((view(&e, 1)["status"].as_str(), view(&e, 2)["status"].as_str()), (Some("greedy"), Some("planned")), "the draws this test is about");
+        assert_eq!(view(&e, 2)["t_k_ms"].as_f64(), Some(101_000.0));
+        assert_eq!(got.len(), 10, "within = {within}");
+        assert_eq!(got.iter().filter(|(a, _, _)| *a == 2).count(), app2_runs, "within = {within}: {got:?}");
+        if within {
+            assert_eq!(view(&e, 1)["altruistic_containers"].as_i64(), Some(13), "20 asked, 5 DEFAULT, 2 more got leftover");
+        }
+    }
+}
+
 /// Node 2 GB / 2 vcores; app 1 hints one stage of 3 tasks of 10 s and asks
 /// for all three; the first pass at 0 starts two. Returns the engine and
 /// those two containers.

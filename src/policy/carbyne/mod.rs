@@ -375,28 +375,24 @@ impl Carbyne {
         e.inference = Some(model.inference);
         e.stages = model.stages.len();
         let horizon = if self.cfg.protect_lenders { 0.0 } else { self.cfg.horizon_ms as f64 };
-        if !yields {
-            // A greedy draw keeps to its share A_k (`plan::greedy`).
-            match plan::greedy(&model, &e.share, horizon) {
-                Some(p) => self.go_live(app.id, now, failures, model, p, false),
-                None => self.apps.get_mut(&app.id).expect("present").live = None,
-            }
-            return;
-        }
         // T_k is a commitment (§3.1: yield and "still complete by T_k").
         // Recomputed from now at every event, the latest starts of the
         // tasks held back would slide with the clock — deferred again at
         // each event until they become critical — and the job would end
         // after the T_k it was planned to meet. Keep the previous target
         // while a reverse packing under the current share still reaches it
-        // (`plan::intra_job`); else plan a new T_k.
+        // (`plan::intra_job`); else plan a new T_k. A greedy draw keeps to
+        // its share A_k (`plan::greedy`).
         let target = e.target.map(|(at, _)| (at - now) as f64);
-        let Some(p) = plan::intra_job(&model, &e.share, horizon, target) else {
-            e.status = if model.unknown_runtime { Status::NoRuntime } else { Status::NothingAsked };
+        let planned = if yields { plan::intra_job(&model, &e.share, horizon, target) } else { plan::greedy(&model, &e.share, horizon) };
+        let Some(p) = planned else {
+            if yields {
+                e.status = if model.unknown_runtime { Status::NoRuntime } else { Status::NothingAsked };
+            }
             e.live = None;
             return;
         };
-        self.go_live(app.id, now, failures, model, p, true);
+        self.go_live(app.id, now, failures, model, p, yields);
     }
 
     /// Make `p` the app's current plan; `yielding`: an altruistic plan (a

@@ -18,7 +18,8 @@
 # ∓0.5; P(Altruism) ∈ {0, 0.5}; P = 1 with no error is the main table).
 # Default: both. SENS picks sensitivity settings (default all: "e-0.5 e0.5
 # p0.0 p0.5"; also g<P>: P(Altruism) = P with greedy draws not kept to
-# their shares, `greedy_within_share = false`); NOBUILD=1 skips the build
+# their shares, `greedy_within_share = false`; k<P>: P(Altruism) = P with
+# T_k recomputed from now at every event, `keep_t_k = false`); NOBUILD=1 skips the build
 # (several instances at once).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -86,7 +87,8 @@ for set in $SETS; do
           e*) run "estimate_error = $v (durations and demands × $(awk -v e="$v" 'BEGIN{print 1 + e}'))" drf,carbyne $'[carbyne]\nestimate_error = '"$v" ;;
           p*) run "p_altruism = $v" drf,carbyne $'[carbyne]\np_altruism = '"$v" ;;
           g*) run "p_altruism = $v, greedy_within_share = false" drf,carbyne $'[carbyne]\ngreedy_within_share = false\np_altruism = '"$v" ;;
-          *) echo "unknown sensitivity setting $s (e<error>, p<probability>, g<probability>)" >&2; exit 2 ;;
+          k*) run "p_altruism = $v, keep_t_k = false" drf,carbyne $'[carbyne]\nkeep_t_k = false\np_altruism = '"$v" ;;
+          *) echo "unknown sensitivity setting $s (e<error>, p<probability>, g<probability>, k<probability>)" >&2; exit 2 ;;
         esac
       done
       ;;

@@ -24,6 +24,13 @@ pub struct CarbyneConfig {
     /// before the leftover scheduler runs — the greedy jobs take what the
     /// altruistic ones yield. P = 0 is DRF's decisions either way.
     pub greedy_within_share: bool,
+    /// Beyond the paper (default on): a yielding job keeps the T_k of its
+    /// previous plan while a reverse packing under its current share still
+    /// reaches it. `false` is Pseudocode 1 read literally: T_k is recomputed
+    /// from now at every event, so the latest starts of the tasks a job holds
+    /// back slide with the clock and the job may end after the T_k it was
+    /// first planned to meet (`docs/carbyne.md`, Deviations).
+    pub keep_t_k: bool,
     /// Order of the leftover scheduler (§3.3, §4.2): `srtf` = the job with
     /// the least remaining work first, its asks packed (best alignment with
     /// the node's free resources first) — the paper's order; `pack` = best
@@ -75,6 +82,7 @@ impl Default for CarbyneConfig {
         CarbyneConfig {
             p_altruism: 1.0,
             greedy_within_share: true,
+            keep_t_k: true,
             leftover_order: "srtf".into(),
             horizon_ms: 1000,
             estimate_error: 0.0,

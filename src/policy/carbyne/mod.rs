@@ -381,9 +381,10 @@ impl Carbyne {
         // each event until they become critical — and the job would end
         // after the T_k it was planned to meet. Keep the previous target
         // while a reverse packing under the current share still reaches it
-        // (`plan::intra_job`); else plan a new T_k. A greedy draw keeps to
-        // its share A_k (`plan::greedy`).
-        let target = e.target.map(|(at, _)| (at - now) as f64);
+        // (`plan::intra_job`); else plan a new T_k. `keep_t_k = false` is
+        // the literal reading: a new T_k at every event. A greedy draw
+        // keeps to its share A_k (`plan::greedy`).
+        let target = e.target.filter(|_| self.cfg.keep_t_k).map(|(at, _)| (at - now) as f64);
         let planned = if yields { plan::intra_job(&model, &e.share, horizon, target) } else { plan::greedy(&model, &e.share, horizon) };
         let Some(p) = planned else {
             if yields {

@@ -310,7 +310,7 @@ pub fn reverse(stages: &[StageModel], capacity: &Amount, t_k: f64) -> Vec<Vec<(f
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::{Resources, SchedulerKey};
 

@@ -57,14 +57,17 @@ impl Plan {
 /// else the new T_k. `None` without durations, or when
 /// nothing is outstanding.
 pub fn intra_job(model: &JobModel, share: &Amount, horizon_ms: f64, target_ms: Option<f64>) -> Option<Plan> {
-    if model.unknown_runtime || model.stages.iter().all(|s| s.asked == 0) {
+    if !plannable(model) {
         return None;
     }
     let capacity = packing_capacity(model, share);
     let greedy = packing::forward(&model.stages, &capacity)?;
     let mut t_k = greedy.span;
     let mut reversed = packing::reverse(&model.stages, &capacity, t_k);
-    if let Some(target) = target_ms.filter(|t| *t < t_k && *t > 0.0) {
+    // A target before a running task's expected end cannot be kept (a
+    // task's expected runtime is relearned as its stage's tasks finish).
+    let running_until = model.stages.iter().flat_map(|s| s.running.iter().copied()).fold(0.0, f64::max);
+    if let Some(target) = target_ms.filter(|t| *t < t_k && *t > 0.0 && *t >= running_until) {
         // The greedy recomputation came out later than the target the job
         // had: keep the target when a reverse packing reaches it.
         let kept = packing::reverse(&model.stages, &capacity, target);
@@ -93,12 +96,17 @@ pub fn intra_job(model: &JobModel, share: &Amount, horizon_ms: f64, target_ms: O
 /// competes for the leftover in its SRTF order. `None` as for
 /// [`intra_job`].
 pub fn greedy(model: &JobModel, share: &Amount, horizon_ms: f64) -> Option<Plan> {
-    if model.unknown_runtime || model.stages.iter().all(|s| s.asked == 0) {
+    if !plannable(model) {
         return None;
     }
     let capacity = packing_capacity(model, share);
     let forward = packing::forward(&model.stages, &capacity)?;
     Some(from_starts(model, share, &capacity, forward.span, forward.starts, horizon_ms))
+}
+
+/// A plan needs every stage's runtime and something asked to schedule.
+fn plannable(model: &JobModel) -> bool {
+    !model.unknown_runtime && model.stages.iter().any(|s| s.asked > 0)
 }
 
 /// The share a plan packs into: A_k less what the job holds for its whole
@@ -155,4 +163,54 @@ fn from_starts(model: &JobModel, share: &Amount, capacity: &Amount, t_k: f64, st
     }
     let yielded = share.minus(&model.running_demand()).minus(&default_demand).clamped();
     Plan { t_k_ms: t_k, stages, default_demand, yielded, remaining_ms: model.remaining_ms(), usage }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::packing::tests::stage;
+    use super::super::stages::Inference;
+    use super::*;
+    use crate::model::Resources;
+
+    fn job(stages: Vec<super::super::stages::StageModel>) -> JobModel {
+        JobModel { stages, reserved: Amount::ZERO, inference: Inference::DagHint, unknown_runtime: false, key_stage: Default::default(), priority_stage: Default::default() }
+    }
+
+    fn units(n: i64) -> Amount {
+        Amount::of(&Resources::new(n, n))
+    }
+
+    fn starts(p: &Plan) -> Vec<(i64, Vec<(f64, i64)>)> {
+        p.stages.iter().map(|s| (s.due, s.later.clone())).collect()
+    }
+
+    /// A list schedule is not optimal, so a target the job already had can
+    /// be earlier than the greedy recomputation and still reachable. Share
+    /// 5 units; stages A: 2 tasks of 1 unit × 10 s, B: 2 of 3 × 20 s, C: 2
+    /// of 2 × 40 s, one running with 30 s left. Forward (longest path first:
+    /// C, B, A): C at [0, 40] beside the running one, 1 unit left: A at 0
+    /// and 10; B fits only when the running C ends: [30, 50], [50, 70]:
+    /// T_k = 70. Reverse from a kept target of 60 (C, B, A first; running
+    /// C holds reverse [30, 60]): C at [0, 40] → Actual 20; one B at [0,
+    /// 20] → 40; A ×2 at [20, 30] → 30; the other B when C's hold is gone,
+    /// [40, 60] → 0. So the job keeps T_k = 60 and must start one B now.
+    #[test]
+    fn a_reachable_target_is_kept() {
+        let m = job(vec![stage(2, 1, 10_000.0, &[], &[]), stage(2, 3, 20_000.0, &[], &[]), stage(1, 2, 40_000.0, &[], &[30_000.0])]);
+        let fresh = intra_job(&m, &units(5), 0.0, None).unwrap();
+        assert_eq!(fresh.t_k_ms, 70_000.0);
+        let kept = intra_job(&m, &units(5), 0.0, Some(60_000.0)).unwrap();
+        assert_eq!(kept.t_k_ms, 60_000.0);
+        assert_eq!(starts(&kept), vec![(0, vec![(30_000.0, 2)]), (1, vec![(40_000.0, 1)]), (0, vec![(20_000.0, 1)])]);
+    }
+
+    /// A target before a running task's expected end is not kept (the
+    /// stage's runtime was relearned longer since the target was set): one
+    /// task running with 20 s left and one asked (10 s), share 4 units of
+    /// which each takes 2: T_k = 20 s, not the old 10.
+    #[test]
+    fn a_target_before_a_running_task_ends_is_dropped() {
+        let m = job(vec![stage(1, 2, 10_000.0, &[], &[20_000.0])]);
+        assert_eq!(intra_job(&m, &units(4), 0.0, Some(10_000.0)).unwrap().t_k_ms, 20_000.0);
+    }
 }

@@ -64,14 +64,11 @@ pub fn intra_job(model: &JobModel, share: &Amount, horizon_ms: f64, target_ms: O
     let greedy = packing::forward(&model.stages, &capacity)?;
     let mut t_k = greedy.span;
     let mut reversed = packing::reverse(&model.stages, &capacity, t_k);
-    // A target before a running task's expected end cannot be kept (a
-    // task's expected runtime is relearned as its stage's tasks finish).
-    let running_until = model.stages.iter().flat_map(|s| s.running.iter().copied()).fold(0.0, f64::max);
-    if let Some(target) = target_ms.filter(|t| *t < t_k && *t > 0.0 && *t >= running_until) {
+    if let Some(target) = target_ms.filter(|t| *t < t_k && *t > 0.0) {
         // The greedy recomputation came out later than the target the job
         // had: keep the target when a reverse packing reaches it.
         let kept = packing::reverse(&model.stages, &capacity, target);
-        if kept.iter().flatten().all(|(start, _)| *start >= -1e-6) {
+        if reaches(model, &kept, target) {
             t_k = target;
             reversed = kept;
         }
@@ -81,7 +78,7 @@ pub fn intra_job(model: &JobModel, share: &Amount, horizon_ms: f64, target_ms: O
     // T_k inside the share: keep it then (its tasks that start at once are
     // the DEFAULT ones, the others may wait until the greedy schedule
     // reaches them).
-    let feasible = reversed.iter().flatten().all(|(start, _)| *start >= -1e-6);
+    let feasible = reaches(model, &reversed, t_k);
     let starts = if feasible { reversed } else { greedy.starts };
     Some(from_starts(model, share, &capacity, t_k, starts, horizon_ms))
 }
@@ -102,6 +99,16 @@ pub fn greedy(model: &JobModel, share: &Amount, horizon_ms: f64) -> Option<Plan>
     let capacity = packing_capacity(model, share);
     let forward = packing::forward(&model.stages, &capacity)?;
     Some(from_starts(model, share, &capacity, forward.span, forward.starts, horizon_ms))
+}
+
+/// Whether a reverse packing from `t_k` fits between now and `t_k`: no
+/// task starts before now, and no running task is expected to end after
+/// `t_k` (the packing places running tasks before T_k without checking;
+/// a kept target can be earlier when a stage's runtime was relearned
+/// longer since it was set).
+fn reaches(model: &JobModel, starts: &[Vec<(f64, i64)>], t_k: f64) -> bool {
+    let running_until = model.stages.iter().flat_map(|s| s.running.iter().copied()).fold(0.0, f64::max);
+    t_k >= running_until && starts.iter().flatten().all(|(start, _)| *start >= -1e-6)
 }
 
 /// A plan needs every stage's runtime and something asked to schedule.

@@ -19,7 +19,10 @@
 # Default: both. SENS picks sensitivity settings (default all: "e-0.5 e0.5
 # p0.0 p0.5"; also g<P>: P(Altruism) = P with greedy draws not kept to
 # their shares, `greedy_within_share = false`; k<P>: P(Altruism) = P with
-# T_k recomputed from now at every event, `keep_t_k = false`); NOBUILD=1 skips the build
+# T_k recomputed from now at every event, `keep_t_k = false`; c<P>: P(Altruism)
+# = P with T_k kept also when the share grew, `commit_t_k = true`);
+# CARBYNE_EXTRA adds [carbyne] keys to every Carbyne run (e.g.
+# CARBYNE_EXTRA='leftover_holds = 5'); NOBUILD=1 skips the build
 # (several instances at once).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -61,10 +64,15 @@ summarize() {
 }
 
 run() { # label, policies, config text
-  printf '%s\n' "$3" >"$tmp/c.toml"
+  local config=$3 label=$1
+  if [ -n "${CARBYNE_EXTRA:-}" ]; then
+    config=${config:-[carbyne]}$'\n'$CARBYNE_EXTRA
+    label="$label, $CARBYNE_EXTRA"
+  fi
+  printf '%s\n' "$config" >"$tmp/c.toml"
   out=$($BIN compare "${WORKLOAD[@]}" --seeds "$SEEDS" --seed "$FIRST" --policies "$2" --baseline carbyne \
     --config "$tmp/c.toml" --no-progress)
-  echo "-- $1"
+  echo "-- $label"
   echo "$out" | summarize
   if [ -n "${VERBOSE:-}" ]; then echo "$out"; fi
 }
@@ -88,7 +96,8 @@ for set in $SETS; do
           p*) run "p_altruism = $v" drf,carbyne $'[carbyne]\np_altruism = '"$v" ;;
           g*) run "p_altruism = $v, greedy_within_share = false" drf,carbyne $'[carbyne]\ngreedy_within_share = false\np_altruism = '"$v" ;;
           k*) run "p_altruism = $v, keep_t_k = false" drf,carbyne $'[carbyne]\nkeep_t_k = false\np_altruism = '"$v" ;;
-          *) echo "unknown sensitivity setting $s (e<error>, p<probability>, g<probability>, k<probability>)" >&2; exit 2 ;;
+          c*) run "p_altruism = $v, commit_t_k = true" drf,carbyne $'[carbyne]\ncommit_t_k = true\np_altruism = '"$v" ;;
+          *) echo "unknown sensitivity setting $s (e<error>, p<probability>, g<probability>, k<probability>, c<probability>)" >&2; exit 2 ;;
         esac
       done
       ;;

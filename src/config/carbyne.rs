@@ -31,12 +31,29 @@ pub struct CarbyneConfig {
     /// back slide with the clock and the job may end after the T_k it was
     /// first planned to meet (`docs/carbyne.md`, Deviations).
     pub keep_t_k: bool,
+    /// Beyond the paper (default off; needs `keep_t_k`): keep the previous
+    /// T_k also when the job's share grew and a fresh plan would finish it
+    /// earlier. T_k is then the completion the job was promised under its
+    /// fair share when it planned ("not delay any job beyond its
+    /// fair-share-calculated completion time", §5.2), and what the larger
+    /// share would gain on it goes to the leftover, in SRTF order.
+    pub commit_t_k: bool,
     /// Order of the leftover scheduler (§3.3, §4.2): `srtf` = the job with
     /// the least remaining work first, its asks packed (best alignment with
     /// the node's free resources first) — the paper's order; `pack` = best
     /// alignment first over all jobs, least remaining work breaking ties —
     /// "the order of (a) and (b) can be reversed to prioritize efficiency".
     pub leftover_order: String,
+    /// Beyond the paper (default 0, off): at most this many nodes are held
+    /// at once for the leftover order's first ask when it does not fit the
+    /// node's free space. The leftover reaches the leftover phase as the
+    /// pieces DEFAULT asks left on each node, so without a hold a job with
+    /// the least remaining work but larger tasks waits while smaller asks
+    /// of longer jobs take every piece; a held node gives what frees on it
+    /// to that ask first (main phase included), as YARN's schedulers
+    /// reserve a node for a large container. A hold ends when the ask
+    /// fits, is gone, or after a minute (`engine::pass`).
+    pub leftover_holds: u32,
     /// A task whose latest start time (Actual(t) of Pseudocode 1 line 20)
     /// is at most this far from now is DEFAULT: the pass after this one
     /// comes a NodeManager heartbeat later, too late for it. ms; default
@@ -83,7 +100,9 @@ impl Default for CarbyneConfig {
             p_altruism: 1.0,
             greedy_within_share: true,
             keep_t_k: true,
+            commit_t_k: false,
             leftover_order: "srtf".into(),
+            leftover_holds: 0,
             horizon_ms: 1000,
             estimate_error: 0.0,
             dag_hint: "full".into(),
@@ -97,6 +116,9 @@ impl CarbyneConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         if !(0.0..=1.0).contains(&self.p_altruism) {
             return Err(bad("carbyne.p_altruism", self.p_altruism, "must be within [0, 1]"));
+        }
+        if self.commit_t_k && !self.keep_t_k {
+            return Err(bad("carbyne.commit_t_k", self.commit_t_k, "needs keep_t_k = true (a committed T_k is a kept one)"));
         }
         if !LEFTOVER_ORDERS.contains(&self.leftover_order.as_str()) {
             return Err(bad("carbyne.leftover_order", &self.leftover_order, format!("expected one of {}", LEFTOVER_ORDERS.join(", "))));
@@ -133,6 +155,7 @@ mod tests {
             ("horizon_ms = -1", "carbyne.horizon_ms", "-1"),
             ("estimate_error = -1.0", "carbyne.estimate_error", "-1"),
             ("dag_hint = \"maybe\"", "carbyne.dag_hint", "maybe"),
+            ("keep_t_k = false\ncommit_t_k = true", "carbyne.commit_t_k", "true"),
         ] {
             let e = Config::parse(&format!("[carbyne]\n{text}\n")).unwrap_err().to_string();
             assert!(e.contains(key) && e.contains(value), "{text}: {e}");

@@ -275,6 +275,7 @@ impl Engine {
             }
             Event::NodeRemoved { node } => {
                 let Some(n) = s.nodes.remove(node) else { return Applied::Unknown };
+                s.leftover_holds.remove(node);
                 s.capacity -= n.capacity;
                 for c in n.containers {
                     Self::release_container(s, c, Some(now));
@@ -780,6 +781,13 @@ impl Engine {
                 "containers": s.containers.len(),
             },
             "counters": self.counters,
+            // Nodes held for a leftover ask (`engine::pass`): who waits where.
+            "leftover_holds": s.leftover_holds.iter().map(|(node, h)| serde_json::json!({
+                "node": s.nodes.get(node).map(|n| n.host.as_str()),
+                "app": h.app,
+                "priority": h.key.priority,
+                "since_ms": h.since_ms,
+            })).collect::<Vec<_>>(),
             "queues": queues,
             "queue_acls": acls,
             "apps": apps,

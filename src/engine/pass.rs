@@ -20,9 +20,17 @@
 //! the next one's, the ask goes back in with its new key. For keys that
 //! only grow as the node fills this serves exactly the order the plugin
 //! would give over the current state.
+//!
+//! **Leftover holds** (a leftover plugin with `holds() > 0`, e.g. Carbyne's
+//! `leftover_holds`): when the leftover order's first ask does not fit the
+//! node's free space, the node is held for it — nothing else is placed on
+//! it until that ask fits (it is then served first, before the main
+//! phase), is gone, or a minute has passed. The leftover is what DEFAULT
+//! asks leave on each node, so it comes in pieces; without holds a larger
+//! task of the job with the least remaining work never finds room.
 
 use super::{Decision, Engine};
-use crate::model::{App, AppId, ContainerId, Blocked, ClusterState, Node, NodeId, Resources, SchedulerKey};
+use crate::model::{App, AppId, ContainerId, Blocked, ClusterState, LeftoverHold, Node, NodeId, Resources, SchedulerKey};
 use crate::policy::{PolicySet, SortKey};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -58,7 +66,15 @@ pub(super) trait Host {
     fn within_share(&self, _app: AppId, _key: SchedulerKey) -> bool {
         true
     }
+    /// Hold `node` for a leftover ask, or release it (`None`). Only the
+    /// engine's own passes hold nodes; a parallel round's proposer does not
+    /// (its copy of the state is dropped after the round).
+    fn hold(&mut self, _node: NodeId, _hold: Option<LeftoverHold>) {}
 }
+
+/// A leftover hold older than this is released: by then the ask may fit
+/// elsewhere, and the node has served no one for a minute.
+const HOLD_MS: i64 = 60_000;
 
 impl Host for Engine {
     fn state(&self) -> &ClusterState {
@@ -82,6 +98,12 @@ impl Host for Engine {
         if let Some(a) = self.state.app_mut(app) {
             a.blocked = Some(at);
         }
+    }
+    fn hold(&mut self, node: NodeId, hold: Option<LeftoverHold>) {
+        match hold {
+            Some(h) => self.state.leftover_holds.insert(node, h),
+            None => self.state.leftover_holds.remove(&node),
+        };
     }
 }
 
@@ -143,8 +165,50 @@ fn speculative(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<De
     made
 }
 
-/// The main and leftover phases.
+/// The main and leftover phases, after the node's leftover hold if any.
 fn regular(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, limit: usize) -> usize {
+    let mut made = 0;
+    if let Some(hold) = host.state().leftover_holds.get(&node).copied() {
+        match held_ask(host, node, hold, now_ms) {
+            Held::Waits => return 0,
+            Held::Fits => {
+                host.hold(node, None);
+                if let Some(d) = host.allocate(hold.app, hold.key, node, now_ms, Phase::Leftover) {
+                    out.push(d);
+                    made += 1;
+                }
+            }
+            Held::Released => host.hold(node, None),
+        }
+    }
+    if limit != 0 && made >= limit {
+        return made;
+    }
+    made + phases(host, node, now_ms, out, limit.saturating_sub(made))
+}
+
+enum Held {
+    /// The held ask fits now: serve it.
+    Fits,
+    /// It still does not fit: the node waits for it.
+    Waits,
+    /// The ask is gone, or the hold is too old: release the node.
+    Released,
+}
+
+fn held_ask(host: &impl Host, node: NodeId, hold: LeftoverHold, now_ms: i64) -> Held {
+    let s = host.state();
+    let (Some(app), Some(n)) = (s.apps.get(&hold.app), s.nodes.get(&node)) else { return Held::Released };
+    let Some(ask) = app.asks.get(&hold.key).filter(|a| a.count > 0) else { return Held::Released };
+    match check_ask(s, host.policies(), app, ask, n, true) {
+        Ok(()) => Held::Fits,
+        Err(Blocked::NodeFull) if now_ms - hold.since_ms < HOLD_MS => Held::Waits,
+        Err(_) => Held::Released,
+    }
+}
+
+/// The main and leftover phases.
+fn phases(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, limit: usize) -> usize {
     let by_queue = !host.policies().is_flat();
     // Component-wise minimum over every outstanding ask: once the node's free
     // capacity cannot hold it, no ask fits and the rest of the pass could
@@ -313,11 +377,24 @@ fn leftover(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decis
                 heap.push(Reverse((fresh, app_id, key)));
                 continue;
             }
-            s.refused_placements.get(&(app_id, node)).is_none_or(|until| now_ms >= *until)
-                && check_ask(s, host.policies(), app, ask, n, true).is_ok()
+            if s.refused_placements.get(&(app_id, node)).is_some_and(|until| now_ms < *until) {
+                continue;
+            }
+            match check_ask(s, host.policies(), app, ask, n, true) {
+                Ok(()) => true,
+                // The order's first ask does not fit what is free here:
+                // hold the node for it (when the pipeline holds nodes).
+                Err(Blocked::NodeFull) => made == 0 && ask.capability.fits_in(&n.capacity) && may_hold(s, host.policies(), app, key),
+                Err(_) => false,
+            }
         };
         if !ok {
             continue;
+        }
+        let fits = host.state().nodes.get(&node).zip(host.state().apps.get(&app_id).and_then(|a| a.asks.get(&key))).is_some_and(|(n, a)| a.capability.fits_in(&n.free()));
+        if !fits {
+            host.hold(node, Some(LeftoverHold { app: app_id, key, since_ms: now_ms }));
+            break;
         }
         if let Some(d) = host.allocate(app_id, key, node, now_ms, Phase::Leftover) {
             out.push(d);
@@ -333,6 +410,26 @@ fn leftover(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decis
         }
     }
     made
+}
+
+/// Whether `app`'s pipeline may hold one more node for its ask `key`: it
+/// holds fewer nodes than its `holds()`, none of them for this ask.
+fn may_hold(s: &ClusterState, policies: &PolicySet, app: &App, key: SchedulerKey) -> bool {
+    let most = policies.leftover_holds(app);
+    if most == 0 {
+        return false;
+    }
+    let mine = policies.pipeline_of(app.queue);
+    let mut held = 0;
+    for h in s.leftover_holds.values() {
+        if h.app == app.id && h.key == key {
+            return false;
+        }
+        if s.apps.get(&h.app).is_some_and(|a| std::ptr::eq(policies.pipeline_of(a.queue), mine)) {
+            held += 1;
+        }
+    }
+    held < most
 }
 
 /// YARN partitions: an ask without a label expression goes to unlabelled

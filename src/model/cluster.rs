@@ -44,6 +44,21 @@ pub struct ClusterState {
     /// container's allocation tags (`crate::constraint::index`).
     #[serde(skip)]
     pub constraints: Arc<crate::constraint::ConstraintIndex>,
+    /// Nodes held for one held-back ask each (`[carbyne] leftover_holds`,
+    /// `engine::pass`): a held node gives its free capacity to that ask
+    /// before anything else, until it fits.
+    #[serde(skip)]
+    pub leftover_holds: BTreeMap<NodeId, LeftoverHold>,
+}
+
+/// A node held for the leftover order's first ask, which did not fit on it
+/// (as YARN's schedulers reserve a node for a container larger than its
+/// free space, so that smaller ones do not take every freed piece).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LeftoverHold {
+    pub app: AppId,
+    pub key: super::ask::SchedulerKey,
+    pub since_ms: i64,
 }
 
 impl ClusterState {
@@ -85,6 +100,7 @@ impl ClusterState {
             resource_names: self.resource_names.clone(),
             refused_placements: self.refused_placements.clone(),
             constraints: Arc::clone(&self.constraints),
+            leftover_holds: self.leftover_holds.clone(),
         }
     }
 

@@ -12,7 +12,7 @@ pub mod resource;
 
 pub use app::{App, AppId, Blocked, LiveContainer};
 pub use ask::{Ask, ExecutionType, Locality, SchedulerKey};
-pub use cluster::ClusterState;
+pub use cluster::{ClusterState, LeftoverHold};
 pub use container::{Container, ContainerId};
 pub use node::{Node, NodeId};
 pub use queue::{Queue, QueueId};

@@ -224,6 +224,12 @@ pub trait Filter: Plugin {
 /// it left on the node.
 pub trait Leftover: Plugin {
     fn key(&self, ctx: &Ctx, app: &App, ask: &Ask, node: &Node) -> SortKey;
+
+    /// How many nodes the pipeline may hold at once for the first ask of
+    /// this order that does not fit (`engine::pass`); 0 = none.
+    fn holds(&self) -> usize {
+        0
+    }
 }
 
 /// *Oversubscribe*: speculative containers beyond the allocated view, on

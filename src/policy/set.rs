@@ -406,6 +406,12 @@ impl PolicySet {
         self.pipelines.iter().any(|p| p.leftover.is_some())
     }
 
+    /// How many nodes `app`'s pipeline may hold for its leftover order's
+    /// first ask ([`Leftover::holds`]); 0 without a leftover phase.
+    pub fn leftover_holds(&self, app: &App) -> usize {
+        self.pipeline_of(app.queue).leftover.as_ref().map_or(0, |l| l.plugin.holds())
+    }
+
     /// The leftover order of `ask`, or `None` when the app's pipeline has
     /// no leftover phase or the ask was not held back (it was DEFAULT).
     pub fn leftover_key(&self, state: &ClusterState, app: &App, ask: &Ask, node: &Node) -> Option<SortKey> {

@@ -106,4 +106,8 @@ impl Leftover for CarbyneLeftover {
             Order::Pack => SortKey::new(-align, remaining, app.id as i64),
         }
     }
+
+    fn holds(&self) -> usize {
+        self.cfg.leftover_holds as usize
+    }
 }

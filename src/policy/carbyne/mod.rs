@@ -382,9 +382,14 @@ impl Carbyne {
         // after the T_k it was planned to meet. Keep the previous target
         // while a reverse packing under the current share still reaches it
         // (`plan::intra_job`); else plan a new T_k. `keep_t_k = false` is
-        // the literal reading: a new T_k at every event. A greedy draw
-        // keeps to its share A_k (`plan::greedy`).
-        let target = e.target.filter(|_| self.cfg.keep_t_k).map(|(at, _)| (at - now) as f64);
+        // the literal reading: a new T_k at every event. `commit_t_k` keeps
+        // the target also when a grown share would finish the job earlier.
+        // A greedy draw keeps to its share A_k (`plan::greedy`).
+        let target = match e.target.map(|(at, _)| (at - now) as f64) {
+            Some(ms) if self.cfg.commit_t_k => plan::Target::Commit(ms),
+            Some(ms) if self.cfg.keep_t_k => plan::Target::Keep(ms),
+            _ => plan::Target::Fresh,
+        };
         let planned = if yields { plan::intra_job(&model, &e.share, horizon, target) } else { plan::greedy(&model, &e.share, horizon) };
         let Some(p) = planned else {
             if yields {

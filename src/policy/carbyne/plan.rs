@@ -50,13 +50,29 @@ impl Plan {
     }
 }
 
+/// What a plan does with the T_k of the job's previous plan (ms from now).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Target {
+    /// Plan a new T_k from now: Pseudocode 1 read literally
+    /// (`keep_t_k = false`), or the job's first plan.
+    Fresh,
+    /// Keep it when the greedy recomputation comes out later and a reverse
+    /// packing under the current share still reaches it (`keep_t_k`, the
+    /// default): a job's held-back tasks do not slide with the clock.
+    Keep(f64),
+    /// Keep it whenever a reverse packing reaches it, also when the greedy
+    /// recomputation comes out earlier because the share grew
+    /// (`commit_t_k`): T_k is the completion the job was promised under its
+    /// fair share, and what a larger share would gain on it is yielded.
+    Commit(f64),
+}
+
 /// Plan `model` under `share` (A_k). The share is first reduced by what the
 /// job holds for its whole life (its AM) and raised, type by type, to the
-/// largest task so one task always fits. `target_ms`: a completion target
-/// to keep if a reverse packing fits before it (the previous plan's T_k),
-/// else the new T_k. `None` without durations, or when
-/// nothing is outstanding.
-pub fn intra_job(model: &JobModel, share: &Amount, horizon_ms: f64, target_ms: Option<f64>) -> Option<Plan> {
+/// largest task so one task always fits. `target`: the previous plan's
+/// T_k, kept when a reverse packing fits before it (per [`Target`]), else
+/// the new T_k. `None` without durations, or when nothing is outstanding.
+pub fn intra_job(model: &JobModel, share: &Amount, horizon_ms: f64, target: Target) -> Option<Plan> {
     if !plannable(model) {
         return None;
     }
@@ -64,9 +80,13 @@ pub fn intra_job(model: &JobModel, share: &Amount, horizon_ms: f64, target_ms: O
     let greedy = packing::forward(&model.stages, &capacity)?;
     let mut t_k = greedy.span;
     let mut reversed = packing::reverse(&model.stages, &capacity, t_k);
-    if let Some(target) = target_ms.filter(|t| *t < t_k && *t > 0.0) {
-        // The greedy recomputation came out later than the target the job
-        // had: keep the target when a reverse packing reaches it.
+    let previous = match target {
+        Target::Fresh => None,
+        Target::Keep(ms) => Some(ms).filter(|ms| *ms < t_k),
+        Target::Commit(ms) => Some(ms).filter(|ms| *ms != t_k),
+    };
+    if let Some(target) = previous.filter(|ms| *ms > 0.0) {
+        // Keep the target the job had when a reverse packing reaches it.
         let kept = packing::reverse(&model.stages, &capacity, target);
         if reaches(model, &kept, target) {
             t_k = target;
@@ -204,9 +224,9 @@ mod tests {
     #[test]
     fn a_reachable_target_is_kept() {
         let m = job(vec![stage(2, 1, 10_000.0, &[], &[]), stage(2, 3, 20_000.0, &[], &[]), stage(1, 2, 40_000.0, &[], &[30_000.0])]);
-        let fresh = intra_job(&m, &units(5), 0.0, None).unwrap();
+        let fresh = intra_job(&m, &units(5), 0.0, Target::Fresh).unwrap();
         assert_eq!(fresh.t_k_ms, 70_000.0);
-        let kept = intra_job(&m, &units(5), 0.0, Some(60_000.0)).unwrap();
+        let kept = intra_job(&m, &units(5), 0.0, Target::Keep(60_000.0)).unwrap();
         assert_eq!(kept.t_k_ms, 60_000.0);
         assert_eq!(starts(&kept), vec![(0, vec![(30_000.0, 2)]), (1, vec![(40_000.0, 1)]), (0, vec![(20_000.0, 1)])]);
     }
@@ -218,6 +238,24 @@ mod tests {
     #[test]
     fn a_target_before_a_running_task_ends_is_dropped() {
         let m = job(vec![stage(1, 2, 10_000.0, &[], &[20_000.0])]);
-        assert_eq!(intra_job(&m, &units(4), 0.0, Some(10_000.0)).unwrap().t_k_ms, 20_000.0);
+        assert_eq!(intra_job(&m, &units(4), 0.0, Target::Keep(10_000.0)).unwrap().t_k_ms, 20_000.0);
+        assert_eq!(intra_job(&m, &units(4), 0.0, Target::Commit(10_000.0)).unwrap().t_k_ms, 20_000.0);
+    }
+
+    /// A job's share grew (another job finished): 4 tasks of 1 unit × 10 s,
+    /// planned under a share of 2 units (T_k = 20 s), now 4. `Keep` takes
+    /// the earlier T_k the larger share allows (10 s: all four start now);
+    /// `Commit` holds to 20 s: reversed from 20 s under 4 units, all four
+    /// fit in [10, 20], so none must start now and the whole share is
+    /// yielded until then.
+    #[test]
+    fn a_committed_target_yields_what_a_larger_share_gains() {
+        let m = job(vec![stage(4, 1, 10_000.0, &[], &[])]);
+        assert_eq!(intra_job(&m, &units(2), 0.0, Target::Fresh).unwrap().t_k_ms, 20_000.0);
+        let keep = intra_job(&m, &units(4), 0.0, Target::Keep(20_000.0)).unwrap();
+        assert_eq!((keep.t_k_ms, starts(&keep)), (10_000.0, vec![(4, vec![])]));
+        let commit = intra_job(&m, &units(4), 0.0, Target::Commit(20_000.0)).unwrap();
+        assert_eq!((commit.t_k_ms, starts(&commit)), (20_000.0, vec![(0, vec![(10_000.0, 4)])]));
+        assert_eq!(commit.yielded, units(4));
     }
 }

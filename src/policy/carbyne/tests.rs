@@ -107,6 +107,50 @@ fn leftover_keys_are_reevaluated_as_the_node_fills() {
     assert_eq!(view(&e, 1)["leftover_received"], 1);
 }
 
+/// `leftover_holds`: when the leftover order's first ask does not fit the
+/// node, the node is held for it, so smaller asks of longer jobs do not
+/// take every piece. Node 10 GB / 10 vcores. Apps 1 and 2 each run a task
+/// of nothing (50 s, 100 s) that gates the rest of their DAG (the hint),
+/// so their other tasks may wait: ALTRUISTIC (app 1's may start as late
+/// as 49 s). App 1 has the least remaining work (50 + 1 + 1 s against
+/// 100 + 5 + 1 s) and asks 1 GB / 6 vcores; app 2 five of 1 GB / 1 vcore.
+/// App 3 (no runtime known: DEFAULT) takes 1 GB / 6 vcores first: 4
+/// vcores left. Without holds app 1 does not fit and app 2 takes all four
+/// pieces; with a hold the node waits (nothing at 30 s) and serves app 1
+/// first, before the main phase, once app 3's container ends.
+#[test]
+fn a_leftover_hold_keeps_the_pieces_for_the_first_ask() {
+    let setup = |extra: &str| {
+        let mut e = carbyne(extra);
+        add_node(&mut e, 1, 10 * 1024, 10);
+        app(&mut e, 1, "TEZ", &["shepherd.dag=1:1:50000:-:1x0;2:1:1000:-;3:1:1000:0+1"]);
+        app(&mut e, 2, "TEZ", &["shepherd.dag=1:1:100000:-:1x0;2:5:1000:-;3:1:1000:0+1"]);
+        for id in 1..=2 {
+            ask(&mut e, id, 1, 0, 0, 1);
+        }
+        ask(&mut e, 1, 2, 1024, 6, 1);
+        ask(&mut e, 2, 2, 1024, 1, 5);
+        app(&mut e, 3, "TEZ", &[]);
+        ask(&mut e, 3, 5, 1024, 6, 1);
+        e
+    };
+    let got = |e: &mut Engine, now| pass(e, now).into_iter().map(|(a, p, _)| (a, p)).collect::<Vec<_>>();
+
+    let mut free = setup("");
+    assert_eq!(got(&mut free, 0), vec![(1, 1), (2, 1), (3, 5), (2, 2), (2, 2), (2, 2), (2, 2)]);
+    assert_eq!(free.state_json()["leftover_holds"], serde_json::json!([]));
+
+    let mut held = setup("[carbyne]\nleftover_holds = 1\n");
+    let first = pass(&mut held, 0);
+    assert_eq!(first.iter().map(|(a, p, _)| (*a, *p)).collect::<Vec<_>>(), vec![(1, 1), (2, 1), (3, 5)]);
+    let holds = held.state_json()["leftover_holds"].clone();
+    assert_eq!((holds[0]["app"].as_u64(), holds[0]["priority"].as_i64(), holds[0]["since_ms"].as_i64()), (Some(1), Some(2), Some(0)));
+    assert_eq!(got(&mut held, 30_000), vec![], "the held node waits for app 1");
+    finish(&mut held, first[2].2, 40_000, 0);
+    assert_eq!(got(&mut held, 40_000), vec![(1, 2), (2, 2), (2, 2), (2, 2), (2, 2)]);
+    assert_eq!(held.state_json()["leftover_holds"], serde_json::json!([]));
+}
+
 /// MapReduce without a hint: priority 0 is the AM (always DEFAULT, held
 /// for the job), 20 the maps, 10 the reduces, which wait for every map.
 /// Node of 4 slots (1 GB + 1 vcore each); the AM takes one. 9 maps: before

@@ -25,9 +25,12 @@
 //! `leftover_holds`): when the leftover order's first ask does not fit the
 //! node's free space, the node is held for it — nothing else is placed on
 //! it until that ask fits (it is then served first, before the main
-//! phase), is gone, or a minute has passed. The leftover is what DEFAULT
-//! asks leave on each node, so it comes in pieces; without holds a larger
-//! task of the job with the least remaining work never finds room.
+//! phase), is gone, or a minute has passed (the same pass may then hold
+//! it again for whichever ask is first then). Nothing starts on a held
+//! node, so it runs down as its containers end: a hold lasts about as long
+//! as the tasks on the node. The leftover is what DEFAULT asks leave on
+//! each node, so it comes in pieces; without holds a larger task of the
+//! job with the least remaining work never finds room.
 
 use super::{Decision, Engine};
 use crate::model::{App, AppId, ContainerId, Blocked, ClusterState, LeftoverHold, Node, NodeId, Resources, SchedulerKey};
@@ -73,7 +76,8 @@ pub(super) trait Host {
 }
 
 /// A leftover hold older than this is released: by then the ask may fit
-/// elsewhere, and the node has served no one for a minute.
+/// elsewhere, and the node has served no one for a minute. (The leftover
+/// phase may hold it again at once, for its first ask then.)
 const HOLD_MS: i64 = 60_000;
 
 impl Host for Engine {

@@ -372,7 +372,7 @@ fn leftover(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decis
         if limit != 0 && made >= limit {
             break;
         }
-        let ok = {
+        let offer = {
             let s = host.state();
             let (Some(app), Some(n)) = (s.apps.get(&app_id), s.nodes.get(&node)) else { continue };
             let Some(ask) = app.asks.get(&key).filter(|a| a.count > 0 && host.within_share(app_id, key)) else { continue };
@@ -385,20 +385,23 @@ fn leftover(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decis
                 continue;
             }
             match check_ask(s, host.policies(), app, ask, n, true) {
-                Ok(()) => true,
-                // The order's first ask does not fit what is free here:
-                // hold the node for it (when the pipeline holds nodes).
-                Err(Blocked::NodeFull) => made == 0 && ask.capability.fits_in(&n.capacity) && may_hold(s, host.policies(), app, key),
-                Err(_) => false,
+                Ok(()) => Offer::Place,
+                // The order's first ask does not fit what is free here
+                // (but fits the node): hold the node for it, when the
+                // pipeline holds nodes.
+                Err(Blocked::NodeFull) if made == 0 && ask.capability.fits_in(&n.capacity) && may_hold(s, host.policies(), app, key) => {
+                    Offer::Hold
+                }
+                Err(_) => Offer::Skip,
             }
         };
-        if !ok {
-            continue;
-        }
-        let fits = host.state().nodes.get(&node).zip(host.state().apps.get(&app_id).and_then(|a| a.asks.get(&key))).is_some_and(|(n, a)| a.capability.fits_in(&n.free()));
-        if !fits {
-            host.hold(node, Some(LeftoverHold { app: app_id, key, since_ms: now_ms }));
-            break;
+        match offer {
+            Offer::Place => {}
+            Offer::Skip => continue,
+            Offer::Hold => {
+                host.hold(node, Some(LeftoverHold { app: app_id, key, since_ms: now_ms }));
+                break;
+            }
         }
         if let Some(d) = host.allocate(app_id, key, node, now_ms, Phase::Leftover) {
             out.push(d);
@@ -414,6 +417,14 @@ fn leftover(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decis
         }
     }
     made
+}
+
+/// What the leftover phase does with the ask at the top of its order.
+enum Offer {
+    Place,
+    /// Hold the node for it (`leftover_holds`) and end the phase here.
+    Hold,
+    Skip,
 }
 
 /// Whether `app`'s pipeline may hold one more node for its ask `key`: it

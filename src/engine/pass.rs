@@ -69,9 +69,15 @@ pub(super) trait Host {
     fn within_share(&self, _app: AppId, _key: SchedulerKey) -> bool {
         true
     }
-    /// Hold `node` for a leftover ask, or release it (`None`). Only the
-    /// engine's own passes hold nodes; a parallel round's proposer does not
-    /// (its copy of the state is dropped after the round).
+    /// Does this pass make leftover holds? Only the engine's own passes do;
+    /// a parallel round's proposer honours the holds it finds but makes
+    /// none (its copy of the state is dropped after the round), so where a
+    /// hold would begin it passes over the ask as a pass without holds
+    /// would.
+    fn makes_holds(&self) -> bool {
+        false
+    }
+    /// Hold `node` for a leftover ask, or release it (`None`).
     fn hold(&mut self, _node: NodeId, _hold: Option<LeftoverHold>) {}
 }
 
@@ -102,6 +108,9 @@ impl Host for Engine {
         if let Some(a) = self.state.app_mut(app) {
             a.blocked = Some(at);
         }
+    }
+    fn makes_holds(&self) -> bool {
+        true
     }
     fn hold(&mut self, node: NodeId, hold: Option<LeftoverHold>) {
         match hold {
@@ -389,7 +398,9 @@ fn leftover(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decis
                 // The order's first ask does not fit what is free here
                 // (but fits the node): hold the node for it, when the
                 // pipeline holds nodes.
-                Err(Blocked::NodeFull) if made == 0 && ask.capability.fits_in(&n.capacity) && may_hold(s, host.policies(), app, key) => {
+                Err(Blocked::NodeFull)
+                    if made == 0 && host.makes_holds() && ask.capability.fits_in(&n.capacity) && may_hold(s, host.policies(), app, key) =>
+                {
                     Offer::Hold
                 }
                 Err(_) => Offer::Skip,

@@ -151,6 +151,85 @@ fn a_leftover_hold_keeps_the_pieces_for_the_first_ask() {
     assert_eq!(held.state_json()["leftover_holds"], serde_json::json!([]));
 }
 
+/// A parallel round's proposers make no holds (each works on a copy of the
+/// state that is dropped after the round), so where a hold would begin they
+/// pass over the ask, as a pass without holds does, instead of ending the
+/// leftover phase there. The setting of the test above on two such nodes,
+/// two proposers (one node each): each node gives app 3 its 6-vcore
+/// DEFAULT task, app 1's 6-vcore ALTRUISTIC task does not fit the 4 vcores
+/// left, and app 2's 1-vcore tasks take them — 4 per node, the same
+/// containers as the round without holds — and no node is held.
+#[test]
+fn proposers_pass_over_the_ask_a_hold_would_be_for() {
+    let round = |extra: &str| {
+        let mut e = carbyne(&format!("round_proposers = 2\nround_min_work_per_proposer = 0\n{extra}"));
+        for n in 1..=2 {
+            add_node(&mut e, n, 10 * 1024, 10);
+        }
+        app(&mut e, 1, "TEZ", &["shepherd.dag=1:1:50000:-:1x0;2:2:1000:-;3:1:1000:0+1"]);
+        app(&mut e, 2, "TEZ", &["shepherd.dag=1:1:100000:-:1x0;2:10:1000:-;3:1:1000:0+1"]);
+        for id in 1..=2 {
+            ask(&mut e, id, 1, 0, 0, 1);
+        }
+        ask(&mut e, 1, 2, 1024, 6, 2);
+        ask(&mut e, 2, 2, 1024, 1, 10);
+        app(&mut e, 3, "TEZ", &[]);
+        ask(&mut e, 3, 5, 1024, 6, 2);
+        let mut out = vec![];
+        e.schedule_round(0, 0, &mut out).unwrap();
+        let mut got: Vec<(u32, i32, u32)> = out
+            .iter()
+            .filter_map(|d| match d {
+                Decision::Allocate { app, key, node, .. } => Some((*app, key.priority, *node)),
+                _ => None,
+            })
+            .collect();
+        got.sort();
+        (got, e)
+    };
+    let (free, _) = round("");
+    let (held, e) = round("[carbyne]\nleftover_holds = 1\n");
+    assert_eq!(e.counters().rounds, 1);
+    assert!(e.counters().round_proposals > 0, "a parallel round");
+    assert_eq!(held.iter().filter(|c| (c.0, c.1) == (2, 2)).count(), 8, "{held:?}");
+    assert_eq!(held.iter().filter(|c| (c.0, c.1) == (3, 5)).count(), 2, "{held:?}");
+    assert!(!held.iter().any(|c| (c.0, c.1) == (1, 2)), "{held:?}");
+    assert_eq!(held, free);
+    assert_eq!(e.state_json()["leftover_holds"], serde_json::json!([]));
+}
+
+/// A hold a heartbeat made is served by a parallel round's proposer once
+/// the ask fits, and the authority then drops it, as the serial pass does.
+/// Node 1 is held for app 1's 6-vcore task (as in the test above); app 3's
+/// container ends at 40 s; the round over nodes 1 and 2 places app 1's
+/// tasks (it asked three) and leaves no hold behind — node 1's proposer
+/// makes none for the third.
+#[test]
+fn a_round_serves_and_releases_a_hold() {
+    let mut e = carbyne("round_proposers = 2\nround_min_work_per_proposer = 0\n[carbyne]\nleftover_holds = 1\n");
+    add_node(&mut e, 1, 10 * 1024, 10);
+    app(&mut e, 1, "TEZ", &["shepherd.dag=1:1:50000:-:1x0;2:3:1000:-;3:1:1000:0+1"]);
+    app(&mut e, 2, "TEZ", &["shepherd.dag=1:1:100000:-:1x0;2:5:1000:-;3:1:1000:0+1"]);
+    for id in 1..=2 {
+        ask(&mut e, id, 1, 0, 0, 1);
+    }
+    ask(&mut e, 1, 2, 1024, 6, 3);
+    ask(&mut e, 2, 2, 1024, 1, 5);
+    app(&mut e, 3, "TEZ", &[]);
+    ask(&mut e, 3, 5, 1024, 6, 1);
+    let first = pass(&mut e, 0);
+    assert_eq!(first.iter().map(|(a, p, _)| (*a, *p)).collect::<Vec<_>>(), vec![(1, 1), (2, 1), (3, 5)]);
+    assert_eq!(e.state_json()["leftover_holds"][0]["app"], 1);
+    add_node(&mut e, 2, 10 * 1024, 10);
+    finish(&mut e, first[2].2, 40_000, 0);
+    let mut out = vec![];
+    e.schedule_round(40_000, 0, &mut out).unwrap();
+    assert!(e.counters().round_proposals > 0, "a parallel round");
+    let on_1 = out.iter().filter(|d| matches!(d, Decision::Allocate { app: 1, node: 1, .. })).count();
+    assert_eq!(on_1, 1, "the held ask, on the held node: {out:?}");
+    assert_eq!(e.state_json()["leftover_holds"], serde_json::json!([]), "{out:?}");
+}
+
 /// MapReduce without a hint: priority 0 is the AM (always DEFAULT, held
 /// for the job), 20 the maps, 10 the reduces, which wait for every map.
 /// Node of 4 slots (1 GB + 1 vcore each); the AM takes one. 9 maps: before

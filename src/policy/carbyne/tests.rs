@@ -107,6 +107,23 @@ fn leftover_keys_are_reevaluated_as_the_node_fills() {
     assert_eq!(view(&e, 1)["leftover_received"], 1);
 }
 
+/// The apps of the hold tests: apps 1 and 2 each run a task of nothing
+/// (50 s, 100 s) that gates the rest of their DAG (the hint), so their
+/// other tasks may wait (ALTRUISTIC); app 1 has the least remaining work and
+/// asks `a1` tasks of 1 GB / 6 vcores, app 2 `a2` of 1 GB / 1 vcore; app 3
+/// (no runtime known: DEFAULT) asks `a3` of 1 GB / 6 vcores.
+fn hold_scenario(e: &mut Engine, a1: i32, a2: i32, a3: i32) {
+    app(e, 1, "TEZ", &[&format!("shepherd.dag=1:1:50000:-:1x0;2:{a1}:1000:-;3:1:1000:0+1")]);
+    app(e, 2, "TEZ", &[&format!("shepherd.dag=1:1:100000:-:1x0;2:{a2}:1000:-;3:1:1000:0+1")]);
+    for id in 1..=2 {
+        ask(e, id, 1, 0, 0, 1);
+    }
+    ask(e, 1, 2, 1024, 6, a1);
+    ask(e, 2, 2, 1024, 1, a2);
+    app(e, 3, "TEZ", &[]);
+    ask(e, 3, 5, 1024, 6, a3);
+}
+
 /// `leftover_holds`: when the leftover order's first ask does not fit the
 /// node, the node is held for it, so smaller asks of longer jobs do not
 /// take every piece. Node 10 GB / 10 vcores. Apps 1 and 2 each run a task
@@ -123,15 +140,7 @@ fn a_leftover_hold_keeps_the_pieces_for_the_first_ask() {
     let setup = |extra: &str| {
         let mut e = carbyne(extra);
         add_node(&mut e, 1, 10 * 1024, 10);
-        app(&mut e, 1, "TEZ", &["shepherd.dag=1:1:50000:-:1x0;2:1:1000:-;3:1:1000:0+1"]);
-        app(&mut e, 2, "TEZ", &["shepherd.dag=1:1:100000:-:1x0;2:5:1000:-;3:1:1000:0+1"]);
-        for id in 1..=2 {
-            ask(&mut e, id, 1, 0, 0, 1);
-        }
-        ask(&mut e, 1, 2, 1024, 6, 1);
-        ask(&mut e, 2, 2, 1024, 1, 5);
-        app(&mut e, 3, "TEZ", &[]);
-        ask(&mut e, 3, 5, 1024, 6, 1);
+        hold_scenario(&mut e, 1, 5, 1);
         e
     };
     let got = |e: &mut Engine, now| pass(e, now).into_iter().map(|(a, p, _)| (a, p)).collect::<Vec<_>>();
@@ -166,15 +175,7 @@ fn proposers_pass_over_the_ask_a_hold_would_be_for() {
         for n in 1..=2 {
             add_node(&mut e, n, 10 * 1024, 10);
         }
-        app(&mut e, 1, "TEZ", &["shepherd.dag=1:1:50000:-:1x0;2:2:1000:-;3:1:1000:0+1"]);
-        app(&mut e, 2, "TEZ", &["shepherd.dag=1:1:100000:-:1x0;2:10:1000:-;3:1:1000:0+1"]);
-        for id in 1..=2 {
-            ask(&mut e, id, 1, 0, 0, 1);
-        }
-        ask(&mut e, 1, 2, 1024, 6, 2);
-        ask(&mut e, 2, 2, 1024, 1, 10);
-        app(&mut e, 3, "TEZ", &[]);
-        ask(&mut e, 3, 5, 1024, 6, 2);
+        hold_scenario(&mut e, 2, 10, 2);
         let mut out = vec![];
         e.schedule_round(0, 0, &mut out).unwrap();
         let mut got: Vec<(u32, i32, u32)> = out
@@ -208,15 +209,7 @@ fn proposers_pass_over_the_ask_a_hold_would_be_for() {
 fn a_round_serves_and_releases_a_hold() {
     let mut e = carbyne("round_proposers = 2\nround_min_work_per_proposer = 0\n[carbyne]\nleftover_holds = 1\n");
     add_node(&mut e, 1, 10 * 1024, 10);
-    app(&mut e, 1, "TEZ", &["shepherd.dag=1:1:50000:-:1x0;2:3:1000:-;3:1:1000:0+1"]);
-    app(&mut e, 2, "TEZ", &["shepherd.dag=1:1:100000:-:1x0;2:5:1000:-;3:1:1000:0+1"]);
-    for id in 1..=2 {
-        ask(&mut e, id, 1, 0, 0, 1);
-    }
-    ask(&mut e, 1, 2, 1024, 6, 3);
-    ask(&mut e, 2, 2, 1024, 1, 5);
-    app(&mut e, 3, "TEZ", &[]);
-    ask(&mut e, 3, 5, 1024, 6, 1);
+    hold_scenario(&mut e, 3, 5, 1);
     let first = pass(&mut e, 0);
     assert_eq!(first.iter().map(|(a, p, _)| (*a, *p)).collect::<Vec<_>>(), vec![(1, 1), (2, 1), (3, 5)]);
     assert_eq!(e.state_json()["leftover_holds"][0]["app"], 1);

@@ -397,7 +397,7 @@ fn leftover(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decis
                 Ok(()) => Offer::Place,
                 // The order's first ask does not fit what is free here
                 // (but fits the node): hold the node for it, when the
-                // pipeline holds nodes.
+                // pipeline holds nodes and this pass makes holds.
                 Err(Blocked::NodeFull)
                     if made == 0 && host.makes_holds() && ask.capability.fits_in(&n.capacity) && may_hold(s, host.policies(), app, key) =>
                 {

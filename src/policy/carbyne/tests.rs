@@ -202,9 +202,9 @@ fn proposers_pass_over_the_ask_a_hold_would_be_for() {
 /// A hold a heartbeat made is served by a parallel round's proposer once
 /// the ask fits, and the authority then drops it, as the serial pass does.
 /// Node 1 is held for app 1's 6-vcore task (as in the test above); app 3's
-/// container ends at 40 s; the round over nodes 1 and 2 places app 1's
-/// tasks (it asked three) and leaves no hold behind — node 1's proposer
-/// makes none for the third.
+/// container ends at 40 s; the round over nodes 1 and 2 places two of app
+/// 1's three tasks, one on the held node, and leaves no hold behind —
+/// node 1's proposer makes none for the third.
 #[test]
 fn a_round_serves_and_releases_a_hold() {
     let mut e = carbyne("round_proposers = 2\nround_min_work_per_proposer = 0\n[carbyne]\nleftover_holds = 1\n");

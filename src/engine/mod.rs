@@ -660,6 +660,11 @@ impl Engine {
         if let Some(p) = placement.filter(|p| !p.tags.is_empty()) {
             s.constraints_mut().container_added(id, app, node, &p.tags);
         }
+        // The node was held for this ask (`pass`): the hold has done its
+        // work, whichever pass or round's commit placed it.
+        if s.leftover_holds.get(&node).is_some_and(|h| (h.app, h.key) == (app, key)) {
+            s.leftover_holds.remove(&node);
+        }
         Some((c, Decision::Allocate { container: id, app, node, key, resources, locality, execution }, queue))
     }
 

@@ -184,8 +184,8 @@ fn regular(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decisi
     if let Some(hold) = host.state().leftover_holds.get(&node).copied() {
         match held_ask(host, node, hold, now_ms) {
             Held::Waits => return 0,
+            // Booking the held ask releases the hold (`Engine::book`).
             Held::Fits => {
-                host.hold(node, None);
                 if let Some(d) = host.allocate(hold.app, hold.key, node, now_ms, Phase::Leftover) {
                     out.push(d);
                     made += 1;

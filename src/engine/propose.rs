@@ -255,15 +255,7 @@ impl Engine {
         for i in 0..longest {
             for p in proposed.iter().filter_map(|list| list.proposals.get(i)) {
                 let committed = match self.validate(p, now_ms) {
-                    Ok(()) => {
-                        let placed = self.allocate(p.app, p.key, p.node, now_ms, false);
-                        // A proposer served the ask its node was held for
-                        // (`pass::regular`): the hold has done its work.
-                        if placed.is_some() && self.state.leftover_holds.get(&p.node).is_some_and(|h| (h.app, h.key) == (p.app, p.key)) {
-                            self.state.leftover_holds.remove(&p.node);
-                        }
-                        placed
-                    }
+                    Ok(()) => self.allocate(p.app, p.key, p.node, now_ms, false),
                     Err(why) => {
                         tracing::trace!(app = p.app, node = p.node, ?why, "proposal conflicts with a commit");
                         None

@@ -49,7 +49,7 @@
 # The dense trace at 5 000 NMs (--nodes 5000 --nm-vcores 64
 # --jobs-per-1000-nodes 1200: 320 000 slots, 1.8 M maps) needs
 # SHEPHERD_SLS_HEAP=16g and --timeout-s 1800: Shepherd ~3 min, the default
-# CapacityScheduler ~11 min, capacity:multi hits the 30-minute limit.
+# CapacityScheduler 7-11 min, capacity:multi hits the 30-minute limit.
 #
 # Environment: SHEPHERD_SKIP_BUILD=1 uses the engine and shim as built;
 # SHEPHERD_M2 / SHEPHERD_MVN_OFFLINE as for every script; SHEPHERD_SLS_HEAP

@@ -331,7 +331,6 @@ impl Engine {
                         am_container: None,
                         am_ask_ms: None,
                         first_task_ask_ms: None,
-                        blocked: None,
                     }),
                 );
             }
@@ -343,6 +342,7 @@ impl Engine {
                 }
                 let a = s.apps.remove(app).expect("checked");
                 s.refused_placements.retain(|(a, _), _| a != app);
+                s.waiting.forget(*app);
                 s.queues[a.queue].running_apps = s.queues[a.queue].running_apps.saturating_sub(1);
                 s.queues[a.queue].pending -= a.pending();
                 return Applied::AppRemoved(Box::new(Arc::unwrap_or_clone(a)));
@@ -479,7 +479,7 @@ impl Engine {
             }
             a.allocations_total += 1;
             a.first_allocation_ms.get_or_insert(c.allocated_ms);
-            a.blocked = None;
+            s.waiting.clear(c.app);
         }
         if !c.speculative {
             s.allocated += c.resources;
@@ -730,7 +730,7 @@ impl Engine {
             .apps
             .values()
             .map(|a| {
-                let blocked = a.blocked.map(|(at, node, why)| {
+                let blocked = s.waiting.of(a.id).map(|(at, node, why)| {
                     serde_json::json!({"at_ms": at, "node": s.nodes.get(&node).map(|n| n.host.as_str()), "reason": why.to_string()})
                 });
                 serde_json::json!({

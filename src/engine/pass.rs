@@ -33,7 +33,7 @@
 //! job with the least remaining work never finds room.
 
 use super::{Decision, Engine};
-use crate::model::{App, AppId, ContainerId, Blocked, ClusterState, LeftoverHold, Node, NodeId, Resources, SchedulerKey};
+use crate::model::{App, AppId, Blocked, ClusterState, ContainerId, LeftoverHold, Node, NodeId, Resources, SchedulerKey, WaitReason};
 use crate::policy::{PolicySet, SortKey};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -62,7 +62,9 @@ pub(super) trait Host {
     /// Book one container of `app`'s ask `key` on `node`.
     fn allocate(&mut self, app: AppId, key: SchedulerKey, node: NodeId, now_ms: i64, phase: Phase) -> Option<Decision>;
     /// Record why `app` waits (the state view's "why is this pending").
-    fn note_blocked(&mut self, app: AppId, at: (i64, NodeId, Blocked));
+    fn note_blocked(&mut self, app: AppId, at: WaitReason);
+    /// Record that `node` filled at `now_ms` before `apps`' turn.
+    fn note_outranked(&mut self, now_ms: i64, node: NodeId, apps: Vec<AppId>);
     /// May this pass still place a container of `app`'s ask `key`? Always
     /// for the engine; a parallel round's proposer only within its share
     /// of the ask (`super::propose`).
@@ -104,10 +106,11 @@ impl Host for Engine {
     fn allocate(&mut self, app: AppId, key: SchedulerKey, node: NodeId, now_ms: i64, phase: Phase) -> Option<Decision> {
         Engine::allocate(self, app, key, node, now_ms, phase == Phase::Speculative)
     }
-    fn note_blocked(&mut self, app: AppId, at: (i64, NodeId, Blocked)) {
-        if let Some(a) = self.state.app_mut(app) {
-            a.blocked = Some(at);
-        }
+    fn note_blocked(&mut self, app: AppId, at: WaitReason) {
+        self.state.waiting.note(app, at);
+    }
+    fn note_outranked(&mut self, now_ms: i64, node: NodeId, apps: Vec<AppId>) {
+        self.state.waiting.outranked(now_ms, node, apps);
     }
     fn makes_holds(&self) -> bool {
         true
@@ -284,10 +287,7 @@ fn phases(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decisio
 
 /// The node filled up before these candidates' turn: record why they wait.
 fn outranked(host: &mut impl Host, groups: &[Candidates], node: NodeId, now_ms: i64) {
-    let waiting: Vec<AppId> = groups.iter().flat_map(Candidates::ids).collect();
-    for id in waiting {
-        host.note_blocked(id, (now_ms, node, Blocked::Outranked));
-    }
+    host.note_outranked(now_ms, node, groups.iter().flat_map(Candidates::ids).collect());
 }
 
 /// The group (queue) to serve next: the queue order's lowest key among

@@ -63,7 +63,7 @@
 
 use super::pass::{self, Host, Phase};
 use super::{Decision, Engine};
-use crate::model::{AppId, Blocked, ClusterState, ContainerId, NodeId, Resources, SchedulerKey};
+use crate::model::{AppId, Blocked, ClusterState, ContainerId, NodeId, Resources, SchedulerKey, WaitReason};
 use crate::policy::PolicySet;
 use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap};
@@ -174,10 +174,11 @@ impl Host for Proposer<'_> {
         self.proposals.push(Proposal { app, key, node, phase });
         Some(decision)
     }
-    fn note_blocked(&mut self, _app: AppId, _at: (i64, NodeId, Blocked)) {
-        // The copy is dropped after the round; writing would only copy the
-        // app (copy-on-write). The retry passes record why apps wait.
+    fn note_blocked(&mut self, _app: AppId, _at: WaitReason) {
+        // The copy is dropped after the round. The retry passes record why
+        // apps wait.
     }
+    fn note_outranked(&mut self, _now_ms: i64, _node: NodeId, _apps: Vec<AppId>) {}
     fn within_share(&self, app: AppId, key: SchedulerKey) -> bool {
         let count = self.base.apps.get(&app).and_then(|a| a.asks.get(&key)).map_or(0, |a| a.count);
         let within = self.taken.get(&(app, key)).copied().unwrap_or(0) < self.share.of(app, key, count);

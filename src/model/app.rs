@@ -55,11 +55,6 @@ pub struct App {
     /// on a real cluster, which the simulator is calibrated with.
     pub am_ask_ms: Option<i64>,
     pub first_task_ask_ms: Option<i64>,
-    /// Why the app's most urgent ask was not placed the last time a pass
-    /// considered it and could not serve it: (time, node, reason). Cleared
-    /// when it gets a container. The state view's "why is this pending".
-    #[serde(skip)]
-    pub blocked: Option<(i64, u32, Blocked)>,
 }
 
 /// What an app's record keeps of one of its live containers (the full

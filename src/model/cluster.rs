@@ -49,6 +49,11 @@ pub struct ClusterState {
     /// before anything else, until it fits.
     #[serde(skip)]
     pub leftover_holds: BTreeMap<NodeId, LeftoverHold>,
+    /// Why each app's most urgent ask was not placed the last time a pass
+    /// considered it and could not serve it; cleared when it gets a
+    /// container. The state view's "why is this pending".
+    #[serde(skip)]
+    pub waiting: super::waiting::WaitReasons,
 }
 
 /// A node held for the leftover order's first ask, which did not fit on it
@@ -101,6 +106,8 @@ impl ClusterState {
             refused_placements: self.refused_placements.clone(),
             constraints: Arc::clone(&self.constraints),
             leftover_holds: self.leftover_holds.clone(),
+            // A proposer's copy is dropped after the round; no view reads it.
+            waiting: Default::default(),
         }
     }
 

@@ -9,6 +9,7 @@ pub mod exit;
 pub mod node;
 pub mod queue;
 pub mod resource;
+pub mod waiting;
 
 pub use app::{App, AppId, Blocked, LiveContainer};
 pub use ask::{Ask, ExecutionType, Locality, SchedulerKey};
@@ -17,3 +18,4 @@ pub use container::{Container, ContainerId};
 pub use node::{Node, NodeId};
 pub use queue::{Queue, QueueId};
 pub use resource::Resources;
+pub use waiting::{WaitReason, WaitReasons};

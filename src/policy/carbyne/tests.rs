@@ -27,7 +27,6 @@ pub(super) fn bare_app(id: u32, app_type: &str) -> App {
         allocations_total: 0,
         service_done_ms: 0,
         live_start_sum_ms: 0,
-        blocked: None,
         am_container: None,
         am_ask_ms: None,
         first_task_ask_ms: None,

@@ -1,0 +1,135 @@
+//! Why each app waits: the state view's "why is this pending", kept off the
+//! heartbeat's hot path.
+//!
+//! A pass records a reason for every app it considers and cannot serve,
+//! and when its node fills up, `Outranked` for every candidate still
+//! queued behind the ones it served. With thousands of apps that last
+//! note is most of the notes: writing it into each app costs a cache miss
+//! (and a copy-on-write check) per app per heartbeat, about 1 ms of the
+//! pass at 6 000 apps (`shepherd bench-heartbeat --apps 6000`), for a view
+//! that is read only when someone asks. So the fill keeps one list of the
+//! ids it left waiting instead, and a reason is resolved when it is read:
+//! the newest of the app's own note and the latest fill that listed it.
+//! When a newer fill replaces the list, the apps it no longer lists get
+//! the older fill written as their own note, so what the view shows is
+//! exactly what writing every note at once would have shown.
+
+use super::app::{AppId, Blocked};
+use super::node::NodeId;
+use std::collections::HashMap;
+
+/// When and where an app was last refused a container, and why.
+pub type WaitReason = (i64, NodeId, Blocked);
+
+#[derive(Debug, Default, Clone)]
+pub struct WaitReasons {
+    /// Orders notes, clears and fills: the higher stamp is the newer.
+    clock: u64,
+    /// Each app's own latest note (`None`: cleared by a container), stamped.
+    own: HashMap<AppId, (u64, Option<WaitReason>)>,
+    /// The latest pass whose node filled, and the apps it left queued.
+    filled: Option<Fill>,
+}
+
+#[derive(Debug, Clone)]
+struct Fill {
+    stamp: u64,
+    at_ms: i64,
+    node: NodeId,
+    /// Sorted, for lookups by id.
+    apps: Vec<AppId>,
+}
+
+impl Fill {
+    fn lists(&self, app: AppId) -> bool {
+        self.apps.binary_search(&app).is_ok()
+    }
+}
+
+impl WaitReasons {
+    fn tick(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
+
+    /// A pass could not serve `app`'s most urgent ask, for `reason`.
+    pub fn note(&mut self, app: AppId, reason: WaitReason) {
+        let stamp = self.tick();
+        self.own.insert(app, (stamp, Some(reason)));
+    }
+
+    /// `app` got a container: it waits for nothing until a pass notes it again.
+    pub fn clear(&mut self, app: AppId) {
+        let stamp = self.tick();
+        self.own.insert(app, (stamp, None));
+    }
+
+    /// The node of a pass at `at_ms` filled before `apps`' turn.
+    pub fn outranked(&mut self, at_ms: i64, node: NodeId, mut apps: Vec<AppId>) {
+        apps.sort_unstable();
+        let stamp = self.tick();
+        let newer = Fill { stamp, at_ms, node, apps };
+        if let Some(older) = self.filled.replace(newer) {
+            let newer = self.filled.as_ref().expect("just set");
+            for &app in older.apps.iter().filter(|a| !newer.lists(**a)) {
+                if self.own.get(&app).is_none_or(|(own, _)| *own < older.stamp) {
+                    self.own.insert(app, (older.stamp, Some((older.at_ms, older.node, Blocked::Outranked))));
+                }
+            }
+        }
+    }
+
+    /// Why `app` waits: the newer of its own note and the latest fill that
+    /// left it queued.
+    pub fn of(&self, app: AppId) -> Option<WaitReason> {
+        let own = self.own.get(&app);
+        if let Some(f) = &self.filled {
+            if own.is_none_or(|(stamp, _)| *stamp < f.stamp) && f.lists(app) {
+                return Some((f.at_ms, f.node, Blocked::Outranked));
+            }
+        }
+        own.and_then(|(_, reason)| *reason)
+    }
+
+    /// `app` left the cluster.
+    pub fn forget(&mut self, app: AppId) {
+        self.own.remove(&app);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fill_outranks_the_apps_it_lists_until_they_are_noted_or_served() {
+        let mut w = WaitReasons::default();
+        w.note(1, (5, 9, Blocked::Locality));
+        w.outranked(10, 3, vec![2, 1]);
+        assert_eq!(w.of(1), Some((10, 3, Blocked::Outranked)));
+        assert_eq!(w.of(2), Some((10, 3, Blocked::Outranked)));
+        assert_eq!(w.of(3), None);
+        w.note(2, (11, 4, Blocked::QueueMax));
+        w.clear(1);
+        assert_eq!(w.of(1), None);
+        assert_eq!(w.of(2), Some((11, 4, Blocked::QueueMax)));
+    }
+
+    #[test]
+    fn a_newer_fill_keeps_what_the_older_one_said_of_apps_it_does_not_list() {
+        let mut w = WaitReasons::default();
+        w.outranked(10, 3, vec![1, 2, 3]);
+        // App 2 gets a container after the first fill, app 3 a note.
+        w.clear(2);
+        w.note(3, (12, 7, Blocked::Label));
+        w.outranked(20, 4, vec![3]);
+        assert_eq!(w.of(1), Some((10, 3, Blocked::Outranked)));
+        assert_eq!(w.of(2), None);
+        assert_eq!(w.of(3), Some((20, 4, Blocked::Outranked)));
+        w.outranked(30, 5, vec![]);
+        assert_eq!(w.of(1), Some((10, 3, Blocked::Outranked)));
+        assert_eq!(w.of(3), Some((20, 4, Blocked::Outranked)));
+        w.forget(1);
+        assert_eq!(w.of(1), None);
+    }
+}

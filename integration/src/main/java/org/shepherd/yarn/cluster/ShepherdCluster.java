@@ -100,6 +100,12 @@ public final class ShepherdCluster implements AutoCloseable {
     // keeps container logs longer for debugging.
     conf.setLong(YarnConfiguration.NM_LOG_RETAIN_SECONDS,
         Long.getLong("shepherd.nm.log.retain.seconds", 1));
+    // A NodeManager marks its local and log dirs bad once their disk is
+    // more than 90 % full (YARN's default), and a node with no good dir
+    // left is UNHEALTHY and gets no containers: on a nearly full
+    // development disk every test would wait for nodes that never come.
+    // These clusters test scheduling, not disk health: allow up to 99 %.
+    conf.setFloat(YarnConfiguration.NM_MAX_PER_DISK_UTILIZATION_PERCENTAGE, 99.0f);
     return conf;
   }
 

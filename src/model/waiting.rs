@@ -69,14 +69,14 @@ impl WaitReasons {
         apps.sort_unstable();
         let stamp = self.tick();
         let newer = Fill { stamp, at_ms, node, apps };
-        if let Some(older) = self.filled.replace(newer) {
-            let newer = self.filled.as_ref().expect("just set");
+        if let Some(older) = self.filled.take() {
             for &app in older.apps.iter().filter(|a| !newer.lists(**a)) {
                 if self.own.get(&app).is_none_or(|(own, _)| *own < older.stamp) {
                     self.own.insert(app, (older.stamp, Some((older.at_ms, older.node, Blocked::Outranked))));
                 }
             }
         }
+        self.filled = Some(newer);
     }
 
     /// Why `app` waits: the newer of its own note and the latest fill that
@@ -91,9 +91,15 @@ impl WaitReasons {
         own.and_then(|(_, reason)| *reason)
     }
 
-    /// `app` left the cluster.
+    /// `app` left the cluster: nothing of it stays, not even in the latest
+    /// fill's list (which a newer fill would otherwise turn into a note).
     pub fn forget(&mut self, app: AppId) {
         self.own.remove(&app);
+        if let Some(f) = &mut self.filled {
+            if let Ok(i) = f.apps.binary_search(&app) {
+                f.apps.remove(i);
+            }
+        }
     }
 }
 
@@ -131,5 +137,46 @@ mod tests {
         assert_eq!(w.of(3), Some((20, 4, Blocked::Outranked)));
         w.forget(1);
         assert_eq!(w.of(1), None);
+    }
+
+    /// Property: over random notes, clears, fills and departures, the view
+    /// equals what writing every note into every app at once gives.
+    #[test]
+    fn resolving_on_read_equals_writing_every_note() {
+        use crate::workload::rng::Rng;
+        for seed in 0..200 {
+            let mut rng = Rng::seeded(seed);
+            let mut lazy = WaitReasons::default();
+            let mut eager: HashMap<AppId, WaitReason> = HashMap::new();
+            for t in 0..300 {
+                let app = rng.int(0, 11) as AppId;
+                let node = rng.int(0, 3) as NodeId;
+                match rng.int(0, 9) {
+                    0..=2 => {
+                        let why = *rng.pick(&[Blocked::Locality, Blocked::NodeFull, Blocked::QueueMax]);
+                        lazy.note(app, (t, node, why));
+                        eager.insert(app, (t, node, why));
+                    }
+                    3..=4 => {
+                        lazy.clear(app);
+                        eager.remove(&app);
+                    }
+                    5..=8 => {
+                        let queued: Vec<AppId> = (0..12).filter(|_| rng.chance(0.5)).collect();
+                        for &a in &queued {
+                            eager.insert(a, (t, node, Blocked::Outranked));
+                        }
+                        lazy.outranked(t, node, queued);
+                    }
+                    _ => {
+                        lazy.forget(app);
+                        eager.remove(&app);
+                    }
+                }
+                for a in 0..12 {
+                    assert_eq!(lazy.of(a), eager.get(&a).copied(), "seed {seed}, step {t}, app {a}");
+                }
+            }
+        }
     }
 }

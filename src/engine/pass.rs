@@ -63,8 +63,9 @@ pub(super) trait Host {
     fn allocate(&mut self, app: AppId, key: SchedulerKey, node: NodeId, now_ms: i64, phase: Phase) -> Option<Decision>;
     /// Record why `app` waits (the state view's "why is this pending").
     fn note_blocked(&mut self, app: AppId, at: WaitReason);
-    /// Record that `node` filled at `now_ms` before `apps`' turn.
-    fn note_outranked(&mut self, now_ms: i64, node: NodeId, apps: Vec<AppId>);
+    /// Record that `node` filled at `now_ms` before `apps`' turn (a host
+    /// that keeps no reasons need not walk them).
+    fn note_outranked(&mut self, now_ms: i64, node: NodeId, apps: &mut dyn Iterator<Item = AppId>);
     /// May this pass still place a container of `app`'s ask `key`? Always
     /// for the engine; a parallel round's proposer only within its share
     /// of the ask (`super::propose`).
@@ -109,8 +110,8 @@ impl Host for Engine {
     fn note_blocked(&mut self, app: AppId, at: WaitReason) {
         self.state.waiting.note(app, at);
     }
-    fn note_outranked(&mut self, now_ms: i64, node: NodeId, apps: Vec<AppId>) {
-        self.state.waiting.outranked(now_ms, node, apps);
+    fn note_outranked(&mut self, now_ms: i64, node: NodeId, apps: &mut dyn Iterator<Item = AppId>) {
+        self.state.waiting.outranked(now_ms, node, apps.collect());
     }
     fn makes_holds(&self) -> bool {
         true
@@ -287,7 +288,7 @@ fn phases(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decisio
 
 /// The node filled up before these candidates' turn: record why they wait.
 fn outranked(host: &mut impl Host, groups: &[Candidates], node: NodeId, now_ms: i64) {
-    host.note_outranked(now_ms, node, groups.iter().flat_map(Candidates::ids).collect());
+    host.note_outranked(now_ms, node, &mut groups.iter().flat_map(Candidates::ids));
 }
 
 /// The group (queue) to serve next: the queue order's lowest key among

@@ -178,7 +178,7 @@ impl Host for Proposer<'_> {
         // The copy is dropped after the round. The retry passes record why
         // apps wait.
     }
-    fn note_outranked(&mut self, _now_ms: i64, _node: NodeId, _apps: Vec<AppId>) {}
+    fn note_outranked(&mut self, _now_ms: i64, _node: NodeId, _apps: &mut dyn Iterator<Item = AppId>) {}
     fn within_share(&self, app: AppId, key: SchedulerKey) -> bool {
         let count = self.base.apps.get(&app).and_then(|a| a.asks.get(&key)).map_or(0, |a| a.count);
         let within = self.taken.get(&(app, key)).copied().unwrap_or(0) < self.share.of(app, key, count);

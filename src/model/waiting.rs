@@ -21,7 +21,7 @@ use std::collections::HashMap;
 /// When and where an app was last refused a container, and why.
 pub type WaitReason = (i64, NodeId, Blocked);
 
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default)]
 pub struct WaitReasons {
     /// Orders notes, clears and fills: the higher stamp is the newer.
     clock: u64,
@@ -31,7 +31,7 @@ pub struct WaitReasons {
     filled: Option<Fill>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct Fill {
     stamp: u64,
     at_ms: i64,

@@ -75,7 +75,10 @@ public final class ShepherdCluster implements AutoCloseable {
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB, 4096);
     conf.setBoolean(YarnConfiguration.NM_PMEM_CHECK_ENABLED, false);
     conf.setBoolean(YarnConfiguration.NM_VMEM_CHECK_ENABLED, false);
-    String opens = System.getProperty("shepherd.jdk17.opens", "");
+    // JDK 17 flags, and whatever the caller adds for short-lived container
+    // JVMs (the integration tests' pom: client-style JIT and GC, see there).
+    String opens = System.getProperty("shepherd.jdk17.opens", "")
+        + " " + System.getProperty("shepherd.container.jvm.flags", "");
     conf.setInt(MRJobConfig.MR_AM_VMEM_MB, 768);
     conf.set(MRJobConfig.MR_AM_COMMAND_OPTS, "-Xmx512m " + opens);
     conf.setInt(MRJobConfig.MAP_MEMORY_MB, 512);

@@ -7,7 +7,9 @@
 #   scripts/quickstart.sh [shepherd.toml]
 # Environment: SHEPHERD_RM_PORT (18088), SHEPHERD_SIDECAR_PORT (9470),
 # SHEPHERD_CONTROL_PORT (19471), SHEPHERD_HOLD_S (0: keep the cluster and
-# the sidecar up this long after the workload, to look around).
+# the sidecar up this long after the workload, to look around),
+# SHEPHERD_KEEP_WORK (1: keep the run's temporary files, the sidecar's log
+# and the cluster's work directory, instead of deleting them at the end).
 source "$(dirname "$0")/lib.sh"
 check_prerequisites
 build_engine_and_shim
@@ -34,7 +36,20 @@ TOML
 echo "==> starting the Shepherd sidecar (log: $WORK/sidecar.log)"
 "$ROOT/target/release/shepherd" sidecar --config "$WORK/sidecar.toml" > "$WORK/sidecar.log" 2>&1 &
 SIDECAR_PID=$!
-trap 'kill "$SIDECAR_PID" 2>/dev/null || true' EXIT
+cleanup() {
+  local rc=$?
+  kill "$SIDECAR_PID" 2>/dev/null || true
+  if [ "$rc" != 0 ] && [ -s "$WORK/sidecar.log" ]; then
+    echo "==> the sidecar's log (last 20 lines) before it is deleted:"
+    tail -n 20 "$WORK/sidecar.log"
+  fi
+  if [ "${SHEPHERD_KEEP_WORK:-0}" = 1 ]; then
+    echo "kept $WORK"
+  else
+    rm -rf "$WORK"
+  fi
+}
+trap cleanup EXIT
 echo "    status page http://127.0.0.1:$SIDECAR_PORT/   metrics http://127.0.0.1:$SIDECAR_PORT/metrics   API http://127.0.0.1:$SIDECAR_PORT/api/v1"
 echo "==> starting YARN with Shepherd"
 # shellcheck disable=SC2086
@@ -45,4 +60,5 @@ java -Xmx2g $JDK17_OPENS -Dshepherd.native.library="$ROOT/target/release/libshep
   -Dshepherd.control.secret.file="$WORK/control.secret" \
   -Dshepherd.sidecar.url="http://127.0.0.1:$SIDECAR_PORT" \
   -Dshepherd.quickstart.hold.s="${SHEPHERD_HOLD_S:-0}" \
+  -Dshepherd.keep.workdir="$([ "${SHEPHERD_KEEP_WORK:-0}" = 1 ] && echo true || echo false)" \
   -cp "$CP" org.shepherd.yarn.cluster.Quickstart "$@"

@@ -356,7 +356,8 @@ public final class FederatedShepherd implements AutoCloseable {
     for (Runnable stop : new Runnable[] {
         () -> { if (router != null) { router.stop(); } },
         () -> subClusters.forEach(sc -> sc.yarn.stop()),
-        zooKeeper::close}) {
+        zooKeeper::close,
+        () -> ShepherdCluster.deleteWorkDir(workDir)}) {
       try {
         stop.run();
       } catch (RuntimeException e) {

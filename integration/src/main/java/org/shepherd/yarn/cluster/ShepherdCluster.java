@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileUtil;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
@@ -35,11 +36,15 @@ public final class ShepherdCluster implements AutoCloseable {
   public final MiniMRYarnCluster cluster;
   public final Configuration conf;
   public final File workDir;
+  /** Whether {@link #close()} deletes {@link #workDir}: only when this class made it. */
+  private final boolean ownsWorkDir;
 
-  private ShepherdCluster(MiniMRYarnCluster cluster, Configuration conf, File workDir) {
+  private ShepherdCluster(MiniMRYarnCluster cluster, Configuration conf, File workDir,
+      boolean ownsWorkDir) {
     this.cluster = cluster;
     this.conf = conf;
     this.workDir = workDir;
+    this.ownsWorkDir = ownsWorkDir;
   }
 
   /** Base configuration: Shepherd as the scheduler, small containers, JDK 17 flags. */
@@ -120,19 +125,31 @@ public final class ShepherdCluster implements AutoCloseable {
   public static ShepherdCluster start(String name, String shepherdToml,
       Consumer<Configuration> tweak) throws Exception {
     File workDir = Files.createTempDirectory("shepherd-it-" + name).toFile();
-    Configuration conf = baseConf(shepherdToml, workDir);
-    tweak.accept(conf);
-    return start(name, conf, NODE_MANAGERS, workDir);
+    try {
+      Configuration conf = baseConf(shepherdToml, workDir);
+      tweak.accept(conf);
+      MiniMRYarnCluster c = launch(name, conf, NODE_MANAGERS);
+      return new ShepherdCluster(c, c.getConfig(), workDir, true);
+    } catch (Exception | Error e) {
+      deleteWorkDir(workDir);
+      throw e;
+    }
   }
 
   /** Starts a cluster with any scheduler configured in {@code conf}. */
   public static ShepherdCluster start(String name, Configuration conf, int nodeManagers,
       File workDir) throws Exception {
+    MiniMRYarnCluster c = launch(name, conf, nodeManagers);
+    return new ShepherdCluster(c, c.getConfig(), workDir, false);
+  }
+
+  private static MiniMRYarnCluster launch(String name, Configuration conf, int nodeManagers)
+      throws Exception {
     MiniMRYarnCluster c = new MiniMRYarnCluster(name, nodeManagers);
     c.init(conf);
     c.start();
     routeWebRequestsToResourceManager(c.getResourceManager());
-    return new ShepherdCluster(c, c.getConfig(), workDir);
+    return c;
   }
 
   /**
@@ -305,8 +322,31 @@ public final class ShepherdCluster implements AutoCloseable {
     return client;
   }
 
+  /**
+   * Stops the cluster and deletes the temporary directory {@code start} made
+   * for it (the TOML file, job inputs and outputs), so tests and quickstart
+   * runs do not pile up directories in /tmp. A directory the caller passed
+   * in (the comparison harness reads its results afterwards) stays, and so
+   * do MiniYARNCluster's own directories (NodeManager local and log dirs).
+   */
   @Override
   public void close() {
-    cluster.stop();
+    try {
+      cluster.stop();
+    } finally {
+      if (ownsWorkDir) {
+        deleteWorkDir(workDir);
+      }
+    }
+  }
+
+  /**
+   * Deletes a work directory this package made, unless
+   * {@code -Dshepherd.keep.workdir=true} asks to keep it for debugging.
+   */
+  static void deleteWorkDir(File dir) {
+    if (!Boolean.getBoolean("shepherd.keep.workdir")) {
+      FileUtil.fullyDelete(dir);
+    }
   }
 }

@@ -9,7 +9,9 @@ fn shepherd(args: &[&str]) -> (i32, String, String) {
 }
 
 fn temp_file(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("shepherd-cli-{}", std::process::id()));
+    // Under target/tmp (Cargo's CARGO_TARGET_TMPDIR), not /tmp: every run
+    // leaves its files there, and `cargo clean` removes them.
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("shepherd-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();

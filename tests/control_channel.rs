@@ -17,7 +17,9 @@ use std::time::Duration;
 const SECRET: &str = "test-secret-0123456789";
 
 fn secret_file(tag: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("shepherd-control-{}-{tag}", std::process::id()));
+    // Under target/tmp (Cargo's CARGO_TARGET_TMPDIR), not /tmp: the secret
+    // must outlive the listener, and `cargo clean` removes it.
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("shepherd-control-{}-{tag}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("secret");
     std::fs::write(&f, format!("{SECRET}\n")).unwrap();

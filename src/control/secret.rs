@@ -81,5 +81,6 @@ mod tests {
         let ok = dir.join("ok");
         std::fs::write(&ok, "  0123456789abcdef  \nignored\n").unwrap();
         assert!(Secret::read(&ok, "k").unwrap().matches("0123456789abcdef"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -52,8 +52,11 @@ cleanup() {
 trap cleanup EXIT
 echo "    status page http://127.0.0.1:$SIDECAR_PORT/   metrics http://127.0.0.1:$SIDECAR_PORT/metrics   API http://127.0.0.1:$SIDECAR_PORT/api/v1"
 echo "==> starting YARN with Shepherd"
+# java.io.tmpdir: the cluster's work directory (and the JVM's other
+# temporary files) inside $WORK, so the trap above removes them even when
+# the JVM is killed or interrupted (Ctrl-C during SHEPHERD_HOLD_S).
 # shellcheck disable=SC2086
-java -Xmx2g $JDK17_OPENS -Dshepherd.native.library="$ROOT/target/release/libshepherd.so" \
+java -Xmx2g $JDK17_OPENS -Djava.io.tmpdir="$WORK" -Dshepherd.native.library="$ROOT/target/release/libshepherd.so" \
   -Dshepherd.jdk17.opens="$JDK17_OPENS" -Dlog4j.configuration=quickstart-log4j.properties \
   -Djava.util.logging.config.file="$ROOT/integration/src/main/resources/quiet-jul.properties" \
   -Dshepherd.rm.webapp.port="$RM_PORT" -Dshepherd.control.port="$CONTROL_PORT" \

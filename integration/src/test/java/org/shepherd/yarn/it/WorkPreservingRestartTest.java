@@ -22,6 +22,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.recovery.FileSystemRMStateS
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
+import org.shepherd.yarn.ShepherdScheduler;
 import org.shepherd.yarn.cluster.ShepherdCluster;
 import org.shepherd.yarn.cluster.Workloads;
 
@@ -45,8 +46,10 @@ public class WorkPreservingRestartTest {
     cluster = ShepherdCluster.start("restart", "[scheduler]\npolicy = \"composed\"\n", conf -> {
       try {
         ShepherdCluster.fixedRmPorts(conf, ShepherdCluster.freePort());
-        File store = new File(conf.get("hadoop.tmp.dir", System.getProperty("java.io.tmpdir")),
-            "shepherd-rm-store-" + System.nanoTime());
+        // The state store lives in the cluster's own work directory (where
+        // its shepherd.toml is), so close() deletes it with the rest.
+        File workDir = new File(conf.get(ShepherdScheduler.CONFIG_FILE)).getParentFile();
+        File store = new File(workDir, "rm-store");
         // NodeManagers reach the RM over RPC (MiniYARNCluster's default
         // hands them the first RM's service object, which a restarted RM
         // does not replace): they resync with the new RM as real ones do.

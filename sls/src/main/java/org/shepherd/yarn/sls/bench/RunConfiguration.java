@@ -58,6 +58,10 @@ final class RunConfiguration {
     conf.set(YarnConfiguration.RM_ADMIN_ADDRESS, "localhost:0");
     conf.set(YarnConfiguration.RM_WEBAPP_ADDRESS, "localhost:0");
     conf.setBoolean("hadoop.security.token.service.use_ip", false);
+    // The RM's node-attribute store (empty here) goes with the run's output:
+    // its default is /tmp/hadoop-yarn-${user.name}, which nothing deletes.
+    conf.set(YarnConfiguration.FS_NODE_ATTRIBUTE_STORE_ROOT_DIR,
+        new File(o.out, "node-attribute").toURI().toString());
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, o.containerMb);
 
     if (o.scheduler.equals("shepherd")) {

@@ -27,7 +27,17 @@ fn stage(after: &[usize], n: usize, units: i64, ms: i64) -> Stage {
 }
 
 fn job(id: &str, stages: Vec<Stage>) -> Job {
-    Job { id: id.into(), submit_ms: 0, user: id.into(), name: id.into(), queue: "default".into(), category: None, gang: false, am: None, stages }
+    Job {
+        id: id.into(),
+        submit_ms: 0,
+        user: id.into(),
+        name: id.into(),
+        queue: "default".into(),
+        category: None,
+        gang: false,
+        am: None,
+        stages,
+    }
 }
 
 fn node(units: i64) -> ClusterSpec {
@@ -224,7 +234,14 @@ fn t_k_at_arrival(jobs: &[Job], cluster: &ClusterSpec, config: &str) -> BTreeMap
     use shepherd::policy::carbyne::hint::{format, HintStage};
     use shepherd::{Engine, Event};
     let mut e = Engine::with_config(Config::parse(config).unwrap()).unwrap();
-    e.apply(Event::NodeAdded { node: 0, host: "n0".into(), rack: "/r".into(), capacity: cluster.capacity(), labels: vec![], attributes: vec![] });
+    e.apply(Event::NodeAdded {
+        node: 0,
+        host: "n0".into(),
+        rack: "/r".into(),
+        capacity: cluster.capacity(),
+        labels: vec![],
+        attributes: vec![],
+    });
     for (i, j) in jobs.iter().enumerate() {
         let hint: Vec<HintStage> = j
             .stages
@@ -253,7 +270,16 @@ fn t_k_at_arrival(jobs: &[Job], cluster: &ClusterSpec, config: &str) -> BTreeMap
         e.apply(Event::AttemptAdded { app, attempt: 1 });
         for (s, st) in j.stages.iter().enumerate().filter(|(_, st)| st.after.is_empty()) {
             let key = shepherd::sim::run::stage_key(s);
-            let ask = Ask { key, capability: st.demand(), count: st.tasks.len() as i32, relax_locality: true, execution: ExecutionType::Guaranteed, locations: vec![], label: String::new(), placement: None };
+            let ask = Ask {
+                key,
+                capability: st.demand(),
+                count: st.tasks.len() as i32,
+                relax_locality: true,
+                execution: ExecutionType::Guaranteed,
+                locations: vec![],
+                label: String::new(),
+                placement: None,
+            };
             e.apply(Event::AskUpdated { app, ask });
         }
     }
@@ -286,5 +312,3 @@ fn late_jobs(config: &str, seed: u64, cases: usize) -> Vec<String> {
     }
     late
 }
-
-

@@ -38,7 +38,9 @@ fn misspelled_flags_are_errors_with_a_suggestion() {
 fn help_explains_every_flag() {
     let (code, out, _) = shepherd(&["compare", "--help"]);
     assert_eq!(code, 0);
-    for flag in ["--trace", "--generate", "--seed", "--policies", "--baseline", "--seeds", "--heartbeat-ms", "--queue-by-category", "--config"] {
+    for flag in
+        ["--trace", "--generate", "--seed", "--policies", "--baseline", "--seeds", "--heartbeat-ms", "--queue-by-category", "--config"]
+    {
         let line = out.lines().find(|l| l.trim_start().starts_with(flag)).unwrap_or_else(|| panic!("{flag} missing:\n{out}"));
         assert!(line.trim().len() > flag.len() + 8, "{flag} has no explanation: {line}");
     }
@@ -68,7 +70,8 @@ fn sidecar_config_errors_name_key_and_value() {
     let typo = temp_file("sidecar-typo.toml", "[rm]\npoll_intervall_ms = 100\n");
     let (_, _, err) = shepherd(&["sidecar", "--config", &typo]);
     assert!(err.contains("poll_intervall_ms"), "{err}");
-    let missing_secret = temp_file("sidecar-secret.toml", "[control]\naddress = \"127.0.0.1:9471\"\nsecret_file = \"/nonexistent/secret\"\n");
+    let missing_secret =
+        temp_file("sidecar-secret.toml", "[control]\naddress = \"127.0.0.1:9471\"\nsecret_file = \"/nonexistent/secret\"\n");
     let (code, _, err) = shepherd(&["sidecar", "--config", &missing_secret]);
     assert_eq!(code, 1);
     assert!(err.contains("control.secret_file") && err.contains("/nonexistent/secret"), "{err}");

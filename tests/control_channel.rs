@@ -27,10 +27,7 @@ fn secret_file(tag: &str) -> String {
 }
 
 fn config(policy: &str, port: u16, tag: &str) -> String {
-    format!(
-        "[scheduler]\npolicy = \"{policy}\"\n[control]\nenabled = true\nport = {port}\nsecret_file = \"{}\"\n",
-        secret_file(tag)
-    )
+    format!("[scheduler]\npolicy = \"{policy}\"\n[control]\nenabled = true\nport = {port}\nsecret_file = \"{}\"\n", secret_file(tag))
 }
 
 fn engine(cfg: &str) -> Arc<EngineShared> {

@@ -23,6 +23,7 @@ const CASES_GARBAGE: u32 = 256;
 const CASES_SIDECAR_DOCS: u32 = 256;
 
 /// Every section and key `Config` reads (see `src/config/`, `src/control/config.rs`).
+#[rustfmt::skip] // one line per section, read as a table
 const ENGINE_KEYS: &[(&str, &[&str])] = &[
     ("scheduler", &["policy", "queue_order", "fault_injection", "fault_every_n_heartbeats", "max_assignments_per_heartbeat", "refused_placement_backoff_ms"]),
     ("fifo", &["strict_order"]),
@@ -34,11 +35,15 @@ const ENGINE_KEYS: &[(&str, &[&str])] = &[
     ("rose", &["segments", "fence", "window_ms", "max_samples", "stale_ms", "bound_memory", "bound_vcores", "evict_memory", "evict_vcores", "evict_after_ms", "settle_ms", "max_ratio", "top_k", "rating_window_ms", "straggler_factor", "straggler_min_samples", "candidates", "candidates_factor", "refresh_ms"]),
     ("control", &["enabled", "bind", "port", "secret_file", "allow_remote", "max_pending_inputs", "max_ttl_ms"]),
 ];
+#[rustfmt::skip]
 const QUEUE_KEYS: &[&str] = &["name", "policy", "weight", "capacity", "max_capacity", "max_am_share", "submit_acl", "admin_acl"];
+#[rustfmt::skip]
 const PIPELINE_KEYS: &[&str] = &["estimate", "reserve", "app_order", "pool_order", "classify", "filter", "leftover", "strict_order", "am_first", "oversubscribe", "dress", "carbyne", "slearn", "rose"];
 /// Where a named error's key may start.
+#[rustfmt::skip]
 const ENGINE_SECTIONS: &[&str] = &["scheduler", "fifo", "dress", "history", "carbyne", "slearn", "gs", "rose", "control", "queue", "pipeline", "yarn.resource-types"];
 
+#[rustfmt::skip] // one line per section, read as a table
 const SIDECAR_KEYS: &[(&str, &[&str])] = &[
     ("server", &["listen", "allow_remote", "token_file"]),
     ("rm", &["addresses", "poll_interval_ms", "timeout_ms", "backoff_initial_ms", "backoff_max_ms", "stale_after_ms", "auth_header", "auth_value_file", "user_name", "ca_file", "accept_invalid_certs", "max_apps"]),
@@ -47,9 +52,11 @@ const SIDECAR_KEYS: &[(&str, &[&str])] = &[
     ("load", &["push", "window_s", "segments", "ttl_ms"]),
     ("history", &["push"]),
 ];
+#[rustfmt::skip]
 const SIDECAR_SECTIONS: &[&str] = &["server", "rm", "control", "series", "load", "history"];
 
 /// Words the config accepts somewhere, and some it does not.
+#[rustfmt::skip]
 const WORDS: &[&str] = &[
     "composed", "fifo", "drf", "dress", "capacity", "sjf", "srtf", "tetris", "las", "gs", "3sigma", "3sigma-point", "oracle",
     "slearn", "carbyne", "pilots", "history", "history-point", "tasks", "none", "flat", "auto", "total", "available",
@@ -64,7 +71,8 @@ fn value() -> BoxedStrategy<String> {
         any::<i64>().prop_map(|v| v.to_string()),
         prop_oneof![Just(-1i64), Just(0), Just(1), Just(2), Just(3), Just(100), Just(65536)].prop_map(|v| v.to_string()),
         any::<f64>().prop_map(|v| format!("{v:?}")),
-        prop_oneof![Just("nan"), Just("inf"), Just("-inf"), Just("0.0"), Just("0.1"), Just("0.5"), Just("1.0"), Just("1.5"), Just("-0.2")].prop_map(String::from),
+        prop_oneof![Just("nan"), Just("inf"), Just("-inf"), Just("0.0"), Just("0.1"), Just("0.5"), Just("1.0"), Just("1.5"), Just("-0.2")]
+            .prop_map(String::from),
         any::<bool>().prop_map(|v| v.to_string()),
         prop::sample::select(WORDS).prop_map(|w| format!("{w:?}")),
         "\\PC{0,10}".prop_map(|s| format!("{s:?}")),
@@ -72,8 +80,11 @@ fn value() -> BoxedStrategy<String> {
     leaf.prop_recursive(2, 8, 4, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(|v| format!("[{}]", v.join(", "))),
-            prop::collection::vec((prop::sample::select(&["theta", "small", "large", "p_altruism", "fixed_ratio", "nokey"][..]), inner), 0..3)
-                .prop_map(|kv| format!("{{ {} }}", kv.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", "))),
+            prop::collection::vec(
+                (prop::sample::select(&["theta", "small", "large", "p_altruism", "fixed_ratio", "nokey"][..]), inner),
+                0..3
+            )
+            .prop_map(|kv| format!("{{ {} }}", kv.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", "))),
         ]
     })
     .boxed()
@@ -81,14 +92,13 @@ fn value() -> BoxedStrategy<String> {
 
 /// `[section]` with some of its keys (sometimes a key it does not have).
 fn section(name: &'static str, keys: &'static [&'static str]) -> impl Strategy<Value = String> {
-    prop::collection::vec((prop_oneof![9 => prop::sample::select(keys), 1 => Just("not_a_key")], value()), 0..4)
-        .prop_map(move |kv| {
-            let mut s = format!("[{name}]\n");
-            for (k, v) in kv {
-                s.push_str(&format!("{k} = {v}\n"));
-            }
-            s
-        })
+    prop::collection::vec((prop_oneof![9 => prop::sample::select(keys), 1 => Just("not_a_key")], value()), 0..4).prop_map(move |kv| {
+        let mut s = format!("[{name}]\n");
+        for (k, v) in kv {
+            s.push_str(&format!("{k} = {v}\n"));
+        }
+        s
+    })
 }
 
 fn engine_doc() -> impl Strategy<Value = String> {
@@ -100,7 +110,10 @@ fn engine_doc() -> impl Strategy<Value = String> {
         }
         s
     });
-    let pipeline = (prop::sample::select(&["p1", "composed", "mine"][..]), prop::collection::vec((prop::sample::select(PIPELINE_KEYS), value()), 0..4))
+    let pipeline = (
+        prop::sample::select(&["p1", "composed", "mine"][..]),
+        prop::collection::vec((prop::sample::select(PIPELINE_KEYS), value()), 0..4),
+    )
         .prop_map(|(name, kv)| {
             let mut s = format!("[pipeline.{name}]\n");
             for (k, v) in kv {

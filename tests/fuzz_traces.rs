@@ -75,6 +75,7 @@ proptest! {
 }
 
 /// Keys the readers know, so random documents get past the first byte.
+#[rustfmt::skip]
 const JSON_KEYS: &[&str] = &[
     "jobs", "id", "submit_ms", "stages", "tasks", "duration_ms", "memory_mb", "vcores", "after", "slowstart", "cluster",
     "nodes", "am", "gang", "queue", "user", "name", "category", "rack_size", "job.id", "job.start.ms", "job.tasks",
@@ -94,9 +95,8 @@ fn json_value() -> impl Strategy<Value = String> {
     leaf.prop_recursive(4, 48, 5, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..5).prop_map(|v| format!("[{}]", v.join(","))),
-            prop::collection::vec((prop::sample::select(JSON_KEYS), inner), 0..6).prop_map(|kv| {
-                format!("{{{}}}", kv.iter().map(|(k, v)| format!("{k:?}:{v}")).collect::<Vec<_>>().join(","))
-            }),
+            prop::collection::vec((prop::sample::select(JSON_KEYS), inner), 0..6)
+                .prop_map(|kv| { format!("{{{}}}", kv.iter().map(|(k, v)| format!("{k:?}:{v}")).collect::<Vec<_>>().join(",")) }),
         ]
     })
 }
@@ -114,7 +114,14 @@ fn swim_job() -> impl Strategy<Value = swim::SwimJob> {
     // Sizes up to 1 TiB (8192 maps) keep each case cheap; `random_text`
     // and `swim_sizes_beyond_u64_or_the_cap` cover the extremes.
     ("job[0-9]{1,4}", 0i64..1_000_000, 0i64..10_000, 0u64..1 << 40, 0u64..1 << 40, 0u64..1 << 40).prop_map(
-        |(id, submit_s, gap_s, input_bytes, shuffle_bytes, output_bytes)| swim::SwimJob { id, submit_s, gap_s, input_bytes, shuffle_bytes, output_bytes },
+        |(id, submit_s, gap_s, input_bytes, shuffle_bytes, output_bytes)| swim::SwimJob {
+            id,
+            submit_s,
+            gap_s,
+            input_bytes,
+            shuffle_bytes,
+            output_bytes,
+        },
     )
 }
 
@@ -144,8 +151,26 @@ fn sls_task() -> impl Strategy<Value = sls::SlsTask> {
 }
 
 fn sls_job() -> impl Strategy<Value = sls::SlsJob> {
-    ("[a-z]{1,6}", any::<i64>(), prop::option::of(any::<i64>()), "[a-z]{1,6}", "job_[0-9]{1,4}", "[a-z]{1,6}", prop::option::of("[a-z ]{0,6}"), prop::collection::vec(sls_task(), 0..4))
-        .prop_map(|(am_type, start_ms, end_ms, queue, id, user, name, tasks)| sls::SlsJob { am_type, start_ms, end_ms, queue, id, user, name, tasks })
+    (
+        "[a-z]{1,6}",
+        any::<i64>(),
+        prop::option::of(any::<i64>()),
+        "[a-z]{1,6}",
+        "job_[0-9]{1,4}",
+        "[a-z]{1,6}",
+        prop::option::of("[a-z ]{0,6}"),
+        prop::collection::vec(sls_task(), 0..4),
+    )
+        .prop_map(|(am_type, start_ms, end_ms, queue, id, user, name, tasks)| sls::SlsJob {
+            am_type,
+            start_ms,
+            end_ms,
+            queue,
+            id,
+            user,
+            name,
+            tasks,
+        })
 }
 
 proptest! {

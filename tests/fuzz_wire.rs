@@ -73,15 +73,25 @@ fn execution() -> impl Strategy<Value = ExecutionType> {
 
 fn event() -> impl Strategy<Value = Event> {
     prop_oneof![
-        (any::<u32>(), text(), text(), res(), prop::collection::vec(item(), 0..3), prop::collection::vec((item(), item()), 0..3))
-            .prop_map(|(node, host, rack, capacity, labels, attributes)| Event::NodeAdded { node, host, rack, capacity, labels, attributes }),
+        (any::<u32>(), text(), text(), res(), prop::collection::vec(item(), 0..3), prop::collection::vec((item(), item()), 0..3)).prop_map(
+            |(node, host, rack, capacity, labels, attributes)| Event::NodeAdded { node, host, rack, capacity, labels, attributes }
+        ),
         any::<u32>().prop_map(|node| Event::NodeRemoved { node }),
         (any::<u32>(), res()).prop_map(|(node, capacity)| Event::NodeResourceUpdated { node, capacity }),
         (any::<u32>(), res()).prop_map(|(node, used)| Event::NodeUtilization { node, used }),
-        (any::<u32>(), text(), text(), text(), text(), text(), prop::collection::vec(item(), 0..3), any::<i64>(), any::<i32>())
-            .prop_map(|(app, yarn_id, queue, user, name, app_type, tags, submit_ms, priority)| Event::AppAdded {
-                app, yarn_id, queue, user, name, app_type, tags, submit_ms, priority
-            }),
+        (any::<u32>(), text(), text(), text(), text(), text(), prop::collection::vec(item(), 0..3), any::<i64>(), any::<i32>()).prop_map(
+            |(app, yarn_id, queue, user, name, app_type, tags, submit_ms, priority)| Event::AppAdded {
+                app,
+                yarn_id,
+                queue,
+                user,
+                name,
+                app_type,
+                tags,
+                submit_ms,
+                priority
+            }
+        ),
         any::<u32>().prop_map(|app| Event::AppRemoved { app }),
         (any::<u32>(), any::<u32>()).prop_map(|(app, attempt)| Event::AttemptAdded { app, attempt }),
         (any::<u32>(), any::<u32>()).prop_map(|(app, attempt)| Event::AttemptRemoved { app, attempt }),
@@ -91,17 +101,30 @@ fn event() -> impl Strategy<Value = Event> {
                 ask: Ask { key, capability, count, relax_locality, execution, locations, label, placement: None },
             }),
         (any::<u64>(), any::<i64>()).prop_map(|(container, at_ms)| Event::ContainerLaunched { container, at_ms }),
-        (any::<u64>(), any::<i32>(), any::<i64>())
-            .prop_map(|(container, exit_status, at_ms)| Event::ContainerFinished { container, exit_status, at_ms }),
+        (any::<u64>(), any::<i32>(), any::<i64>()).prop_map(|(container, exit_status, at_ms)| Event::ContainerFinished {
+            container,
+            exit_status,
+            at_ms
+        }),
         (any::<u64>(), any::<u32>(), any::<u32>(), key(), res(), execution(), any::<i64>()).prop_map(
             |(container, app, node, key, resources, execution, start_ms)| Event::ContainerRecovered {
-                container, app, node, key, resources, execution, start_ms
+                container,
+                app,
+                node,
+                key,
+                resources,
+                execution,
+                start_ms
             }
         ),
         any::<u64>().prop_map(|container| Event::AllocationRejected { container }),
         (text(), res(), any::<i64>()).prop_map(|(host, used, expires_ms)| Event::NodeLoadEstimate { host, used, expires_ms }),
-        (text(), text(), text(), any::<i64>())
-            .prop_map(|(app_id, user, name, size_ms)| Event::HistorySample { app_id, user, name, size_ms }),
+        (text(), text(), text(), any::<i64>()).prop_map(|(app_id, user, name, size_ms)| Event::HistorySample {
+            app_id,
+            user,
+            name,
+            size_ms
+        }),
     ]
 }
 
@@ -272,12 +295,7 @@ proptest! {
 fn jvm() -> &'static JavaVM {
     static JVM: OnceLock<JavaVM> = OnceLock::new();
     JVM.get_or_init(|| {
-        let args = InitArgsBuilder::new()
-            .version(JNIVersion::V8)
-            .option("-Xmx64m")
-            .option("-Xss1m")
-            .build()
-            .expect("JVM arguments");
+        let args = InitArgsBuilder::new().version(JNIVersion::V8).option("-Xmx64m").option("-Xss1m").build().expect("JVM arguments");
         JavaVM::new(args).expect("start a JVM in the test process (needs a JDK: java on PATH or JAVA_HOME)")
     })
 }
@@ -393,7 +411,14 @@ fn jni_entries_turn_every_failure_into_a_java_exception() {
     let h = create(&mut env, "[scheduler]\npolicy = \"fifo\"\nfault_injection = \"panic-on-schedule\"\nfault_every_n_heartbeats = 2\n");
     let mut w = EventWriter::default();
     w.event(
-        &Event::NodeAdded { node: 0, host: "h".into(), rack: "/r".into(), capacity: Resources::new(4096, 4), labels: vec![], attributes: vec![] },
+        &Event::NodeAdded {
+            node: 0,
+            host: "h".into(),
+            rack: "/r".into(),
+            capacity: Resources::new(4096, 4),
+            labels: vec![],
+            attributes: vec![],
+        },
         K,
     );
     let (out, ex) = step(&mut env, h, &w.buf, w.buf.len() as i32, 0);

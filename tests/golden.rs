@@ -35,7 +35,8 @@ fn example(file: &str) -> Source {
     Source::File(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traces").join(file))
 }
 
-const TWO_QUEUES: &str = "[[queue]]\nname = \"small\"\ncapacity = 0.3\nweight = 1.0\n[[queue]]\nname = \"large\"\ncapacity = 0.7\nweight = 2.0\n";
+const TWO_QUEUES: &str =
+    "[[queue]]\nname = \"small\"\ncapacity = 0.3\nweight = 1.0\n[[queue]]\nname = \"large\"\ncapacity = 0.7\nweight = 2.0\n";
 
 fn cases() -> Vec<Case> {
     // The simulator as it was when the files were recorded: no cluster-side

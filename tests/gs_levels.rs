@@ -153,7 +153,11 @@ fn apps_spread_over_gs_queues() {
             config,
             nodes: vec![(8, 4), (8, 4)],
             apps: (0..8)
-                .map(|a| AppSpec { queue: a % 2, submit_round: a % 3, asks: vec![(1, 1, 1, 1), (1, 1, 4 + 2 * a as i32, 1 + (a % 3) as u8)] })
+                .map(|a| AppSpec {
+                    queue: a % 2,
+                    submit_round: a % 3,
+                    asks: vec![(1, 1, 1, 1), (1, 1, 4 + 2 * a as i32, 1 + (a % 3) as u8)],
+                })
                 .collect(),
             rounds: 8,
         };

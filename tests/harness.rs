@@ -257,9 +257,13 @@ fn require_success_fails_on_a_failed_job() {
     let out = scratch("failed");
     let o = out.to_str().unwrap();
     let jobs = out.join("capacity/run-2/jobs.json");
-    edit(&jobs, r#""final_status": "SUCCEEDED", "error": null}
-  ]"#, r#""final_status": "FAILED", "error": "Task failed task_1"}
-  ]"#);
+    edit(
+        &jobs,
+        r#""final_status": "SUCCEEDED", "error": null}
+  ]"#,
+        r#""final_status": "FAILED", "error": "Task failed task_1"}
+  ]"#,
+    );
     edit(&jobs, r#""state": "FINISHED", "final_status": "FAILED""#, r#""state": "FAILED", "final_status": "FAILED""#);
     // Without the flag: reported, left out of the numbers, exit 0.
     let (code, stdout, stderr) = shepherd(&["yarn-report", o]);
@@ -282,9 +286,13 @@ fn a_job_that_was_never_submitted_is_not_counted() {
     let out = scratch("unsubmitted");
     let jobs = out.join("shepherd-dress/run-1/jobs.json");
     edit(&jobs, r#""app_id": "application_1700000000000_0003""#, r#""app_id": null"#);
-    edit(&jobs, r#""state": "FINISHED", "final_status": "SUCCEEDED", "error": null}
-  ]"#, r#""state": "", "final_status": "", "error": "submission failed: queue full"}
-  ]"#);
+    edit(
+        &jobs,
+        r#""state": "FINISHED", "final_status": "SUCCEEDED", "error": null}
+  ]"#,
+        r#""state": "", "final_status": "", "error": "submission failed: queue full"}
+  ]"#,
+    );
     let rep = harness::analyze(&out, None).unwrap();
     let m = &rep.runs[0][0].metrics;
     assert_eq!(m.succeeded, 2);

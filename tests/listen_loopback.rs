@@ -59,7 +59,9 @@ fn the_control_listener_binds_loopback_by_default() {
 
 #[test]
 fn sidecar_http_server_defaults_to_loopback_and_refuses_others_without_allow_remote() {
-    for (name, text) in [("built-in defaults", ""), ("hadoop-conf/shepherd-sidecar.toml", include_str!("../hadoop-conf/shepherd-sidecar.toml"))] {
+    for (name, text) in
+        [("built-in defaults", ""), ("hadoop-conf/shepherd-sidecar.toml", include_str!("../hadoop-conf/shepherd-sidecar.toml"))]
+    {
         let c = SidecarConfig::parse(text).unwrap();
         let addr: SocketAddr = c.server.listen.parse().unwrap();
         assert!(addr.ip().is_loopback(), "{name}: server.listen = {addr}");

@@ -14,7 +14,9 @@ const SLOTS_PER_NODE: i64 = 8;
 const THREADS: usize = 8;
 
 fn cluster() -> Arc<Vec<Authority>> {
-    Arc::new((0..PARTITIONS).map(|_| Authority::new(vec![Resources::new(SLOTS_PER_NODE * 1024, SLOTS_PER_NODE); NODES_PER_PARTITION])).collect())
+    Arc::new(
+        (0..PARTITIONS).map(|_| Authority::new(vec![Resources::new(SLOTS_PER_NODE * 1024, SLOTS_PER_NODE); NODES_PER_PARTITION])).collect(),
+    )
 }
 
 #[test]

@@ -70,7 +70,9 @@ fn case() -> impl Strategy<Value = Case> {
 
 fn engine(policy: &str, proposers: u32) -> Engine {
     // Rounds of a few nodes and apps: proposers however little work each has.
-    let cfg = Config::parse(&format!("[scheduler]\npolicy = \"{policy}\"\nround_proposers = {proposers}\nround_min_work_per_proposer = 0\n")).unwrap();
+    let cfg =
+        Config::parse(&format!("[scheduler]\npolicy = \"{policy}\"\nround_proposers = {proposers}\nround_min_work_per_proposer = 0\n"))
+            .unwrap();
     Engine::with_config(cfg).unwrap()
 }
 

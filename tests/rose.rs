@@ -243,7 +243,11 @@ fn application_masters_are_never_speculative() {
     e.apply(Event::AttemptAdded { app: 2, attempt: 1 });
     e.apply(Event::AskUpdated {
         app: 2,
-        ask: Ask::anywhere(SchedulerKey { priority: shepherd::model::ask::AM_PRIORITY, allocation_request_id: -1 }, Resources::new(1024, 1), 1),
+        ask: Ask::anywhere(
+            SchedulerKey { priority: shepherd::model::ask::AM_PRIORITY, allocation_request_id: -1 },
+            Resources::new(1024, 1),
+            1,
+        ),
     });
     let d = heartbeat(&mut e, 6000, Some((1.0, 1024)));
     assert!(d.is_empty(), "{d:?}");
@@ -282,7 +286,6 @@ fn the_rose_section_is_validated_per_pipeline() {
     let e = Config::parse("[pipeline.x]\noversubscribe = \"maybe\"\n").unwrap_err().to_string();
     assert!(e.contains("pipeline.x.oversubscribe") && e.contains("maybe"), "{e}");
 }
-
 
 // ---- the simulator with speculative containers
 
@@ -323,7 +326,12 @@ fn speculative_containers_shorten_a_backlog_of_tasks_that_use_little() {
     assert_eq!(drf.summary.all.makespan_ms, 80_000);
     let o = rose.summary.oversubscription.expect("rose reports over-subscription");
     assert!(o.speculative_containers > 0, "{o:?}");
-    assert!(rose.summary.all.makespan_ms < drf.summary.all.makespan_ms, "{} vs {}", rose.summary.all.makespan_ms, drf.summary.all.makespan_ms);
+    assert!(
+        rose.summary.all.makespan_ms < drf.summary.all.makespan_ms,
+        "{} vs {}",
+        rose.summary.all.makespan_ms,
+        drf.summary.all.makespan_ms
+    );
     assert!(o.used_vcores_capped > drf.summary.utilization.used_vcores, "{o:?} vs {:?}", drf.summary.utilization);
     assert!(drf.summary.oversubscription.is_none());
 }

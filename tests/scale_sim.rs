@@ -231,7 +231,10 @@ fn sparrow_head_of_line_blocking_megha_does_not_wait() {
     );
     let sparrow = run_one(&t, &only(Arch::Sparrow));
     let megha = run_one(&t, &only(Arch::Megha));
-    let (y_sparrow, y_megha): (Vec<_>, Vec<_>) = (run_of(&sparrow, 4).into_iter().chain(run_of(&sparrow, 5)).collect(), run_of(&megha, 4).into_iter().chain(run_of(&megha, 5)).collect());
+    let (y_sparrow, y_megha): (Vec<_>, Vec<_>) = (
+        run_of(&sparrow, 4).into_iter().chain(run_of(&sparrow, 5)).collect(),
+        run_of(&megha, 4).into_iter().chain(run_of(&megha, 5)).collect(),
+    );
     let worst_sparrow = y_sparrow.iter().map(|x| latency_us(x)).max().unwrap();
     let worst_megha = y_megha.iter().map(|x| latency_us(x)).max().unwrap();
     assert!(worst_sparrow > 90_000_000, "sparrow: {y_sparrow:?}");
@@ -248,7 +251,8 @@ fn sparrow_head_of_line_blocking_megha_does_not_wait() {
 }
 
 fn generated(kind: &str, seed: u64) -> Trace {
-    let p = GenParams { seed, nodes: Some(200), jobs: Some(if kind == "google" { 300 } else { 200 }), load: Some(0.8), ..GenParams::default() };
+    let p =
+        GenParams { seed, nodes: Some(200), jobs: Some(if kind == "google" { 300 } else { 200 }), load: Some(0.8), ..GenParams::default() };
     let mut t = generate(kind, &p).unwrap();
     t.sort_by_submit();
     t
@@ -334,10 +338,8 @@ fn megha_fair_share_preempts_the_queue_over_its_share() {
     );
     let plain = run_one(&t, &only(Arch::Megha));
     assert_eq!(plain.counters.preemptions, 0);
-    let o = ScaleOptions {
-        megha: MeghaOptions { fair_share: true, state_update_ms: 1000, ..MeghaOptions::default() },
-        ..only(Arch::Megha)
-    };
+    let o =
+        ScaleOptions { megha: MeghaOptions { fair_share: true, state_update_ms: 1000, ..MeghaOptions::default() }, ..only(Arch::Megha) };
     let fair = run_one(&t, &o);
     check_invariants(&t, &fair);
     assert!(fair.counters.preemptions >= 1, "{:?}", fair.counters);

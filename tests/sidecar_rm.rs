@@ -129,7 +129,10 @@ async fn follows_the_active_rm_across_a_failover() {
     assert!(m.contains("shepherd_sidecar_rm_failovers_total 1"), "{m}");
     let active: Vec<&str> = m.lines().filter(|l| l.starts_with("shepherd_sidecar_rm_active{")).collect();
     assert_eq!(active.len(), 1, "{m}");
-    assert!(active[0].contains(&format!(r#"address="{a}/""#)) && active[0].contains(r#"ha_state="ACTIVE""#) && active[0].ends_with(" 1"), "{m}");
+    assert!(
+        active[0].contains(&format!(r#"address="{a}/""#)) && active[0].contains(r#"ha_state="ACTIVE""#) && active[0].ends_with(" 1"),
+        "{m}"
+    );
 }
 
 #[tokio::test]

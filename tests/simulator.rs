@@ -37,11 +37,8 @@ fn job(id: &str, submit_s: i64, containers: usize, secs: i64) -> Job {
 /// The paper reports waits 0, 9, 28, 27 s (mean 16 s) and makespan 40 s.
 #[test]
 fn dress_fig1_under_strict_fifo() {
-    let trace = Trace {
-        cluster: None,
-        am: None,
-        jobs: vec![job("J1", 0, 3, 10), job("J2", 1, 4, 20), job("J3", 2, 3, 10), job("J4", 3, 2, 10)],
-    };
+    let trace =
+        Trace { cluster: None, am: None, jobs: vec![job("J1", 0, 3, 10), job("J2", 1, 4, 20), job("J3", 2, 3, 10), job("J4", 3, 2, 10)] };
     let cluster = ClusterSpec { nodes: 1, memory_mb: 6 * 1024, vcores: 6, rack_size: 1 };
     let config = Config::parse("[scheduler]\npolicy = \"fifo\"\n[fifo]\nstrict_order = true\n").unwrap();
     let opts = SimOptions { gang: true, cluster_model: None, ..SimOptions::default() };
@@ -86,7 +83,14 @@ fn gang_start_is_an_option_not_a_special_case() {
 #[test]
 fn barriers_and_slowstart() {
     let mut j = job("dag", 0, 2, 10);
-    j.stages.push(Stage { name: "reduce".into(), after: vec![0], slowstart: None, memory_mb: 1024, vcores: 1, tasks: vec![Task { duration_ms: 5000, used: None }] });
+    j.stages.push(Stage {
+        name: "reduce".into(),
+        after: vec![0],
+        slowstart: None,
+        memory_mb: 1024,
+        vcores: 1,
+        tasks: vec![Task { duration_ms: 5000, used: None }],
+    });
     let cluster = ClusterSpec { nodes: 1, memory_mb: 4096, vcores: 4, rack_size: 1 };
     let run = |slowstart: Option<f64>| {
         let mut j = j.clone();
@@ -171,7 +175,8 @@ fn skipping_idle_heartbeats_equals_naive_ticking() {
         // every delay and per-node heartbeat phases.
         for model in [None, Some(busy_cluster())] {
             let run = |naive: bool| {
-                let opts = SimOptions { naive_heartbeats: naive, gang, heartbeat_ms: 3000, cluster_model: model.clone(), ..SimOptions::default() };
+                let opts =
+                    SimOptions { naive_heartbeats: naive, gang, heartbeat_ms: 3000, cluster_model: model.clone(), ..SimOptions::default() };
                 let exp = Experiment::new(&Source::Generate(kind.into(), params.clone()), config.clone(), None, opts).unwrap();
                 let out = exp.run(policy).unwrap();
                 // Job timings; not `estimate_ms`, the size estimate at the
@@ -323,8 +328,7 @@ fn no_job_beats_its_critical_path() {
                 assert!(j.jct_ms() >= cp[&j.id], "{} {}: JCT {} < critical path {}", run.summary.policy, j.id, j.jct_ms(), cp[&j.id]);
             }
         }
-        let ideal: HashMap<String, f64> =
-            shepherd::metrics::compare::ideal_factors(&cmp.runs[0].jobs, &cp).into_iter().collect();
+        let ideal: HashMap<String, f64> = shepherd::metrics::compare::ideal_factors(&cmp.runs[0].jobs, &cp).into_iter().collect();
         let dress_small = cmp.factors.iter().find(|f| f.policy == "dress" && f.category == "small").unwrap();
         assert!(dress_small.mean_jct <= ideal["small"] + 1e-9);
     }
@@ -336,7 +340,8 @@ fn no_job_beats_its_critical_path() {
 fn shipped_calibrations_load_and_simulate() {
     use shepherd::sim::calibration::Calibration;
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/calibration");
-    let trace = shepherd::workload::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traces/yarn-quick.json")).unwrap();
+    let trace =
+        shepherd::workload::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traces/yarn-quick.json")).unwrap();
     let cluster = ClusterSpec { nodes: 2, memory_mb: 4096, vcores: 8, rack_size: 2 };
     let mut seen = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {

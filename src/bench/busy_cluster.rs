@@ -67,10 +67,7 @@ impl BusyCluster {
 }
 
 fn map_ask(app: u32, count: i32) -> Event {
-    Event::AskUpdated {
-        app,
-        ask: Ask::anywhere(SchedulerKey { priority: 20, allocation_request_id: 0 }, Resources::new(4096, 1), count),
-    }
+    Event::AskUpdated { app, ask: Ask::anywhere(SchedulerKey { priority: 20, allocation_request_id: 0 }, Resources::new(4096, 1), count) }
 }
 
 /// The `p`-th percentile (nearest rank) of `samples_ns`, µs.

@@ -4,9 +4,9 @@
 //! reports completions) and asks the engine to fill it again, through
 //! `Session::step` — the exact path a JNI crossing takes, minus the JVM copy.
 
+use super::busy_cluster::{percentile, BusyCluster};
 use crate::bridge::session::Session;
 use crate::bridge::wire::EventWriter;
-use super::busy_cluster::{percentile, BusyCluster};
 use crate::engine::Event;
 use std::time::Instant;
 
@@ -50,7 +50,6 @@ fn thread_cpu_ns() -> u64 {
     }
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
-
 
 impl HeartbeatBench {
     pub fn run(&self) -> HeartbeatReport {

@@ -26,7 +26,8 @@ pub struct OptimisticReport {
 pub fn run(nodes: usize, partitions: usize, proposers: usize, fill: f64) -> OptimisticReport {
     let slots = 8i64;
     let per = nodes / partitions;
-    let auth: Arc<Vec<Authority>> = Arc::new((0..partitions).map(|_| Authority::new(vec![Resources::new(slots * 1024, slots); per])).collect());
+    let auth: Arc<Vec<Authority>> =
+        Arc::new((0..partitions).map(|_| Authority::new(vec![Resources::new(slots * 1024, slots); per])).collect());
     let tasks = ((per * partitions) as f64 * slots as f64 * fill) as usize;
     let each = tasks / proposers;
     let ps: Vec<Proposer> = (0..proposers).map(|t| Proposer::new(&auth, t * partitions / proposers)).collect();

@@ -13,7 +13,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 #[derive(Parser)]
-#[command(name = "shepherd", version, about = "Shepherd: YARN-compatible pluggable scheduler — config check, simulator, comparisons, benchmarks, sidecar")]
+#[command(
+    name = "shepherd",
+    version,
+    about = "Shepherd: YARN-compatible pluggable scheduler — config check, simulator, comparisons, benchmarks, sidecar"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -394,23 +398,37 @@ fn main() -> ExitCode {
         Command::BenchHeartbeat { cluster: BusyClusterArgs { nodes, pending, apps }, heartbeats, policy, config, target_us } => {
             let config = config.map(|p| std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))).transpose();
             config.and_then(|config| {
-                bench_heartbeat(shepherd::bench::heartbeat::HeartbeatBench {
-                    nodes: nodes as _,
-                    pending: pending as _,
-                    apps: apps as _,
-                    heartbeats: heartbeats as _,
-                    policy,
-                    config: config.unwrap_or_default(),
-                }, target_us)
+                bench_heartbeat(
+                    shepherd::bench::heartbeat::HeartbeatBench {
+                        nodes: nodes as _,
+                        pending: pending as _,
+                        apps: apps as _,
+                        heartbeats: heartbeats as _,
+                        policy,
+                        config: config.unwrap_or_default(),
+                    },
+                    target_us,
+                )
             })
         }
         Command::BenchRound { cluster: BusyClusterArgs { nodes, pending, apps }, batch, rounds, policy, proposers } => {
             println!(
                 "{:>9} {:>7} {:>11} {:>9} {:>9} {:>14} {:>10} {:>10} {:>11} {:>10}",
-                "proposers", "rounds", "containers", "P50 µs", "P99 µs", "containers/s", "proposals", "conflicts", "propose ms", "commit ms"
+                "proposers",
+                "rounds",
+                "containers",
+                "P50 µs",
+                "P99 µs",
+                "containers/s",
+                "proposals",
+                "conflicts",
+                "propose ms",
+                "commit ms"
             );
             for k in proposers {
-                let r = shepherd::bench::round::RoundBench { nodes, apps, pending, batch, rounds, policy: policy.clone(), proposers: k.max(1) }.run();
+                let r =
+                    shepherd::bench::round::RoundBench { nodes, apps, pending, batch, rounds, policy: policy.clone(), proposers: k.max(1) }
+                        .run();
                 println!(
                     "{:>9} {:>7} {:>11} {:>9.0} {:>9.0} {:>14.0} {:>10} {:>10} {:>11.0} {:>10.0}",
                     k,
@@ -428,7 +446,10 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::BenchConstraints { nodes, containers } => {
-            println!("{:>8} {:>8} {:>10} {:>12} {:>12} {:>16}", "nodes", "vectors", "candidates", "compile µs", "bit test ns", "per-node scan µs");
+            println!(
+                "{:>8} {:>8} {:>10} {:>12} {:>12} {:>16}",
+                "nodes", "vectors", "candidates", "compile µs", "bit test ns", "per-node scan µs"
+            );
             for n in nodes {
                 let r = shepherd::bench::constraints::run(n, containers, 1);
                 println!(
@@ -444,7 +465,10 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::BenchOptimistic { nodes, partition_size, proposers, fill } => {
-            println!("{:>8} {:>10} {:>8} {:>9} {:>9} {:>14} {:>10} {:>9}", "nodes", "partitions", "tasks", "P50 µs", "P99 µs", "proposals/task", "conflicts", "wall ms");
+            println!(
+                "{:>8} {:>10} {:>8} {:>9} {:>9} {:>14} {:>10} {:>9}",
+                "nodes", "partitions", "tasks", "P50 µs", "P99 µs", "proposals/task", "conflicts", "wall ms"
+            );
             for n in nodes {
                 for parts in [(n / partition_size.max(1)).max(1), 1] {
                     let r = shepherd::bench::optimistic::run(n, parts, proposers.max(1), fill.clamp(0.0, 1.0));
@@ -555,11 +579,7 @@ fn sidecar(path: &std::path::Path, check: bool, log: &str) -> Result<(), String>
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .or_else(|_| tracing_subscriber::EnvFilter::try_new(log))
         .map_err(|e| format!("--log {log}: {e}"))?;
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_writer(std::io::stderr)
-        .init();
+    tracing_subscriber::fmt().with_env_filter(filter).with_ansi(std::io::stderr().is_terminal()).with_writer(std::io::stderr).init();
     shepherd::sidecar::run(config)
 }
 

@@ -14,10 +14,10 @@
 
 use super::guard::guarded;
 use super::session::Session;
+use crate::control::{listener::Attachment, EngineShared};
 use jni::objects::{JByteArray, JClass, JObjectArray, JString};
 use jni::sys::{jint, jlong, jlongArray, jstring};
 use jni::JNIEnv;
-use crate::control::{listener::Attachment, EngineShared};
 use std::sync::{Arc, Mutex};
 
 struct Handle {
@@ -44,11 +44,7 @@ fn err<E: std::fmt::Display>(e: E) -> String {
 
 /// The handle's session, unless a panic poisoned its lock.
 fn session(ptr: jlong) -> Result<std::sync::MutexGuard<'static, Session>, String> {
-    handle(ptr)?
-        .shared
-        .session
-        .lock()
-        .map_err(|_| "Shepherd engine is unusable after an earlier panic; recreate it".to_string())
+    handle(ptr)?.shared.session.lock().map_err(|_| "Shepherd engine is unusable after an earlier panic; recreate it".to_string())
 }
 
 /// A read-only entry that answers with a Java string made from the session.
@@ -88,11 +84,7 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_create<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_destroy<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    ptr: jlong,
-) {
+pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_destroy<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>, ptr: jlong) {
     guarded(&mut env, (), |_| {
         if ptr != 0 {
             // SAFETY: see `handle`; destroy is called once per handle.
@@ -259,10 +251,7 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_counters<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_version<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-) -> jstring {
+pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_version<'l>(mut env: JNIEnv<'l>, _class: JClass<'l>) -> jstring {
     guarded(&mut env, std::ptr::null_mut(), |env| {
         let s = env.new_string(env!("CARGO_PKG_VERSION")).map_err(err)?;
         Ok::<_, String>(s.into_raw())

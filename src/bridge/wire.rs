@@ -242,17 +242,12 @@ pub fn decode_events(buf: &[u8], out: &mut Vec<Event>) -> Result<(), WireError> 
                 for _ in 0..n {
                     locations.push((r.str("location")?, r.i32("location_count")?));
                 }
-                Event::AskUpdated {
-                    app,
-                    ask: Ask { key, capability, count, relax_locality, execution, locations, label, placement: None },
-                }
+                Event::AskUpdated { app, ask: Ask { key, capability, count, relax_locality, execution, locations, label, placement: None } }
             }
             tag::CONTAINER_LAUNCHED => Event::ContainerLaunched { container: r.u64("container")?, at_ms: r.i64("at_ms")? },
-            tag::CONTAINER_FINISHED => Event::ContainerFinished {
-                container: r.u64("container")?,
-                exit_status: r.i32("exit_status")?,
-                at_ms: r.i64("at_ms")?,
-            },
+            tag::CONTAINER_FINISHED => {
+                Event::ContainerFinished { container: r.u64("container")?, exit_status: r.i32("exit_status")?, at_ms: r.i64("at_ms")? }
+            }
             tag::CONTAINER_RECOVERED => Event::ContainerRecovered {
                 container: r.u64("container")?,
                 app: r.u32("app")?,
@@ -263,22 +258,15 @@ pub fn decode_events(buf: &[u8], out: &mut Vec<Event>) -> Result<(), WireError> 
                 start_ms: r.i64("start_ms")?,
             },
             tag::ALLOCATION_REJECTED => Event::AllocationRejected { container: r.u64("container")? },
-            tag::NODE_LOAD_ESTIMATE => Event::NodeLoadEstimate {
-                host: r.str("host")?,
-                used: r.res("used")?,
-                expires_ms: r.i64("expires_ms")?,
-            },
-            tag::HISTORY_SAMPLE => Event::HistorySample {
-                app_id: r.str("app_id")?,
-                user: r.str("user")?,
-                name: r.str("name")?,
-                size_ms: r.i64("size_ms")?,
-            },
-            tag::NODE_ATTRIBUTES_UPDATED => Event::NodeAttributesUpdated {
-                node: r.u32("node")?,
-                labels: r.list("labels")?,
-                attributes: pairs(r.list("attributes")?),
-            },
+            tag::NODE_LOAD_ESTIMATE => {
+                Event::NodeLoadEstimate { host: r.str("host")?, used: r.res("used")?, expires_ms: r.i64("expires_ms")? }
+            }
+            tag::HISTORY_SAMPLE => {
+                Event::HistorySample { app_id: r.str("app_id")?, user: r.str("user")?, name: r.str("name")?, size_ms: r.i64("size_ms")? }
+            }
+            tag::NODE_ATTRIBUTES_UPDATED => {
+                Event::NodeAttributesUpdated { node: r.u32("node")?, labels: r.list("labels")?, attributes: pairs(r.list("attributes")?) }
+            }
             tag::ASK_PLACEMENT => {
                 let app = r.u32("app")?;
                 let key = SchedulerKey { priority: r.i32("priority")?, allocation_request_id: r.i64("allocation_request_id")? };
@@ -375,9 +363,7 @@ impl EventWriter {
                 self.str(&labels.join(",")).str(&attrs.join(","))
             }
             Event::NodeRemoved { node } => self.u8(tag::NODE_REMOVED).u32(*node),
-            Event::NodeResourceUpdated { node, capacity } => {
-                self.u8(tag::NODE_RESOURCE_UPDATED).u32(*node).res(capacity, k)
-            }
+            Event::NodeResourceUpdated { node, capacity } => self.u8(tag::NODE_RESOURCE_UPDATED).u32(*node).res(capacity, k),
             Event::NodeUtilization { node, used } => self.u8(tag::NODE_UTILIZATION).u32(*node).res(used, k),
             Event::AppAdded { app, yarn_id, queue, user, name, app_type, tags, submit_ms, priority } => self
                 .u8(tag::APP_ADDED)
@@ -413,14 +399,10 @@ impl EventWriter {
                 }
                 self
             }
-            Event::ContainerLaunched { container, at_ms } => {
-                self.u8(tag::CONTAINER_LAUNCHED).i64(*container as i64).i64(*at_ms)
+            Event::ContainerLaunched { container, at_ms } => self.u8(tag::CONTAINER_LAUNCHED).i64(*container as i64).i64(*at_ms),
+            Event::ContainerFinished { container, exit_status, at_ms } => {
+                self.u8(tag::CONTAINER_FINISHED).i64(*container as i64).i32(*exit_status).i64(*at_ms)
             }
-            Event::ContainerFinished { container, exit_status, at_ms } => self
-                .u8(tag::CONTAINER_FINISHED)
-                .i64(*container as i64)
-                .i32(*exit_status)
-                .i64(*at_ms),
             Event::ContainerRecovered { container, app, node, key, resources, execution, start_ms } => self
                 .u8(tag::CONTAINER_RECOVERED)
                 .i64(*container as i64)
@@ -432,9 +414,7 @@ impl EventWriter {
                 .u8(execution.code() as u8)
                 .i64(*start_ms),
             Event::AllocationRejected { container } => self.u8(tag::ALLOCATION_REJECTED).i64(*container as i64),
-            Event::NodeLoadEstimate { host, used, expires_ms } => {
-                self.u8(tag::NODE_LOAD_ESTIMATE).str(host).res(used, k).i64(*expires_ms)
-            }
+            Event::NodeLoadEstimate { host, used, expires_ms } => self.u8(tag::NODE_LOAD_ESTIMATE).str(host).res(used, k).i64(*expires_ms),
             Event::HistorySample { app_id, user, name, size_ms } => {
                 self.u8(tag::HISTORY_SAMPLE).str(app_id).str(user).str(name).i64(*size_ms)
             }

@@ -127,7 +127,11 @@ impl CarbyneConfig {
             return Err(bad("carbyne.horizon_ms", self.horizon_ms, "must be at least 0 ms"));
         }
         if !(self.estimate_error > -1.0 && self.estimate_error.is_finite()) {
-            return Err(bad("carbyne.estimate_error", self.estimate_error, "must be a finite number above -1 (X/100 of §5.4.2, e.g. -0.5 or 0.5)"));
+            return Err(bad(
+                "carbyne.estimate_error",
+                self.estimate_error,
+                "must be a finite number above -1 (X/100 of §5.4.2, e.g. -0.5 or 0.5)",
+            ));
         }
         if !DAG_HINT_MODES.contains(&self.dag_hint.as_str()) {
             return Err(bad("carbyne.dag_hint", &self.dag_hint, format!("expected one of {}", DAG_HINT_MODES.join(", "))));

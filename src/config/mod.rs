@@ -5,12 +5,12 @@
 //! The documented default file is `hadoop-conf/shepherd.toml`.
 
 pub mod carbyne;
-pub mod rose;
 pub mod pipeline;
+pub mod rose;
 
 pub use carbyne::CarbyneConfig;
-pub use rose::RoseConfig;
 pub use pipeline::PipelineSpec;
+pub use rose::RoseConfig;
 pub mod summary;
 
 use serde::Deserialize;
@@ -29,11 +29,7 @@ impl fmt::Display for ConfigError {
         if self.key.is_empty() {
             write!(f, "invalid Shepherd config: {}", self.reason)
         } else {
-            write!(
-                f,
-                "invalid Shepherd config: key `{}` has value `{}`: {}",
-                self.key, self.value, self.reason
-            )
+            write!(f, "invalid Shepherd config: key `{}` has value `{}`: {}", self.key, self.value, self.reason)
         }
     }
 }
@@ -41,11 +37,7 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 pub(crate) fn bad(key: &str, value: impl fmt::Display, reason: impl Into<String>) -> ConfigError {
-    ConfigError {
-        key: key.to_string(),
-        value: value.to_string(),
-        reason: reason.into(),
-    }
+    ConfigError { key: key.to_string(), value: value.to_string(), reason: reason.into() }
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -442,11 +434,7 @@ impl Config {
     pub fn validate(&self) -> Result<(), ConfigError> {
         let s = &self.scheduler;
         if !["none", "panic-on-schedule", "error-on-schedule"].contains(&s.fault_injection.as_str()) {
-            return Err(bad(
-                "scheduler.fault_injection",
-                &s.fault_injection,
-                "expected one of none, panic-on-schedule, error-on-schedule",
-            ));
+            return Err(bad("scheduler.fault_injection", &s.fault_injection, "expected one of none, panic-on-schedule, error-on-schedule"));
         }
         if s.fault_every_n_heartbeats == 0 {
             return Err(bad("scheduler.fault_every_n_heartbeats", 0, "must be at least 1 (1 = every scheduling call)"));
@@ -495,11 +483,7 @@ impl Config {
                 return Err(bad(&key("max_am_share"), q.max_am_share, "must be within (0, 1]"));
             }
             if !(0.0..=1.0).contains(&q.max_capacity) || q.max_capacity < q.capacity || q.max_capacity == 0.0 {
-                return Err(bad(
-                    &key("max_capacity"),
-                    q.max_capacity,
-                    "must be within (0, 1] and at least `capacity`",
-                ));
+                return Err(bad(&key("max_capacity"), q.max_capacity, "must be within (0, 1] and at least `capacity`"));
             }
         }
         let total: f64 = self.queues.iter().map(|q| q.capacity).sum();
@@ -569,8 +553,7 @@ mod tests {
 
     #[test]
     fn queue_capacity_checked() {
-        let e = Config::parse("[[queue]]\nname=\"a\"\ncapacity=0.7\n[[queue]]\nname=\"b\"\ncapacity=0.7\n")
-            .unwrap_err();
+        let e = Config::parse("[[queue]]\nname=\"a\"\ncapacity=0.7\n[[queue]]\nname=\"b\"\ncapacity=0.7\n").unwrap_err();
         assert!(e.to_string().contains("capacities must sum"), "{e}");
     }
 }

@@ -162,11 +162,7 @@ pub const BUILT_INS: &[BuiltIn] = &[
         queue_order: "drf",
         summary: "Carbyne: DRF shares; each app's asks split by reverse packing from its earliest completion into DEFAULT \
                   (served by DRF) and ALTRUISTIC (served from the leftover, least remaining work first, then packed)",
-        build: |_| PipelineSpec {
-            classify: vec!["carbyne".into()],
-            leftover: "carbyne".into(),
-            ..spec("tasks", "none", "drf")
-        },
+        build: |_| PipelineSpec { classify: vec!["carbyne".into()], leftover: "carbyne".into(), ..spec("tasks", "none", "drf") },
     },
     BuiltIn { name: "dress", queue_order: "flat", summary: "DRESS pools, FIFO inside", build: |_| spec("none", "dress", "fifo") },
     BuiltIn {
@@ -201,11 +197,7 @@ pub const BUILT_INS: &[BuiltIn] = &[
         queue_order: "flat",
         summary: "SLearn: sizes from sampled pilot tasks (thin apps bypass), GS priority queues with weighted \
                   sharing, idle capacity to non-pilot tasks in arrival order",
-        build: |_| PipelineSpec {
-            classify: vec!["pilots".into()],
-            leftover: "fifo".into(),
-            ..spec("slearn", "none", "gs")
-        },
+        build: |_| PipelineSpec { classify: vec!["pilots".into()], leftover: "fifo".into(), ..spec("slearn", "none", "gs") },
     },
     BuiltIn {
         name: "rose",
@@ -364,7 +356,11 @@ impl PipelineSpec {
         one("leftover", &self.leftover, LEFTOVERS)?;
         one("oversubscribe", &self.oversubscribe, OVERSUBSCRIBERS)?;
         if !self.rose.is_empty() && self.oversubscribe != "rose" {
-            return Err(bad(&format!("{key}.rose"), toml::Value::Table(self.rose.clone()), format!("{key}.oversubscribe is `{}`, not rose", self.oversubscribe)));
+            return Err(bad(
+                &format!("{key}.rose"),
+                toml::Value::Table(self.rose.clone()),
+                format!("{key}.oversubscribe is `{}`, not rose", self.oversubscribe),
+            ));
         }
         let by_size = |order: &str| matches!(order, "sjf" | "srtf");
         if by_size(&self.app_order) && self.estimate == "none" {
@@ -426,10 +422,18 @@ impl PipelineSpec {
             ));
         }
         if !self.slearn.is_empty() && self.estimate != "slearn" {
-            return Err(bad(&format!("{key}.slearn"), toml::Value::Table(self.slearn.clone()), format!("{key}.estimate is `{}`, not slearn", self.estimate)));
+            return Err(bad(
+                &format!("{key}.slearn"),
+                toml::Value::Table(self.slearn.clone()),
+                format!("{key}.estimate is `{}`, not slearn", self.estimate),
+            ));
         }
         if !self.dress.is_empty() && self.reserve != "dress" {
-            return Err(bad(&format!("{key}.dress"), toml::Value::Table(self.dress.clone()), format!("{key}.reserve is `{}`, not dress", self.reserve)));
+            return Err(bad(
+                &format!("{key}.dress"),
+                toml::Value::Table(self.dress.clone()),
+                format!("{key}.reserve is `{}`, not dress", self.reserve),
+            ));
         }
         if self.strict_order && self.app_order == "tetris" {
             return Err(bad(
@@ -608,9 +612,11 @@ mod tests {
         assert_eq!((k.p_altruism, k.horizon_ms), (0.5, 500), "own p_altruism, global horizon");
         let d = c.pipeline("half").unwrap().describe();
         assert!(d.contains("classify=[carbyne] filter=[constraints] leftover=carbyne carbyne{p_altruism=0.5}"), "{d}");
-        let e = err("[pipeline.x]\nestimate = \"tasks\"\nclassify = [\"carbyne\"]\nleftover = \"carbyne\"\ncarbyne = { p_altruism = 2.0 }\n");
+        let e =
+            err("[pipeline.x]\nestimate = \"tasks\"\nclassify = [\"carbyne\"]\nleftover = \"carbyne\"\ncarbyne = { p_altruism = 2.0 }\n");
         assert!(e.contains("pipeline.x.carbyne.p_altruism") && e.contains('2'), "{e}");
-        let e = err("[pipeline.x]\nestimate = \"tasks\"\nclassify = [\"carbyne\"]\nleftover = \"carbyne\"\ncarbyne = { p_altruismm = 0.2 }\n");
+        let e =
+            err("[pipeline.x]\nestimate = \"tasks\"\nclassify = [\"carbyne\"]\nleftover = \"carbyne\"\ncarbyne = { p_altruismm = 0.2 }\n");
         assert!(e.contains("pipeline.x.carbyne") && e.contains("p_altruismm"), "{e}");
         let e = err("[pipeline.x]\ncarbyne = { p_altruism = 0.2 }\n");
         assert!(e.contains("pipeline.x.carbyne") && e.contains("neither"), "{e}");

@@ -103,7 +103,12 @@ impl RoseConfig {
         if !(self.fence >= 0.0 && self.fence.is_finite()) {
             return Err(bad("rose.fence", self.fence, "must be a finite number ≥ 0 (IQRs)"));
         }
-        for (k, v) in [("window_ms", self.window_ms), ("stale_ms", self.stale_ms), ("rating_window_ms", self.rating_window_ms), ("refresh_ms", self.refresh_ms)] {
+        for (k, v) in [
+            ("window_ms", self.window_ms),
+            ("stale_ms", self.stale_ms),
+            ("rating_window_ms", self.rating_window_ms),
+            ("refresh_ms", self.refresh_ms),
+        ] {
             if v <= 0 {
                 return Err(bad(&format!("rose.{k}"), v, "must be above 0 ms"));
             }

@@ -229,7 +229,8 @@ impl ConstraintIndex {
         }
         // Containers the engine still counts on this node (a NodeManager
         // re-registering under the same id keeps them).
-        let counts: Vec<(TagKey, u32)> = self.node_tags.iter().filter(|((n, _), _)| *n == node).map(|((_, k), c)| (k.clone(), *c)).collect();
+        let counts: Vec<(TagKey, u32)> =
+            self.node_tags.iter().filter(|((n, _), _)| *n == node).map(|((_, k), c)| (k.clone(), *c)).collect();
         for (key, c) in counts {
             for &(p, slot) in &slots {
                 for k in 0..c {
@@ -264,10 +265,8 @@ impl ConstraintIndex {
         if tags.is_empty() {
             return;
         }
-        let keys: Vec<TagKey> = tags
-            .iter()
-            .flat_map(|t| [TagKey { app: Some(app), tag: t.clone() }, TagKey { app: None, tag: t.clone() }])
-            .collect();
+        let keys: Vec<TagKey> =
+            tags.iter().flat_map(|t| [TagKey { app: Some(app), tag: t.clone() }, TagKey { app: None, tag: t.clone() }]).collect();
         for k in &keys {
             self.count(node, k, 1);
         }

@@ -45,15 +45,26 @@ pub enum AttrOp {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Leaf {
-    Attr { name: String, op: AttrOp },
+    Attr {
+        name: String,
+        op: AttrOp,
+    },
     /// The node is in this partition (node label; "" = the default partition).
-    Partition { label: String },
+    Partition {
+        label: String,
+    },
     /// Every one of `tags` has between `min` and `max` (inclusive) live
     /// containers in the node's `scope` (YARN `cardinality`; `in` is min 1,
     /// `notin` (anti-affinity) is max 0). YARN checks each tag of a target
     /// against the bounds (`PlacementConstraintsUtil` takes the minimum over
     /// the tags for `min`, the maximum for `max`), which is this AND.
-    Tags { scope: Scope, namespace: Namespace, tags: Vec<String>, min: u32, max: u32 },
+    Tags {
+        scope: Scope,
+        namespace: Namespace,
+        tags: Vec<String>,
+        min: u32,
+        max: u32,
+    },
 }
 
 /// A constraint: one leaf, or one level of AND/OR over leaves.

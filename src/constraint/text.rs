@@ -47,7 +47,11 @@ pub fn parse(text: &str) -> Result<Constraint, Unsupported> {
             }));
         }
         if body.contains('(') {
-            return Err(bad(format!("{} nested inside {} (composite constraints are matched one level deep)", nested_kind(body), head.to_uppercase())));
+            return Err(bad(format!(
+                "{} nested inside {} (composite constraints are matched one level deep)",
+                nested_kind(body),
+                head.to_uppercase()
+            )));
         }
         let leaves = body.split(';').filter(|s| !s.trim().is_empty()).map(|s| leaf(s, &bad)).collect::<Result<Vec<_>, _>>()?;
         if leaves.is_empty() {

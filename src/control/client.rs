@@ -34,18 +34,13 @@ impl ControlClient {
 
     fn resolve(&self) -> Result<SocketAddr, ClientError> {
         let unreachable = |e| ClientError::Unreachable(self.address.clone(), e);
-        self.address
-            .to_socket_addrs()
-            .map_err(unreachable)?
-            .next()
-            .ok_or_else(|| unreachable(std::io::Error::other("no address")))
+        self.address.to_socket_addrs().map_err(unreachable)?.next().ok_or_else(|| unreachable(std::io::Error::other("no address")))
     }
 
     /// Send one request; `Ok` holds the answer when it says `"ok": true`.
     pub fn call(&self, op: &str, inputs: Vec<Value>) -> Result<Value, ClientError> {
         let addr = self.resolve()?;
-        let stream = TcpStream::connect_timeout(&addr, self.timeout)
-            .map_err(|e| ClientError::Unreachable(self.address.clone(), e))?;
+        let stream = TcpStream::connect_timeout(&addr, self.timeout).map_err(|e| ClientError::Unreachable(self.address.clone(), e))?;
         stream.set_read_timeout(Some(self.timeout))?;
         stream.set_write_timeout(Some(self.timeout))?;
         let req = Request { secret: self.secret.clone(), op: op.into(), inputs };
@@ -55,8 +50,7 @@ impl ControlClient {
         let mut reader = BufReader::new(&stream);
         let mut answer = String::new();
         reader.read_line(&mut answer)?;
-        let v: Value = serde_json::from_str(&answer)
-            .map_err(|e| ClientError::Malformed(format!("{e}: {:.200}", answer)))?;
+        let v: Value = serde_json::from_str(&answer).map_err(|e| ClientError::Malformed(format!("{e}: {:.200}", answer)))?;
         if v.get("ok").and_then(Value::as_bool) == Some(true) {
             Ok(v)
         } else {

@@ -14,13 +14,12 @@ const MAX_LISTED_REJECTIONS: usize = 100;
 
 pub fn handle(req: &Request, t: &Target, stats: &ListenerStats) -> Value {
     let body = match req.op.as_str() {
-        "hello" => with_engine(t, |e| {
-            json!({"version": env!("CARGO_PKG_VERSION"), "policy": e.policy_name(), "resource_types": e.state.resource_names})
-        }),
+        "hello" => with_engine(
+            t,
+            |e| json!({"version": env!("CARGO_PKG_VERSION"), "policy": e.policy_name(), "resource_types": e.state.resource_names}),
+        ),
         "state" => with_engine(t, |e| json!({"state": e.state_json(), "nodes": nodes(e)})),
-        "gauges" => with_engine(t, |e| {
-            json!({"gauges": e.gauges(), "decision_seconds": t.shared.timing.snapshot()})
-        }),
+        "gauges" => with_engine(t, |e| json!({"gauges": e.gauges(), "decision_seconds": t.shared.timing.snapshot()})),
         "push" => Ok(push(req, t)),
         other => Err(format!("unknown op `{other}` (expected hello, state, gauges, push)")),
     };
@@ -40,11 +39,8 @@ pub fn handle(req: &Request, t: &Target, stats: &ListenerStats) -> Value {
 /// *before* the lock is released, so it cannot poison the engine for the
 /// scheduling path (`f` only reads).
 fn with_engine(t: &Target, f: impl FnOnce(&Engine) -> Value) -> Result<Value, String> {
-    let guard: std::sync::MutexGuard<'_, Session> = t
-        .shared
-        .session
-        .lock()
-        .map_err(|_| "the engine failed earlier and is being rebuilt by the RM; try again".to_string())?;
+    let guard: std::sync::MutexGuard<'_, Session> =
+        t.shared.session.lock().map_err(|_| "the engine failed earlier and is being rebuilt by the RM; try again".to_string())?;
     catch_unwind(AssertUnwindSafe(|| f(&guard.engine))).map_err(|_| "the engine panicked while being read".to_string())
 }
 

@@ -44,12 +44,7 @@ pub fn to_event(input: &SlowInput, now_ms: i64, max_ttl_ms: i64) -> Result<Event
             if !(size_ms.is_finite() && *size_ms > 0.0 && *size_ms < 1e15) {
                 return Err(format!("size_ms {size_ms} must be a positive number of container-ms"));
             }
-            Ok(Event::HistorySample {
-                app_id: app_id.clone(),
-                user: user.clone(),
-                name: name.clone(),
-                size_ms: size_ms.round() as i64,
-            })
+            Ok(Event::HistorySample { app_id: app_id.clone(), user: user.clone(), name: name.clone(), size_ms: size_ms.round() as i64 })
         }
     }
 }

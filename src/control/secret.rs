@@ -22,11 +22,7 @@ impl Secret {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{key} = {}: {e}", path.display()))?;
         let line = text.lines().next().unwrap_or("").trim();
         if line.len() < MIN_SECRET_BYTES {
-            return Err(format!(
-                "{key} = {}: the secret must be at least {MIN_SECRET_BYTES} bytes (found {})",
-                path.display(),
-                line.len()
-            ));
+            return Err(format!("{key} = {}: the secret must be at least {MIN_SECRET_BYTES} bytes (found {})", path.display(), line.len()));
         }
         Ok(Secret(line.as_bytes().to_vec()))
     }

@@ -8,8 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
 /// Upper bounds in seconds: 10 µs … 1 s, roughly ×2.5 apart.
-pub const BUCKETS: [f64; 14] =
-    [1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2, 5e-2, 0.1, 1.0];
+pub const BUCKETS: [f64; 14] = [1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2, 5e-2, 0.1, 1.0];
 
 #[derive(Debug, Default)]
 pub struct DecisionTiming {

@@ -35,9 +35,9 @@ pub(super) fn before_schedule(cfg: &SchedulerConfig, calls: &mut u64) -> Result<
     }
     INJECTED.fetch_add(1, Ordering::Relaxed);
     match cfg.fault_injection.as_str() {
-        "panic-on-schedule" => panic!(
-            "engine fault injected by scheduler.fault_injection = panic-on-schedule (scheduling call {calls}, every {every})"
-        ),
+        "panic-on-schedule" => {
+            panic!("engine fault injected by scheduler.fault_injection = panic-on-schedule (scheduling call {calls}, every {every})")
+        }
         _ => Err(EngineError::InjectedFault),
     }
 }

@@ -11,8 +11,8 @@
 //! returned; a driver that cannot carry one out sends `AllocationRejected`.
 
 pub mod activity;
-pub mod faults;
 mod candidates;
+pub mod faults;
 mod pass;
 mod propose;
 mod round;
@@ -96,16 +96,10 @@ impl Engine {
             return Err(ConfigError {
                 key: "yarn.resource-types".into(),
                 value: resource_names.join(","),
-                reason: format!(
-                    "Shepherd handles at most {} resource types",
-                    crate::model::resource::MAX_RESOURCE_TYPES
-                ),
+                reason: format!("Shepherd handles at most {} resource types", crate::model::resource::MAX_RESOURCE_TYPES),
             });
         }
-        let mut state = ClusterState {
-            resource_names,
-            ..Default::default()
-        };
+        let mut state = ClusterState { resource_names, ..Default::default() };
         set_queues(&mut state, &config);
         let policies = PolicySet::build(&config, &state, None)?;
         Ok(Engine {
@@ -360,7 +354,8 @@ impl Engine {
             Event::AskUpdated { app, ask } => {
                 let Some(a) = s.apps.get_mut(app).map(Arc::make_mut) else { return Applied::Unknown };
                 if ask.count > 0 {
-                    let first = if ask.key.priority == crate::model::ask::AM_PRIORITY { &mut a.am_ask_ms } else { &mut a.first_task_ask_ms };
+                    let first =
+                        if ask.key.priority == crate::model::ask::AM_PRIORITY { &mut a.am_ask_ms } else { &mut a.first_task_ask_ms };
                     first.get_or_insert(now);
                 }
                 let before = a.pending();
@@ -377,7 +372,9 @@ impl Engine {
             Event::ContainerLaunched { container, at_ms } => {
                 let Some(c) = s.containers.get_mut(container) else { return Applied::Unknown };
                 c.launched_ms = Some(*at_ms);
-                if let Some(live) = s.apps.get_mut(&c.app).map(Arc::make_mut).and_then(|a| Arc::make_mut(&mut a.containers).get_mut(container)) {
+                if let Some(live) =
+                    s.apps.get_mut(&c.app).map(Arc::make_mut).and_then(|a| Arc::make_mut(&mut a.containers).get_mut(container))
+                {
                     live.started_ms = *at_ms;
                 }
             }
@@ -643,18 +640,7 @@ impl Engine {
             a.asks.remove(&key);
         }
         s.queues[a.queue].pending -= resources;
-        let c = Container {
-            id,
-            app,
-            node,
-            key,
-            resources,
-            execution,
-            allocated_ms: now_ms,
-            launched_ms: None,
-            am,
-            speculative,
-        };
+        let c = Container { id, app, node, key, resources, execution, allocated_ms: now_ms, launched_ms: None, am, speculative };
         let queue = a.queue;
         Self::commit_container(s, c.clone(), fork);
         if let Some(p) = placement.filter(|p| !p.tags.is_empty()) {
@@ -694,7 +680,11 @@ impl Engine {
             Gauge::new("engine_containers", s.containers.len() as f64, "Running containers the engine knows"),
         ];
         out.push(Gauge::counter("engine_reconfigurations_total", c.reconfigurations as f64, "Configs applied in place (-refreshQueues)"));
-        out.push(Gauge::counter("engine_round_proposals_total", c.round_proposals as f64, "Placements proposed by the proposers of parallel scheduling rounds"));
+        out.push(Gauge::counter(
+            "engine_round_proposals_total",
+            c.round_proposals as f64,
+            "Placements proposed by the proposers of parallel scheduling rounds",
+        ));
         out.push(Gauge::counter(
             "engine_round_conflicts_total",
             c.round_conflicts as f64,

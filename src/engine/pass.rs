@@ -167,7 +167,11 @@ fn speculative(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<De
             app.asks
                 .values()
                 .filter(|a| a.count > 0)
-                .find(|a| a.locality_on(&n.host, &n.rack).is_some() && label_matches(&a.label, n) && host.policies().speculative_fits(s, app, a, n))
+                .find(|a| {
+                    a.locality_on(&n.host, &n.rack).is_some()
+                        && label_matches(&a.label, n)
+                        && host.policies().speculative_fits(s, app, a, n)
+                })
                 .map(|a| a.key)
         };
         let Some(key) = key else { continue };
@@ -257,7 +261,8 @@ fn phases(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decisio
         let key = match found {
             Some(Ok(key)) => key,
             Some(Err(why)) => {
-                let strict = why != Blocked::OtherProposer && host.state().apps.get(&app_id).is_some_and(|a| host.policies().strict_order(a));
+                let strict =
+                    why != Blocked::OtherProposer && host.state().apps.get(&app_id).is_some_and(|a| host.policies().strict_order(a));
                 host.note_blocked(app_id, (now_ms, node, why));
                 if strict {
                     break;

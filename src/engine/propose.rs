@@ -92,7 +92,12 @@ impl Share {
     fn split(state: &ClusterState, partitions: &[Vec<NodeId>]) -> Vec<Share> {
         let free: Vec<Resources> = partitions
             .iter()
-            .map(|nodes| nodes.iter().filter_map(|n| state.nodes.get(n)).fold(Resources::ZERO, |sum, n| sum + n.capacity.saturating_sub(&n.allocated)))
+            .map(|nodes| {
+                nodes
+                    .iter()
+                    .filter_map(|n| state.nodes.get(n))
+                    .fold(Resources::ZERO, |sum, n| sum + n.capacity.saturating_sub(&n.allocated))
+            })
             .collect();
         let total = free.iter().fold(Resources::ZERO, |sum, f| sum + *f);
         let types: Vec<usize> = (0..total.0.len()).filter(|&r| total.0[r] > 0).collect();
@@ -124,7 +129,9 @@ impl Share {
     /// `count` exactly and single-container asks spread over the proposers
     /// instead of all falling to one.
     fn of(&self, app: AppId, key: SchedulerKey, count: i32) -> i32 {
-        let mix = (app as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (key.priority as u64).wrapping_mul(0xBF58_476D_1CE4_E5B9) ^ key.allocation_request_id as u64;
+        let mix = (app as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ (key.priority as u64).wrapping_mul(0xBF58_476D_1CE4_E5B9)
+            ^ key.allocation_request_id as u64;
         let o = (mix.wrapping_mul(0x94D0_49BB_1331_11EB) >> 11) as f64 / (1u64 << 53) as f64;
         let c = count.max(0) as f64;
         ((c * self.to + o).floor() - (c * self.from + o).floor()) as i32
@@ -233,7 +240,14 @@ impl Engine {
     /// A round over `nodes` with `k` proposers (see the module comment);
     /// `smallest` is the component-wise minimum of the outstanding asks,
     /// which a node must hold to be worth a retry. Decisions go to `out`.
-    pub(super) fn parallel_round(&mut self, nodes: &[NodeId], k: usize, smallest: Resources, now_ms: i64, out: &mut Vec<Decision>) -> Outcome {
+    pub(super) fn parallel_round(
+        &mut self,
+        nodes: &[NodeId],
+        k: usize,
+        smallest: Resources,
+        now_ms: i64,
+        out: &mut Vec<Decision>,
+    ) -> Outcome {
         let _span = tracing::debug_span!("parallel_round", proposers = k, nodes = nodes.len()).entered();
         // Every plugin's `prepare` is node-independent here
         // (`allows_parallel_passes`), so one serves all proposers.

@@ -129,7 +129,8 @@ fn app_live_containers_follow_allocation_launch_and_release() {
         .collect();
     assert_eq!(ids.len(), 3);
     let live = |e: &Engine| e.state.apps[&1].containers.clone();
-    let expect = LiveContainer { key: SchedulerKey { priority: 20, allocation_request_id: 0 }, resources: Resources::new(1024, 1), started_ms: 7 };
+    let expect =
+        LiveContainer { key: SchedulerKey { priority: 20, allocation_request_id: 0 }, resources: Resources::new(1024, 1), started_ms: 7 };
     assert!(live(&e).values().all(|c| *c == expect));
     e.apply(Event::ContainerLaunched { container: ids[0], at_ms: 12 });
     assert_eq!(live(&e)[&ids[0]].started_ms, 12);
@@ -164,10 +165,7 @@ fn refused_placement_does_not_take_the_node_from_others() {
     assert_eq!(allocs(&out), vec![(2, 1), (2, 1)], "the next heartbeat serves bob");
     assert_eq!(e.counters().rejected_allocations, 2);
     // With the backoff off, the refused app is offered the node at once.
-    let mut e2 = Engine::with_config(
-        Config::parse("[scheduler]\npolicy = \"fifo\"\nrefused_placement_backoff_ms = 0\n").unwrap(),
-    )
-    .unwrap();
+    let mut e2 = Engine::with_config(Config::parse("[scheduler]\npolicy = \"fifo\"\nrefused_placement_backoff_ms = 0\n").unwrap()).unwrap();
     add_node(&mut e2, 1, 2048, 2);
     add_app(&mut e2, 1, "default", "alice", 0);
     ask(&mut e2, 1, 1, 1024, 1, 4);
@@ -408,9 +406,7 @@ fn reconfigure_keeps_dress_state_when_its_config_is_unchanged() {
 /// app's tasks and the AM waits for the next free slot.
 #[test]
 fn am_first_serves_waiting_application_masters_before_other_apps_tasks() {
-    let text = |am_first: bool| {
-        format!("[scheduler]\npolicy = \"mine\"\n[pipeline.mine]\napp_order = \"fifo\"\nam_first = {am_first}\n")
-    };
+    let text = |am_first: bool| format!("[scheduler]\npolicy = \"mine\"\n[pipeline.mine]\napp_order = \"fifo\"\nam_first = {am_first}\n");
     for am_first in [false, true] {
         let mut e = Engine::with_config(Config::parse(&text(am_first)).unwrap()).unwrap();
         add_node(&mut e, 1, 4096, 4);

@@ -127,11 +127,8 @@ fn stage_means(trace: &Trace) -> HashMap<&str, Vec<f64>> {
         .jobs
         .iter()
         .map(|j| {
-            let means = j
-                .stages
-                .iter()
-                .map(|s| s.tasks.iter().map(|t| t.duration_ms as f64).sum::<f64>() / s.tasks.len().max(1) as f64)
-                .collect();
+            let means =
+                j.stages.iter().map(|s| s.tasks.iter().map(|t| t.duration_ms as f64).sum::<f64>() / s.tasks.len().max(1) as f64).collect();
             (j.id.as_str(), means)
         })
         .collect()
@@ -175,8 +172,7 @@ impl HostLoad {
     fn of(run: &ShepherdRun, means: &HashMap<&str, Vec<f64>>) -> HostLoad {
         let containers = &run.activity.containers;
         let running = containers.iter().filter_map(|c| Some((c.launched_ms?, c.finished_ms.unwrap_or(i64::MAX)))).collect();
-        let first_ask: HashMap<&str, i64> =
-            run.activity.apps.iter().filter_map(|a| Some((a.app.as_str(), a.first_task_ask_ms?))).collect();
+        let first_ask: HashMap<&str, i64> = run.activity.apps.iter().filter_map(|a| Some((a.app.as_str(), a.first_task_ask_ms?))).collect();
         let sleep_setup = |c: &ContainerRec| -> Option<i64> {
             let (launched, finished) = (c.launched_ms?, c.finished_ms?);
             let job = run.jobs.jobs.iter().find(|j| j.app_id.as_deref() == Some(c.app.as_str()))?;
@@ -258,12 +254,8 @@ pub fn fit(
     let mut work: BTreeMap<(String, usize), Vec<(StartLoad, f64)>> = BTreeMap::new();
     for (run, means) in &runs {
         let host = HostLoad::of(run, means);
-        let job_of: HashMap<&str, (&str, &str)> = run
-            .jobs
-            .jobs
-            .iter()
-            .filter_map(|j| Some((j.app_id.as_deref()?, (j.id.as_str(), j.kind.as_str()))))
-            .collect();
+        let job_of: HashMap<&str, (&str, &str)> =
+            run.jobs.jobs.iter().filter_map(|j| Some((j.app_id.as_deref()?, (j.id.as_str(), j.kind.as_str())))).collect();
         let mut am_running: HashMap<&str, i64> = HashMap::new();
         let mut last_task_end: HashMap<&str, i64> = HashMap::new();
         for c in &run.activity.containers {
@@ -607,10 +599,8 @@ impl CheckReport {
         // pairs the real runs resolve.
         type Runs = fn(&SchedulerCheck) -> &[f64];
         type Sim = fn(&SchedulerCheck) -> Option<f64>;
-        let keys: [(&str, Runs, Sim); 2] = [
-            ("all jobs", |r| &r.real_runs_all, |r| Some(r.sim_mean_all)),
-            ("small jobs", |r| &r.real_runs_small, |r| r.sim_mean_small),
-        ];
+        let keys: [(&str, Runs, Sim); 2] =
+            [("all jobs", |r| &r.real_runs_all, |r| Some(r.sim_mean_all)), ("small jobs", |r| &r.real_runs_small, |r| r.sim_mean_small)];
         for (what, runs, sim) in keys {
             let agree = match runs_agree(&self.rows, runs) {
                 None => "one run each".to_string(),

@@ -175,13 +175,7 @@ fn merge(mut v: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
 pub fn derive(input: &RunInput) -> Result<RunResult, String> {
     let f = &input.jobs;
     let samples = &input.samples;
-    let origin = f
-        .jobs
-        .iter()
-        .filter_map(JobObs::submitted)
-        .min()
-        .or_else(|| samples.first().map(|s| s.t_ms))
-        .unwrap_or(0);
+    let origin = f.jobs.iter().filter_map(JobObs::submitted).min().or_else(|| samples.first().map(|s| s.t_ms)).unwrap_or(0);
     // End of the run: last finish of a submitted job; a submitted job that
     // never finished keeps the run open until the last poll.
     let mut end = f.jobs.iter().filter(|j| j.submitted().is_some()).filter_map(JobObs::finished).max().unwrap_or(origin);
@@ -348,11 +342,7 @@ pub fn derive(input: &RunInput) -> Result<RunResult, String> {
             used_vcores: measured.then_some(mean[3]),
         },
         fairness: fairness::summarize(&fairness_windows),
-        preempted_containers: f
-            .jobs
-            .iter()
-            .map(|j| j.preempted_containers)
-            .try_fold(0, |acc, p| p.map(|p| acc + p.max(0))),
+        preempted_containers: f.jobs.iter().map(|j| j.preempted_containers).try_fold(0, |acc, p| p.map(|p| acc + p.max(0))),
     };
     Ok(RunResult { dir: input.dir.clone(), metrics, jobs, fairness_windows, memory_share })
 }

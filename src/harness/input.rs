@@ -173,9 +173,7 @@ pub fn discover(out: &Path) -> Result<Vec<LabelDirs>, String> {
             if !r.path().is_dir() {
                 continue;
             }
-            let k: u32 = k
-                .parse()
-                .map_err(|_| format!("{}: run directory name must be run-<number>", r.path().display()))?;
+            let k: u32 = k.parse().map_err(|_| format!("{}: run directory name must be run-<number>", r.path().display()))?;
             runs.push((k, r.path()));
         }
         if !runs.is_empty() {
@@ -218,8 +216,8 @@ pub fn read_run(dir: &Path, label: &str, run: u32) -> Result<RunInput, String> {
         if line.trim().is_empty() {
             continue;
         }
-        let s: Sample = serde_json::from_str(line)
-            .map_err(|e| format!("{} line {}: malformed sample: {e}", samples_path.display(), i + 1))?;
+        let s: Sample =
+            serde_json::from_str(line).map_err(|e| format!("{} line {}: malformed sample: {e}", samples_path.display(), i + 1))?;
         samples.push(s);
     }
     samples.sort_by_key(|s| s.t_ms);

@@ -138,8 +138,10 @@ impl Report {
         for r in self.runs.iter().flatten() {
             output::write_run(&r.dir, r)?;
         }
-        std::fs::write(out.join("summary.json"), output::summary_json(self)).map_err(|e| format!("cannot write {}/summary.json: {e}", out.display()))?;
-        std::fs::write(out.join("summary.csv"), output::summary_csv(self)).map_err(|e| format!("cannot write {}/summary.csv: {e}", out.display()))?;
+        std::fs::write(out.join("summary.json"), output::summary_json(self))
+            .map_err(|e| format!("cannot write {}/summary.json: {e}", out.display()))?;
+        std::fs::write(out.join("summary.csv"), output::summary_csv(self))
+            .map_err(|e| format!("cannot write {}/summary.csv: {e}", out.display()))?;
         output::write_plots(out, self)
     }
 }

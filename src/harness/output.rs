@@ -238,9 +238,7 @@ pub fn summary_json(report: &Report) -> String {
     let failures: Vec<serde_json::Value> = report
         .failures()
         .iter()
-        .flat_map(|(label, run, jobs)| {
-            jobs.iter().map(move |j| serde_json::json!({"label": label, "run": run, "job": j}))
-        })
+        .flat_map(|(label, run, jobs)| jobs.iter().map(move |j| serde_json::json!({"label": label, "run": run, "job": j})))
         .collect();
     let json = serde_json::json!({
         "baseline": report.baseline,

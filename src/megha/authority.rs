@@ -24,10 +24,15 @@ struct State {
 /// The authority's answer to one proposal.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
-    Committed { version: u64 },
+    Committed {
+        version: u64,
+    },
     /// The node no longer has room: here is the partition's free capacity
     /// now (node by node) and its version, to refresh the proposer's view.
-    Rejected { free: Vec<Resources>, version: u64 },
+    Rejected {
+        free: Vec<Resources>,
+        version: u64,
+    },
 }
 
 #[derive(Debug)]

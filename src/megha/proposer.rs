@@ -40,7 +40,12 @@ impl Proposer {
 
     /// Place one task of size `ask`; `allowed(partition, node)` is its
     /// placement constraint (Megha's candidate bit-vector).
-    pub fn place(&mut self, authorities: &[Authority], ask: Resources, allowed: &dyn Fn(usize, usize) -> bool) -> Result<Placed, Unplaceable> {
+    pub fn place(
+        &mut self,
+        authorities: &[Authority],
+        ask: Resources,
+        allowed: &dyn Fn(usize, usize) -> bool,
+    ) -> Result<Placed, Unplaceable> {
         let mut proposals = 0u32;
         let mut refreshed = false;
         loop {

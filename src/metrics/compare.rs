@@ -60,9 +60,7 @@ pub fn table(base: &Summary, cand: &Summary) -> Vec<Factors> {
 /// Per-job speedups of `cand` over `base`, matched by job id.
 pub fn speedups(base: &[JobRecord], cand: &[JobRecord]) -> Vec<(String, f64)> {
     let by_id: HashMap<&str, &JobRecord> = base.iter().map(|j| (j.id.as_str(), j)).collect();
-    cand.iter()
-        .filter_map(|c| by_id.get(c.id.as_str()).map(|b| (c.id.clone(), ratio(b.jct_ms() as f64, c.jct_ms() as f64))))
-        .collect()
+    cand.iter().filter_map(|c| by_id.get(c.id.as_str()).map(|b| (c.id.clone(), ratio(b.jct_ms() as f64, c.jct_ms() as f64)))).collect()
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -168,8 +166,7 @@ pub fn over_seeds(per_seed: &[Vec<Factors>], ideal: &[Vec<(String, f64)>]) -> Ve
             let rows: Vec<&Factors> =
                 per_seed.iter().flat_map(|rs| rs.iter().filter(|r| r.policy == policy && r.category == category)).collect();
             let col = |f: &dyn Fn(&Factors) -> f64| Spread::of(&rows.iter().map(|r| f(r)).collect::<Vec<_>>());
-            let ideal_vals: Vec<f64> =
-                ideal.iter().flat_map(|v| v.iter().filter(|(c, _)| *c == category).map(|(_, x)| *x)).collect();
+            let ideal_vals: Vec<f64> = ideal.iter().flat_map(|v| v.iter().filter(|(c, _)| *c == category).map(|(_, x)| *x)).collect();
             SeedRow {
                 seeds: rows.len(),
                 jobs: col(&|r| r.jobs as f64),

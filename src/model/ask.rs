@@ -97,11 +97,7 @@ impl Ask {
     }
 
     fn location_count(&self, name: &str) -> i32 {
-        self.locations
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, c)| *c)
-            .unwrap_or(0)
+        self.locations.iter().find(|(n, _)| n == name).map(|(_, c)| *c).unwrap_or(0)
     }
 
     /// The best locality this ask can get on a node, or `None` when the ask

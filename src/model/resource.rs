@@ -84,23 +84,12 @@ impl Resources {
     /// Dominant share of `self` against `total`: max over types of self/total
     /// (Ghodsi et al., DRF). Types the cluster has none of are ignored.
     pub fn dominant_share(&self, total: &Resources) -> f64 {
-        self.0
-            .iter()
-            .zip(total.0.iter())
-            .filter(|(_, t)| **t > 0)
-            .map(|(a, t)| *a as f64 / *t as f64)
-            .fold(0.0, f64::max)
+        self.0.iter().zip(total.0.iter()).filter(|(_, t)| **t > 0).map(|(a, t)| *a as f64 / *t as f64).fold(0.0, f64::max)
     }
 
     /// How many copies of `unit` fit in `self` (the binding type decides).
     pub fn count_fitting(&self, unit: &Resources) -> i64 {
-        self.0
-            .iter()
-            .zip(unit.0.iter())
-            .filter(|(_, u)| **u > 0)
-            .map(|(a, u)| (*a).max(0) / *u)
-            .min()
-            .unwrap_or(i64::MAX)
+        self.0.iter().zip(unit.0.iter()).filter(|(_, u)| **u > 0).map(|(a, u)| (*a).max(0) / *u).min().unwrap_or(i64::MAX)
     }
 }
 

@@ -93,7 +93,11 @@ impl Plugin for Constraints {
         let idx = &ctx.state.constraints;
         vec![
             Gauge::new("constraints_bit_vectors", idx.vector_count() as f64, "Placement-constraint bit-vectors kept over all partitions"),
-            Gauge::new("constraints_partitions", idx.partition_count() as f64, "Node partitions (labels) the constraint index keeps vectors for"),
+            Gauge::new(
+                "constraints_partitions",
+                idx.partition_count() as f64,
+                "Node partitions (labels) the constraint index keeps vectors for",
+            ),
             Gauge::counter(
                 "constraints_compilations_total",
                 self.compiled.load(Ordering::Relaxed) as f64,
@@ -119,11 +123,13 @@ impl Filter for Constraints {
         self.tests.fetch_add(1, Ordering::Relaxed);
         let mut cache = self.cache();
         let fresh = |c: &Compiled| c.generation == idx.generation() && Arc::ptr_eq(&c.placement, p);
-        let entry = cache.entry((app.id, ask.key)).or_insert_with(|| Compiled { generation: u64::MAX, placement: p.clone(), candidates: None });
+        let entry =
+            cache.entry((app.id, ask.key)).or_insert_with(|| Compiled { generation: u64::MAX, placement: p.clone(), candidates: None });
         if !fresh(entry) {
             let _span = tracing::trace_span!("constraints_compile", app = app.id).entered();
             self.compiled.fetch_add(1, Ordering::Relaxed);
-            *entry = Compiled { generation: idx.generation(), placement: p.clone(), candidates: idx.candidates(&ask.label, app.id, constraint) };
+            *entry =
+                Compiled { generation: idx.generation(), placement: p.clone(), candidates: idx.candidates(&ask.label, app.id, constraint) };
         }
         let ok = entry.candidates.as_ref().is_some_and(|c| idx.contains(c, node.id));
         if !ok {

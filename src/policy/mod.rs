@@ -55,7 +55,9 @@ pub mod slearn;
 pub mod sort_key;
 
 pub use gauge::{metric_part, Gauge, GaugeKind};
-pub use points::{AppOrder, AskClassifier, Ctx, Estimate, Estimator, Filter, Leftover, Oversubscribe, Plugin, QueueOrder, Reserve, Sampling};
+pub use points::{
+    AppOrder, AskClassifier, Ctx, Estimate, Estimator, Filter, Leftover, Oversubscribe, Plugin, QueueOrder, Reserve, Sampling,
+};
 pub use scope::Scope;
 pub use set::{Pipeline, PolicySet};
 pub use sort_key::SortKey;

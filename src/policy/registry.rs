@@ -89,7 +89,9 @@ pub fn app_order(name: &str, c: &Config) -> Option<Slot<dyn AppOrder>> {
 /// `carbyne = { ... }` over them), as for the leftover plugins below.
 pub fn classifier(name: &str, c: &Config) -> Option<Slot<dyn AskClassifier>> {
     match name {
-        "carbyne" => Some(slot(format!("carbyne|{:?}|{}", c.carbyne, c.queue_order()), Box::new(Carbyne::new(&c.carbyne, c.queue_order())))),
+        "carbyne" => {
+            Some(slot(format!("carbyne|{:?}|{}", c.carbyne, c.queue_order()), Box::new(Carbyne::new(&c.carbyne, c.queue_order()))))
+        }
         "pilots" => Some(slot("pilots".into(), Box::new(PilotGate))),
         _ => None,
     }

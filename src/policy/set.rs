@@ -198,7 +198,8 @@ impl PolicySet {
             Some(None) => None,
             None => return Err(missing("scheduler.queue_order".into(), &order_name)),
         };
-        let mut set = PolicySet { queue_order, queue_order_name: order_name, estimators: Vec::new(), pipelines: Vec::new(), flat_candidates: false };
+        let mut set =
+            PolicySet { queue_order, queue_order_name: order_name, estimators: Vec::new(), pipelines: Vec::new(), flat_candidates: false };
         let scopes: Vec<(Scope, usize)> = if set.queue_order.is_none() {
             vec![(Scope::Cluster, 0)]
         } else {
@@ -211,8 +212,9 @@ impl PolicySet {
             let queue = scope.label(state).to_string();
             let mut old = old_pipelines.remove(&queue);
             let slearn = spec.slearn_config(&config.slearn, &format!("pipeline `{policy}`"))?;
-            let estimator =
-                set.estimator_index(&spec.estimate, config, &slearn, &mut old_estimators).ok_or_else(|| missing(key("estimate"), &spec.estimate))?;
+            let estimator = set
+                .estimator_index(&spec.estimate, config, &slearn, &mut old_estimators)
+                .ok_or_else(|| missing(key("estimate"), &spec.estimate))?;
             let dress = spec.dress_config(&config.dress, &format!("pipeline `{policy}`"))?;
             // The config the classify, filter and leftover plugins are built
             // from: the global sections with this pipeline's overrides.
@@ -250,9 +252,23 @@ impl PolicySet {
             let leftover = registry::leftover(&spec.leftover, &own).ok_or_else(|| missing(key("leftover"), &spec.leftover))?;
             let leftover = keep(leftover, old.as_mut().and_then(|o| o.leftover.take()));
             let rose = spec.rose_config(&config.rose, &format!("pipeline `{policy}`"))?;
-            let oversubscribe = registry::oversubscribe(&spec.oversubscribe, &rose).ok_or_else(|| missing(key("oversubscribe"), &spec.oversubscribe))?;
+            let oversubscribe =
+                registry::oversubscribe(&spec.oversubscribe, &rose).ok_or_else(|| missing(key("oversubscribe"), &spec.oversubscribe))?;
             let oversubscribe = keep(oversubscribe, old.as_mut().and_then(|o| o.oversubscribe.take()));
-            set.pipelines.push(Pipeline { queue, policy, spec, scope, estimator, reserve, app_order, pool_orders, classify, filters, leftover, oversubscribe });
+            set.pipelines.push(Pipeline {
+                queue,
+                policy,
+                spec,
+                scope,
+                estimator,
+                reserve,
+                app_order,
+                pool_orders,
+                classify,
+                filters,
+                leftover,
+                oversubscribe,
+            });
         }
         Ok(set)
     }
@@ -275,7 +291,13 @@ impl PolicySet {
 
     /// A set with no pipelines, only as a placeholder while a new one is built.
     pub fn empty() -> PolicySet {
-        PolicySet { queue_order: None, queue_order_name: String::new(), estimators: Vec::new(), pipelines: Vec::new(), flat_candidates: false }
+        PolicySet {
+            queue_order: None,
+            queue_order_name: String::new(),
+            estimators: Vec::new(),
+            pipelines: Vec::new(),
+            flat_candidates: false,
+        }
     }
 
     pub fn is_flat(&self) -> bool {
@@ -367,10 +389,7 @@ impl PolicySet {
     /// usage at the start of the round). See `engine::propose`.
     pub fn allows_parallel_passes(&self) -> bool {
         !self.has_oversubscribe()
-            && !self.pipelines.iter().any(|p| {
-                p.keys_go_stale()
-                    || p.each().any(|(_, plugin)| plugin.prepares_per_node())
-            })
+            && !self.pipelines.iter().any(|p| p.keys_go_stale() || p.each().any(|(_, plugin)| plugin.prepares_per_node()))
     }
 
     /// Does any pipeline place speculative containers (ROSE)?
@@ -595,17 +614,21 @@ impl PolicySet {
             let s = &p.spec;
             let pools: Vec<String> = s.pool_order.iter().map(|(k, v)| format!("{k}={v}")).collect();
             out.push(
-                Gauge::new("pipeline_info", 1.0, "The pipeline serving a queue (root = all queues, flat queue order); labels name its plugins")
-                    .label("queue", queue.clone())
-                    .label("policy", p.policy.clone())
-                    .label("queue_order", self.queue_order_name.clone())
-                    .label("estimate", s.estimate.clone())
-                    .label("reserve", s.reserve.clone())
-                    .label("app_order", s.app_order.clone())
-                    .label("pool_order", pools.join(","))
-                    .label("classify", s.classify.join(","))
-                    .label("filter", s.filter.join(","))
-                    .label("leftover", s.leftover.clone()),
+                Gauge::new(
+                    "pipeline_info",
+                    1.0,
+                    "The pipeline serving a queue (root = all queues, flat queue order); labels name its plugins",
+                )
+                .label("queue", queue.clone())
+                .label("policy", p.policy.clone())
+                .label("queue_order", self.queue_order_name.clone())
+                .label("estimate", s.estimate.clone())
+                .label("reserve", s.reserve.clone())
+                .label("app_order", s.app_order.clone())
+                .label("pool_order", pools.join(","))
+                .label("classify", s.classify.join(","))
+                .label("filter", s.filter.join(","))
+                .label("leftover", s.leftover.clone()),
             );
             let ctx = self.ctx(state, p);
             for (_, plugin) in p.each() {

@@ -20,10 +20,7 @@ pub fn write_run(dir: &Path, out: &SimOutcome) -> std::io::Result<()> {
     }
     std::fs::write(dir.join("fairness.csv"), f)?;
     let jct: Vec<f64> = out.jobs.iter().map(|j| j.jct_ms() as f64 / 1000.0).collect();
-    std::fs::write(
-        dir.join("jct_cdf.svg"),
-        jct_cdf_svg(&[(out.summary.policy.clone(), jct)]),
-    )?;
+    std::fs::write(dir.join("jct_cdf.svg"), jct_cdf_svg(&[(out.summary.policy.clone(), jct)]))?;
     std::fs::write(dir.join("utilization.svg"), utilization_svg(&out.summary.policy, &out.utilization))?;
     Ok(())
 }
@@ -45,11 +42,7 @@ pub fn jobs_csv(jobs: &[JobRecord]) -> String {
 pub fn utilization_csv(points: &[UtilizationPoint]) -> String {
     let mut s = String::from("window_start_ms,alloc_memory,alloc_vcores,used_memory,used_vcores\n");
     for p in points {
-        let _ = writeln!(
-            s,
-            "{},{:.6},{:.6},{:.6},{:.6}",
-            p.start_ms, p.alloc_memory, p.alloc_vcores, p.used_memory, p.used_vcores
-        );
+        let _ = writeln!(s, "{},{:.6},{:.6},{:.6},{:.6}", p.start_ms, p.alloc_memory, p.alloc_vcores, p.used_memory, p.used_vcores);
     }
     s
 }
@@ -61,10 +54,7 @@ pub fn jct_cdf_svg(per_policy: &[(String, Vec<f64>)]) -> String {
 
 /// Empirical CDF of a per-job quantity, one line per policy (or scheduler).
 pub fn cdf_svg(title: &str, x_label: &str, log_x: bool, per_policy: &[(String, Vec<f64>)]) -> String {
-    let series: Vec<Series> = per_policy
-        .iter()
-        .map(|(name, v)| Series { name: name.clone(), points: cdf(v) })
-        .collect();
+    let series: Vec<Series> = per_policy.iter().map(|(name, v)| Series { name: name.clone(), points: cdf(v) }).collect();
     Chart { title, x_label, y_label: "fraction of jobs", log_x }.render(&series)
 }
 

@@ -57,11 +57,30 @@ impl Chart<'_> {
             let xl = if self.log_x { 10f64.powf(xv) } else { xv };
             let px = PAD_L + f * pw;
             let py = PAD_T + ph - f * ph;
-            let _ = writeln!(s, r##"<line x1="{px}" y1="{PAD_T}" x2="{px}" y2="{}" stroke="#ddd"/><text x="{px}" y="{}" text-anchor="middle">{}</text>"##, PAD_T + ph, PAD_T + ph + 16.0, num(xl));
-            let _ = writeln!(s, r##"<line x1="{PAD_L}" y1="{py}" x2="{}" y2="{py}" stroke="#ddd"/><text x="{}" y="{}" text-anchor="end">{}</text>"##, PAD_L + pw, PAD_L - 6.0, py + 4.0, num(yv));
+            let _ = writeln!(
+                s,
+                r##"<line x1="{px}" y1="{PAD_T}" x2="{px}" y2="{}" stroke="#ddd"/><text x="{px}" y="{}" text-anchor="middle">{}</text>"##,
+                PAD_T + ph,
+                PAD_T + ph + 16.0,
+                num(xl)
+            );
+            let _ = writeln!(
+                s,
+                r##"<line x1="{PAD_L}" y1="{py}" x2="{}" y2="{py}" stroke="#ddd"/><text x="{}" y="{}" text-anchor="end">{}</text>"##,
+                PAD_L + pw,
+                PAD_L - 6.0,
+                py + 4.0,
+                num(yv)
+            );
         }
         let _ = writeln!(s, r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#, PAD_L + pw / 2.0, H - 12.0, esc(self.x_label));
-        let _ = writeln!(s, r#"<text x="16" y="{}" text-anchor="middle" transform="rotate(-90 16 {})">{}</text>"#, PAD_T + ph / 2.0, PAD_T + ph / 2.0, esc(self.y_label));
+        let _ = writeln!(
+            s,
+            r#"<text x="16" y="{}" text-anchor="middle" transform="rotate(-90 16 {})">{}</text>"#,
+            PAD_T + ph / 2.0,
+            PAD_T + ph / 2.0,
+            esc(self.y_label)
+        );
         for (i, ser) in series.iter().enumerate() {
             let color = COLORS[i % COLORS.len()];
             let mut d = String::new();
@@ -71,7 +90,14 @@ impl Chart<'_> {
             let _ = writeln!(s, r#"<path d="{d}" fill="none" stroke="{color}" stroke-width="1.6"/>"#);
             let ly = PAD_T + 14.0 + 18.0 * i as f64;
             let lx = PAD_L + pw + 12.0;
-            let _ = writeln!(s, r#"<line x1="{lx}" y1="{ly}" x2="{}" y2="{ly}" stroke="{color}" stroke-width="3"/><text x="{}" y="{}">{}</text>"#, lx + 20.0, lx + 26.0, ly + 4.0, esc(&ser.name));
+            let _ = writeln!(
+                s,
+                r#"<line x1="{lx}" y1="{ly}" x2="{}" y2="{ly}" stroke="{color}" stroke-width="3"/><text x="{}" y="{}">{}</text>"#,
+                lx + 20.0,
+                lx + 26.0,
+                ly + 4.0,
+                esc(&ser.name)
+            );
         }
         s.push_str("</svg>\n");
         s

@@ -40,7 +40,11 @@ pub fn allocation_latency(summaries: &[Summary]) -> String {
         return s;
     }
     let _ = writeln!(s, "allocation latency, ask -> container (ms)");
-    let _ = writeln!(s, "{:<14} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}", "policy", "containers", "mean", "P50", "P90", "P99", "P99.9", "max");
+    let _ = writeln!(
+        s,
+        "{:<14} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "policy", "containers", "mean", "P50", "P90", "P99", "P99.9", "max"
+    );
     for r in summaries {
         let Some(l) = r.allocation_latency else { continue };
         let _ = writeln!(
@@ -113,7 +117,11 @@ pub fn speedups(baseline: &str, rows: &[SpeedupSummary]) -> String {
         let _ = writeln!(
             s,
             "{:<14} {:>7.2}x {:>7.2}x {:>7.2}x {:>7.1}%",
-            r.policy, r.speedup.mean, r.speedup.p50, r.speedup.p95, r.slowed * 100.0
+            r.policy,
+            r.speedup.mean,
+            r.speedup.p50,
+            r.speedup.p95,
+            r.slowed * 100.0
         );
     }
     s
@@ -146,7 +154,10 @@ pub fn seed_errors(seeds: &str, rows: &[crate::metrics::compare::ErrorSpread]) -
 
 pub fn seeds(baseline: &str, seeds: &str, rows: &[SeedRow]) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "over {seeds}: median [min, max] of the per-seed factor of improvement over {baseline} (baseline ÷ candidate; >1 = better)");
+    let _ = writeln!(
+        s,
+        "over {seeds}: median [min, max] of the per-seed factor of improvement over {baseline} (baseline ÷ candidate; >1 = better)"
+    );
     let _ = writeln!(
         s,
         "{:<14} {:<10} {:>5} {:>5} {:>20} {:>20} {:>20} {:>20}",
@@ -171,7 +182,11 @@ pub fn seeds(baseline: &str, seeds: &str, rows: &[SeedRow]) -> String {
         s,
         "change against {baseline} over {seeds}: median [min, max] of candidate ÷ baseline − 1 (negative = lower); ideal = every job at its critical path from submission (no policy does better)"
     );
-    let _ = writeln!(s, "{:<14} {:<10} {:>5} {:>5} {:>20} {:>20} {:>20}", "policy", "category", "seeds", "jobs", "meanJCT", "makespan", "ideal meanJCT");
+    let _ = writeln!(
+        s,
+        "{:<14} {:<10} {:>5} {:>5} {:>20} {:>20} {:>20}",
+        "policy", "category", "seeds", "jobs", "meanJCT", "makespan", "ideal meanJCT"
+    );
     for r in rows {
         let ideal = r.ideal_mean_jct_change.as_ref().map(change_spread).unwrap_or_default();
         let _ = writeln!(

@@ -87,7 +87,11 @@ impl Default for RmConfig {
 
 impl RmConfig {
     pub fn stale_after_ms(&self) -> u64 {
-        if self.stale_after_ms == 0 { 3 * self.poll_interval_ms } else { self.stale_after_ms }
+        if self.stale_after_ms == 0 {
+            3 * self.poll_interval_ms
+        } else {
+            self.stale_after_ms
+        }
     }
 }
 
@@ -176,8 +180,7 @@ impl SidecarConfig {
 
     pub fn validate(&self) -> Result<(), ConfigError> {
         let s = &self.server;
-        let addr: SocketAddr =
-            s.listen.parse().map_err(|_| bad("server.listen", &s.listen, "expected IP:PORT, e.g. 127.0.0.1:9470"))?;
+        let addr: SocketAddr = s.listen.parse().map_err(|_| bad("server.listen", &s.listen, "expected IP:PORT, e.g. 127.0.0.1:9470"))?;
         if !addr.ip().is_loopback() && !s.allow_remote {
             return Err(bad("server.listen", &s.listen, "not a loopback address; set server.allow_remote = true"));
         }
@@ -215,10 +218,8 @@ impl SidecarConfig {
         }
         let c = &self.control;
         if !c.address.is_empty() {
-            let a: SocketAddr = c
-                .address
-                .parse()
-                .map_err(|_| bad("control.address", &c.address, "expected IP:PORT of the engine's control listener"))?;
+            let a: SocketAddr =
+                c.address.parse().map_err(|_| bad("control.address", &c.address, "expected IP:PORT of the engine's control listener"))?;
             if a.port() == 0 {
                 return Err(bad("control.address", &c.address, "needs the port of the engine's [control]"));
             }

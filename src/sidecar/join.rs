@@ -53,7 +53,8 @@ fn leaf(queue: &str) -> &str {
 
 /// For each RM app, the engine's app entry (from `state.apps`), if any.
 pub fn match_engine_apps<'a>(rm_apps: &[App], state: Option<&'a Value>) -> Vec<Option<&'a Value>> {
-    let engine_apps: Vec<&Value> = state.and_then(|s| s.get("apps")).and_then(Value::as_array).map(|a| a.iter().collect()).unwrap_or_default();
+    let engine_apps: Vec<&Value> =
+        state.and_then(|s| s.get("apps")).and_then(Value::as_array).map(|a| a.iter().collect()).unwrap_or_default();
     if engine_apps.iter().any(|e| engine_key(e).is_some()) {
         let by_id: HashMap<String, &Value> = engine_apps.iter().filter_map(|e| Some((engine_key(e)?, *e))).collect();
         return rm_apps.iter().map(|a| by_id.get(&a.id).copied()).collect();
@@ -200,9 +201,11 @@ pub fn wait_reason(a: &App, v: &AppView, state: Option<&Value>) -> Option<String
     if a.is_finished() {
         return None;
     }
-    let blocked = v.engine.as_ref().and_then(|e| find(e, &["blocked"])).and_then(|b| {
-        b.get("reason").and_then(Value::as_str).map(str::to_string).or_else(|| b.as_str().map(str::to_string))
-    });
+    let blocked = v
+        .engine
+        .as_ref()
+        .and_then(|e| find(e, &["blocked"]))
+        .and_then(|b| b.get("reason").and_then(Value::as_str).map(str::to_string).or_else(|| b.as_str().map(str::to_string)));
     if let Some(reason) = blocked {
         return Some(reason);
     }
@@ -224,11 +227,7 @@ pub fn wait_reason(a: &App, v: &AppView, state: Option<&Value>) -> Option<String
         let alloc = q.get("allocated").and_then(Value::as_array);
         let max = q.get("max_capacity").and_then(Value::as_f64).unwrap_or(1.0);
         if let (Some(cap), Some(alloc)) = (cap, alloc) {
-            let share = cap
-                .iter()
-                .zip(alloc)
-                .filter_map(|(c, u)| Some(u.as_f64()? / c.as_f64().filter(|c| *c > 0.0)?))
-                .fold(0.0, f64::max);
+            let share = cap.iter().zip(alloc).filter_map(|(c, u)| Some(u.as_f64()? / c.as_f64().filter(|c| *c > 0.0)?)).fold(0.0, f64::max);
             if max < 1.0 && share >= max - 1e-9 {
                 return Some(format!("{why}: queue {} is at its maximum capacity ({:.0} %)", a.queue, max * 100.0));
             }

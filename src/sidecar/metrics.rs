@@ -58,21 +58,38 @@ impl Metrics {
                 "RM REST responses that could not be parsed (not JSON, truncated, unexpected shape), by endpoint",
                 &["endpoint"],
             ),
-            rm_failovers: IntCounter::new("shepherd_sidecar_rm_failovers_total", "Times the sidecar switched to another (newly active) RM").unwrap(),
+            rm_failovers: IntCounter::new("shepherd_sidecar_rm_failovers_total", "Times the sidecar switched to another (newly active) RM")
+                .unwrap(),
             rm_poll_seconds: prometheus::Histogram::with_opts(
                 HistogramOpts::new("shepherd_sidecar_rm_poll_duration_seconds", "Time of one full RM poll")
                     .buckets(vec![0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0]),
             )
             .unwrap(),
-            rm_backoff_seconds: prometheus::Gauge::new("shepherd_sidecar_rm_backoff_seconds", "Current back-off before the next RM poll (0 when polls succeed)").unwrap(),
-            engine_requests: counter_vec("shepherd_sidecar_engine_requests_total", "Requests to the engine's control channel, by op and outcome", &["op", "outcome"]),
-            engine_malformed: IntCounter::new("shepherd_sidecar_engine_malformed_responses_total", "Control channel answers that could not be read").unwrap(),
+            rm_backoff_seconds: prometheus::Gauge::new(
+                "shepherd_sidecar_rm_backoff_seconds",
+                "Current back-off before the next RM poll (0 when polls succeed)",
+            )
+            .unwrap(),
+            engine_requests: counter_vec(
+                "shepherd_sidecar_engine_requests_total",
+                "Requests to the engine's control channel, by op and outcome",
+                &["op", "outcome"],
+            ),
+            engine_malformed: IntCounter::new(
+                "shepherd_sidecar_engine_malformed_responses_total",
+                "Control channel answers that could not be read",
+            )
+            .unwrap(),
             engine_inputs: counter_vec(
                 "shepherd_sidecar_engine_inputs_total",
                 "Inputs pushed to the engine, by kind (node_load, history) and outcome (accepted, rejected)",
                 &["kind", "outcome"],
             ),
-            http_requests: counter_vec("shepherd_sidecar_http_requests_total", "HTTP requests served, by route and status code", &["route", "code"]),
+            http_requests: counter_vec(
+                "shepherd_sidecar_http_requests_total",
+                "HTTP requests served, by route and status code",
+                &["route", "code"],
+            ),
             http_seconds: HistogramVec::new(
                 HistogramOpts::new("shepherd_sidecar_http_request_duration_seconds", "Time to answer an HTTP request, by route")
                     .buckets(vec![0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0]),
@@ -181,23 +198,53 @@ pub fn snapshot_families(s: &Sidecar, o: &Observed, now: i64) -> Families {
     let mut f = Families::default();
     let stale_after = s.config.rm.stale_after_ms();
     let rm_stale = is_stale(o.rm.last_success_ms, now, stale_after);
-    f.gauge("shepherd_sidecar_rm_stale", "1 when the RM data served is older than rm.stale_after_ms (or was never read)", &[], rm_stale as i32 as f64);
-    f.gauge("shepherd_sidecar_rm_up", "1 when the last RM poll succeeded", &[], (o.rm.consecutive_failures == 0 && o.rm.last_success_ms.is_some()) as i32 as f64);
+    f.gauge(
+        "shepherd_sidecar_rm_stale",
+        "1 when the RM data served is older than rm.stale_after_ms (or was never read)",
+        &[],
+        rm_stale as i32 as f64,
+    );
+    f.gauge(
+        "shepherd_sidecar_rm_up",
+        "1 when the last RM poll succeeded",
+        &[],
+        (o.rm.consecutive_failures == 0 && o.rm.last_success_ms.is_some()) as i32 as f64,
+    );
     // Which RM of an HA list the sidecar reads (the active one): an alert or
     // a dashboard sees a failover as the address changing.
     if !o.rm.active_address.is_empty() {
         let ha = o.rm.info.as_ref().map(|i| i.ha_state.as_str()).unwrap_or("");
-        f.gauge("shepherd_sidecar_rm_active", "1 for the RM address the sidecar follows (the active RM of an HA list), with its haState", &[("address", &o.rm.active_address), ("ha_state", ha)], 1.0);
+        f.gauge(
+            "shepherd_sidecar_rm_active",
+            "1 for the RM address the sidecar follows (the active RM of an HA list), with its haState",
+            &[("address", &o.rm.active_address), ("ha_state", ha)],
+            1.0,
+        );
     }
     if let Some(age) = age_seconds(o.rm.last_success_ms, now) {
         f.gauge("shepherd_sidecar_rm_data_age_seconds", "Age of the RM data served", &[], age);
-        f.gauge("shepherd_sidecar_rm_last_success_timestamp_seconds", "Unix time of the last successful RM poll", &[], o.rm.last_success_ms.unwrap_or(0) as f64 / 1000.0);
+        f.gauge(
+            "shepherd_sidecar_rm_last_success_timestamp_seconds",
+            "Unix time of the last successful RM poll",
+            &[],
+            o.rm.last_success_ms.unwrap_or(0) as f64 / 1000.0,
+        );
     }
     f.gauge("shepherd_sidecar_series", "Time series kept in memory", &[], o.series.len() as f64);
     if o.engine.configured {
         let engine_stale = is_stale(o.engine.last_success_ms, now, 3 * s.config.control.poll_interval_ms);
-        f.gauge("shepherd_sidecar_engine_stale", "1 when the engine data served is older than three control polls", &[], engine_stale as i32 as f64);
-        f.gauge("shepherd_sidecar_engine_up", "1 when the last control-channel exchange succeeded", &[], (o.engine.consecutive_failures == 0 && o.engine.last_success_ms.is_some()) as i32 as f64);
+        f.gauge(
+            "shepherd_sidecar_engine_stale",
+            "1 when the engine data served is older than three control polls",
+            &[],
+            engine_stale as i32 as f64,
+        );
+        f.gauge(
+            "shepherd_sidecar_engine_up",
+            "1 when the last control-channel exchange succeeded",
+            &[],
+            (o.engine.consecutive_failures == 0 && o.engine.last_success_ms.is_some()) as i32 as f64,
+        );
         if let Some(age) = age_seconds(o.engine.last_success_ms, now) {
             f.gauge("shepherd_sidecar_engine_data_age_seconds", "Age of the engine data served", &[], age);
         }
@@ -210,7 +257,9 @@ pub fn snapshot_families(s: &Sidecar, o: &Observed, now: i64) -> Families {
 fn rm_families(f: &mut Families, o: &Observed) {
     if let Some(m) = &o.rm.metrics {
         let mem = "Cluster memory by state (from the RM), bytes";
-        for (state, mb) in [("allocated", m.allocated_mb), ("available", m.available_mb), ("reserved", m.reserved_mb), ("total", m.total_mb)] {
+        for (state, mb) in
+            [("allocated", m.allocated_mb), ("available", m.available_mb), ("reserved", m.reserved_mb), ("total", m.total_mb)]
+        {
             f.gauge("shepherd_cluster_memory_bytes", mem, &[("state", state)], mb as f64 * MIB);
         }
         let vc = "Cluster vcores by state (from the RM)";
@@ -223,17 +272,34 @@ fn rm_families(f: &mut Families, o: &Observed) {
             f.gauge("shepherd_cluster_vcores", vc, &[("state", state)], v as f64);
         }
         let leftover = if m.total_mb > 0 { m.available_mb as f64 / m.total_mb as f64 } else { 0.0 };
-        f.gauge("shepherd_cluster_leftover_memory_ratio", "Unallocated share of cluster memory: what a leftover (altruistic) scheduler can hand out", &[], leftover);
+        f.gauge(
+            "shepherd_cluster_leftover_memory_ratio",
+            "Unallocated share of cluster memory: what a leftover (altruistic) scheduler can hand out",
+            &[],
+            leftover,
+        );
         for (state, v) in [("running", m.apps_running), ("pending", m.apps_pending)] {
             f.gauge("shepherd_cluster_apps", "Applications by state (from the RM)", &[("state", state)], v as f64);
         }
-        for (state, v) in [("submitted", m.apps_submitted), ("completed", m.apps_completed), ("failed", m.apps_failed), ("killed", m.apps_killed)] {
-            f.counter("shepherd_cluster_apps_total", "Applications since the RM started, by outcome (resets with the RM)", &[("outcome", state)], v as f64);
+        for (state, v) in
+            [("submitted", m.apps_submitted), ("completed", m.apps_completed), ("failed", m.apps_failed), ("killed", m.apps_killed)]
+        {
+            f.counter(
+                "shepherd_cluster_apps_total",
+                "Applications since the RM started, by outcome (resets with the RM)",
+                &[("outcome", state)],
+                v as f64,
+            );
         }
         for (state, v) in [("allocated", m.containers_allocated), ("pending", m.containers_pending), ("reserved", m.containers_reserved)] {
             f.gauge("shepherd_cluster_containers", "Containers by state (from the RM)", &[("state", state)], v as f64);
         }
-        for (state, v) in [("active", m.active_nodes), ("lost", m.lost_nodes), ("unhealthy", m.unhealthy_nodes), ("decommissioned", m.decommissioned_nodes)] {
+        for (state, v) in [
+            ("active", m.active_nodes),
+            ("lost", m.lost_nodes),
+            ("unhealthy", m.unhealthy_nodes),
+            ("decommissioned", m.decommissioned_nodes),
+        ] {
             f.gauge("shepherd_cluster_nodes", "NodeManagers by state (from the RM)", &[("state", state)], v as f64);
         }
     }
@@ -251,8 +317,18 @@ fn rm_families(f: &mut Families, o: &Observed) {
         q[4] += a.running_containers.max(0) as f64;
     }
     for (q, v) in &queues {
-        f.gauge("shepherd_queue_apps", "Applications per queue: running, or pending (waiting for their AM)", &[("queue", q), ("state", "running")], v[0]);
-        f.gauge("shepherd_queue_apps", "Applications per queue: running, or pending (waiting for their AM)", &[("queue", q), ("state", "pending")], v[1]);
+        f.gauge(
+            "shepherd_queue_apps",
+            "Applications per queue: running, or pending (waiting for their AM)",
+            &[("queue", q), ("state", "running")],
+            v[0],
+        );
+        f.gauge(
+            "shepherd_queue_apps",
+            "Applications per queue: running, or pending (waiting for their AM)",
+            &[("queue", q), ("state", "pending")],
+            v[1],
+        );
         f.gauge("shepherd_queue_allocated_memory_bytes", "Memory allocated to a queue's applications", &[("queue", q)], v[2]);
         f.gauge("shepherd_queue_allocated_vcores", "Vcores allocated to a queue's applications", &[("queue", q)], v[3]);
         f.gauge("shepherd_queue_running_containers", "Running containers of a queue's applications", &[("queue", q)], v[4]);
@@ -260,16 +336,46 @@ fn rm_families(f: &mut Families, o: &Observed) {
     // Per node: allocation and actual use (what ROSE over-subscribes).
     for n in &o.rm.nodes {
         let h = n.node_host_name.as_str();
-        f.gauge("shepherd_node_allocated_memory_bytes", "Memory allocated to containers on a node", &[("host", h)], n.used_memory_mb as f64 * MIB);
-        f.gauge("shepherd_node_capacity_memory_bytes", "A node's schedulable memory", &[("host", h)], (n.used_memory_mb + n.avail_memory_mb) as f64 * MIB);
+        f.gauge(
+            "shepherd_node_allocated_memory_bytes",
+            "Memory allocated to containers on a node",
+            &[("host", h)],
+            n.used_memory_mb as f64 * MIB,
+        );
+        f.gauge(
+            "shepherd_node_capacity_memory_bytes",
+            "A node's schedulable memory",
+            &[("host", h)],
+            (n.used_memory_mb + n.avail_memory_mb) as f64 * MIB,
+        );
         if let Some(u) = &n.resource_utilization {
-            f.gauge("shepherd_node_used_memory_bytes", "Physical memory in use on a node (NodeManager utilization)", &[("host", h)], u.node_physical_memory_mb * MIB);
-            f.gauge("shepherd_node_used_vcores", "CPU in use on a node, in vcores (NodeManager utilization)", &[("host", h)], u.node_cpu_usage);
+            f.gauge(
+                "shepherd_node_used_memory_bytes",
+                "Physical memory in use on a node (NodeManager utilization)",
+                &[("host", h)],
+                u.node_physical_memory_mb * MIB,
+            );
+            f.gauge(
+                "shepherd_node_used_vcores",
+                "CPU in use on a node, in vcores (NodeManager utilization)",
+                &[("host", h)],
+                u.node_cpu_usage,
+            );
         }
     }
     for (h, l) in &o.pushed_load {
-        f.gauge("shepherd_node_load_estimate_memory_bytes", "Memory use the sidecar estimated for a node (ROSE LLA) and pushed to the engine", &[("host", h)], l.memory_mb * MIB);
-        f.gauge("shepherd_node_load_estimate_vcores", "CPU use the sidecar estimated for a node (ROSE LLA) and pushed to the engine", &[("host", h)], l.vcores);
+        f.gauge(
+            "shepherd_node_load_estimate_memory_bytes",
+            "Memory use the sidecar estimated for a node (ROSE LLA) and pushed to the engine",
+            &[("host", h)],
+            l.memory_mb * MIB,
+        );
+        f.gauge(
+            "shepherd_node_load_estimate_vcores",
+            "CPU use the sidecar estimated for a node (ROSE LLA) and pushed to the engine",
+            &[("host", h)],
+            l.vcores,
+        );
     }
     // Apps per category (the engine's classification, e.g. DRESS small/large).
     let views = join::app_views(&o.rm.apps, o.engine.state.as_ref());
@@ -280,7 +386,12 @@ fn rm_families(f: &mut Families, o: &Observed) {
         *per_cat.entry((cat, state)).or_default() += 1.0;
     }
     for ((cat, state), n) in per_cat {
-        f.gauge("shepherd_apps", "Unfinished applications by the engine's category and whether they wait", &[("category", &cat), ("state", state)], n);
+        f.gauge(
+            "shepherd_apps",
+            "Unfinished applications by the engine's category and whether they wait",
+            &[("category", &cat), ("state", state)],
+            n,
+        );
     }
     // Sizes of finished runs: what history-based estimators learn from.
     let finished: Vec<f64> = o.rm.apps.iter().filter(|a| a.state == "FINISHED").map(|a| a.vcore_seconds as f64).collect();
@@ -296,14 +407,39 @@ fn rm_families(f: &mut Families, o: &Observed) {
         );
     }
     if let Some(sh) = &o.rm.shim {
-        f.counter("shepherd_jni_engine_allocations_total", "Containers placed by the Rust engine (shim counter, RM /jmx)", &[], sh.engine_allocations);
-        f.counter("shepherd_jni_fallback_allocations_total", "Containers placed by the safe FIFO while the engine was unavailable", &[], sh.fallback_allocations);
-        f.counter("shepherd_jni_engine_failures_total", "JNI calls into the engine that failed (exception or panic)", &[], sh.engine_failures);
-        f.counter("shepherd_jni_fallback_heartbeats_total", "NodeManager heartbeats scheduled by the safe FIFO because the engine failed or was degraded", &[], sh.fallback_heartbeats);
+        f.counter(
+            "shepherd_jni_engine_allocations_total",
+            "Containers placed by the Rust engine (shim counter, RM /jmx)",
+            &[],
+            sh.engine_allocations,
+        );
+        f.counter(
+            "shepherd_jni_fallback_allocations_total",
+            "Containers placed by the safe FIFO while the engine was unavailable",
+            &[],
+            sh.fallback_allocations,
+        );
+        f.counter(
+            "shepherd_jni_engine_failures_total",
+            "JNI calls into the engine that failed (exception or panic)",
+            &[],
+            sh.engine_failures,
+        );
+        f.counter(
+            "shepherd_jni_fallback_heartbeats_total",
+            "NodeManager heartbeats scheduled by the safe FIFO because the engine failed or was degraded",
+            &[],
+            sh.fallback_heartbeats,
+        );
         f.counter("shepherd_jni_engine_rebuilds_total", "Engine rebuilds after a failure", &[], sh.engine_rebuilds);
         f.counter("shepherd_jni_rejected_decisions_total", "Engine decisions YARN could no longer carry out", &[], sh.rejected_decisions);
         f.counter("shepherd_jni_crossings_total", "Heartbeat crossings into the engine", &[], sh.crossings);
-        f.gauge("shepherd_jni_crossing_mean_seconds", "Mean heartbeat crossing time over the RM metrics system's last interval", &[], sh.crossing_avg_nanos / 1e9);
+        f.gauge(
+            "shepherd_jni_crossing_mean_seconds",
+            "Mean heartbeat crossing time over the RM metrics system's last interval",
+            &[],
+            sh.crossing_avg_nanos / 1e9,
+        );
     }
 }
 
@@ -330,11 +466,21 @@ fn engine_families(f: &mut Families, o: &Observed) {
     if let Some(c) = &o.engine.control {
         let n = |p: &str| c.pointer(p).and_then(|v| v.as_f64()).unwrap_or(0.0);
         for outcome in ["accepted", "applied", "rejected_invalid", "dropped_stale", "dropped_full", "duplicates"] {
-            f.counter("shepherd_control_inputs_total", "Sidecar inputs at the engine, by outcome", &[("outcome", outcome)], n(&format!("/inbox/{outcome}")));
+            f.counter(
+                "shepherd_control_inputs_total",
+                "Sidecar inputs at the engine, by outcome",
+                &[("outcome", outcome)],
+                n(&format!("/inbox/{outcome}")),
+            );
         }
         f.gauge("shepherd_control_inputs_pending", "Sidecar inputs waiting for the next heartbeat crossing", &[], n("/inbox/pending"));
         f.counter("shepherd_control_panics_total", "Panics caught in the engine's control-channel thread", &[], n("/listener/panics"));
-        f.counter("shepherd_control_auth_failures_total", "Control-channel requests with a wrong secret", &[], n("/listener/auth_failures"));
+        f.counter(
+            "shepherd_control_auth_failures_total",
+            "Control-channel requests with a wrong secret",
+            &[],
+            n("/listener/auth_failures"),
+        );
         f.counter("shepherd_control_requests_total", "Control-channel requests the engine answered", &[], n("/listener/requests"));
     }
 }

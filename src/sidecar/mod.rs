@@ -4,7 +4,7 @@
 //!
 //! ```text
 //!   rm::poller ──► RM REST (/ws/v1/cluster/*, /jmx) ─┐
-//!   engine_link ─► engine control channel ───────────┼─► state::Observed (+ series) ─► api (axum): /metrics /api/v1 / 
+//!   engine_link ─► engine control channel ───────────┼─► state::Observed (+ series) ─► api (axum): /metrics /api/v1 /
 //!        └─ pushes load estimates (load.rs) and history ◄┘
 //! ```
 //!
@@ -53,20 +53,12 @@ pub use state::Observed;
 impl Sidecar {
     pub fn new(config: SidecarConfig) -> Result<Sidecar, String> {
         let rm = rm::client::RmClient::new(&config.rm)?;
-        let engine = if config.control.address.is_empty() {
-            None
-        } else {
-            Some(engine_link::EngineLink::new(&config.control)?)
-        };
+        let engine = if config.control.address.is_empty() { None } else { Some(engine_link::EngineLink::new(&config.control)?) };
         let token = match config.server.token_file.as_str() {
             "" => None,
             f => Some(config::read_first_line(f, "server.token_file")?),
         };
-        let observed = RwLock::new(Observed::new(
-            config.series.retention_s as i64 * 1000,
-            config.series.max_points,
-            engine.is_some(),
-        ));
+        let observed = RwLock::new(Observed::new(config.series.retention_s as i64 * 1000, config.series.max_points, engine.is_some()));
         Ok(Sidecar { metrics: metrics::Metrics::new(), observed, rm, engine, token, poll_now: Notify::new(), config })
     }
 
@@ -86,11 +78,8 @@ pub fn now_ms() -> i64 {
 /// Run the sidecar until SIGINT/SIGTERM. Only a bad config or a port that
 /// cannot be bound stop it; the RM or the engine being away never does.
 pub fn run(config: SidecarConfig) -> Result<(), String> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| format!("tokio runtime: {e}"))?;
+    let rt =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().map_err(|e| format!("tokio runtime: {e}"))?;
     rt.block_on(async move {
         let sidecar = Arc::new(Sidecar::new(config)?);
         let listener = tokio::net::TcpListener::bind(&sidecar.config.server.listen)

@@ -85,11 +85,12 @@ impl JobRun {
                     continue;
                 }
                 let threshold = s.slowstart.unwrap_or(default_slowstart);
-                let ready = self.stages[i].parents_done || (threshold < 1.0 && {
-                    let total: usize = s.after.iter().map(|p| job.stages[*p].tasks.len()).sum();
-                    let done: usize = s.after.iter().map(|p| self.stages[*p].finished).sum();
-                    total == 0 || done as f64 >= threshold * total as f64
-                });
+                let ready = self.stages[i].parents_done
+                    || (threshold < 1.0 && {
+                        let total: usize = s.after.iter().map(|p| job.stages[*p].tasks.len()).sum();
+                        let done: usize = s.after.iter().map(|p| self.stages[*p].finished).sum();
+                        total == 0 || done as f64 >= threshold * total as f64
+                    });
                 if ready {
                     self.stages[i].asked = true;
                     changed = true;

@@ -174,11 +174,7 @@ impl StartLoad {
     /// The start-ups in progress `dt` ms after the beginning (at least 1)
     /// and the other containers running then.
     fn busy_at(&self, dt: f64) -> (usize, usize) {
-        self.busy
-            .iter()
-            .take_while(|(t, _, _)| *t <= dt)
-            .last()
-            .map_or((1, 0), |&(_, n, c)| (n.max(1), c.saturating_sub(n.max(1))))
+        self.busy.iter().take_while(|(t, _, _)| *t <= dt).last().map_or((1, 0), |&(_, n, c)| (n.max(1), c.saturating_sub(n.max(1))))
     }
 
     /// The most start-ups and containers seen at once.
@@ -295,7 +291,11 @@ impl SharedHost {
         }
         // Contention must explain a real part of the spread (a fifth of the
         // variance), not the noise of one or two samples.
-        if best.0 < 0.8 * none { best.1 } else { None }
+        if best.0 < 0.8 * none {
+            best.1
+        } else {
+            None
+        }
     }
 }
 

@@ -30,11 +30,7 @@ impl SimCluster {
                 attributes: vec![],
             });
         }
-        let mut c = SimCluster {
-            roomy: BTreeSet::new(),
-            min_demand,
-            capacity: spec.capacity().times(spec.nodes as i64),
-        };
+        let mut c = SimCluster { roomy: BTreeSet::new(), min_demand, capacity: spec.capacity().times(spec.nodes as i64) };
         for i in 0..spec.nodes {
             c.refresh(engine, i);
         }
@@ -43,11 +39,7 @@ impl SimCluster {
 
     /// Re-check one node after its allocation changed.
     pub fn refresh(&mut self, engine: &Engine, node: NodeId) {
-        let fits = engine
-            .state
-            .nodes
-            .get(&node)
-            .is_some_and(|n| self.min_demand.fits_in(&n.free()));
+        let fits = engine.state.nodes.get(&node).is_some_and(|n| self.min_demand.fits_in(&n.free()));
         if fits {
             self.roomy.insert(node);
         } else {

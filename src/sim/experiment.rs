@@ -31,9 +31,12 @@ impl Experiment {
             Source::File(p) => workload::load(p)?,
             Source::Generate(kind, params) => gen::generate(kind, params)?,
         };
-        let cluster = cluster
-            .or_else(|| trace.cluster.clone())
-            .unwrap_or(ClusterSpec { nodes: 100, memory_mb: 64 * 1024, vcores: 16, rack_size: 40 });
+        let cluster = cluster.or_else(|| trace.cluster.clone()).unwrap_or(ClusterSpec {
+            nodes: 100,
+            memory_mb: 64 * 1024,
+            vcores: 16,
+            rack_size: 40,
+        });
         Ok(Experiment { trace, cluster, config, opts })
     }
 
@@ -116,17 +119,20 @@ impl Comparison {
             "speedups": self.speedups,
         });
         std::fs::write(dir.join("comparison.json"), serde_json::to_string_pretty(&json).expect("json") + "\n")?;
-        let per: Vec<(String, Vec<f64>)> = self
-            .runs
-            .iter()
-            .map(|r| (r.summary.policy.clone(), r.jobs.iter().map(|j| j.jct_ms() as f64 / 1000.0).collect()))
-            .collect();
+        let per: Vec<(String, Vec<f64>)> =
+            self.runs.iter().map(|r| (r.summary.policy.clone(), r.jobs.iter().map(|j| j.jct_ms() as f64 / 1000.0).collect())).collect();
         std::fs::write(dir.join("jct_cdf.svg"), report::files::jct_cdf_svg(&per))?;
         let mut csv = String::from("policy,category,jobs,mean_jct,p50_jct,p95_jct,makespan,fairness\n");
         for f in &self.factors {
             csv.push_str(&format!(
                 "{},{},{},{:.4},{:.4},{:.4},{:.4},{}\n",
-                f.policy, f.category, f.jobs, f.mean_jct, f.p50_jct, f.p95_jct, f.makespan,
+                f.policy,
+                f.category,
+                f.jobs,
+                f.mean_jct,
+                f.p50_jct,
+                f.p95_jct,
+                f.makespan,
                 f.fairness.map(|x| format!("{x:.4}")).unwrap_or_default()
             ));
         }
@@ -160,8 +166,5 @@ impl Comparison {
 /// Peak resident set (VmHWM) of this process in KiB, from /proc/self/status.
 pub fn peak_rss_kib() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    s.lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse().ok())
+    s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse().ok())
 }

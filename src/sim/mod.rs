@@ -11,9 +11,9 @@
 pub mod am;
 pub mod calibration;
 pub mod clock;
+pub mod cluster;
 pub mod experiment;
 pub mod host;
-pub mod cluster;
 pub mod options;
 pub mod run;
 pub mod scale;

@@ -11,9 +11,9 @@
 
 use super::am::{AmActions, JobRun};
 use super::calibration::{Calibration, HostModel};
-use super::host::{After, SharedCpu};
 use super::clock::{grid_ceil, Clock, SimEvent};
 use super::cluster::SimCluster;
+use super::host::{After, SharedCpu};
 use super::options::SimOptions;
 use crate::config::Config;
 use crate::engine::{Decision, Engine, Event};
@@ -144,9 +144,8 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
     let sim_cluster = SimCluster::start(&mut engine, cluster, min_demand);
     let mut rng = Rng::seeded(opts.seed);
     let phases = model.map(|m| &m.heartbeat_phase).filter(|d| !d.0.is_empty());
-    let slot: Vec<u32> = (0..cluster.nodes)
-        .map(|_| phases.map_or(0, |d| (d.draw(&mut rng).clamp(0.0, 0.999_999) * PHASE_SLOTS as f64) as u32))
-        .collect();
+    let slot: Vec<u32> =
+        (0..cluster.nodes).map(|_| phases.map_or(0, |d| (d.draw(&mut rng).clamp(0.0, 0.999_999) * PHASE_SLOTS as f64) as u32)).collect();
     let slots = if phases.is_some() && opts.heartbeat_ms >= PHASE_SLOTS { PHASE_SLOTS } else { 1 };
     let start = trace.jobs.first().map(|j| j.submit_ms).unwrap_or(0);
     let mut sim = Sim {
@@ -398,10 +397,7 @@ impl<'a> Sim<'a> {
         let count = self.engine.state.apps.get(&j).and_then(|a| a.asks.get(&key)).map_or(0, |a| a.count) + 1;
         self.pending += 1;
         *self.shapes.entry((res.0[0], res.0[1])).or_default() += 1;
-        self.engine.apply(Event::AskUpdated {
-            app: j,
-            ask: Ask::anywhere(key, res, count),
-        });
+        self.engine.apply(Event::AskUpdated { app: j, ask: Ask::anywhere(key, res, count) });
     }
 
     fn arrive(&mut self, j: u32, t: i64) {
@@ -477,10 +473,7 @@ impl<'a> Sim<'a> {
             self.asked_at.entry((j, s)).or_default().push_back((t, count as i64));
             self.pending += count as i64;
             *self.shapes.entry((stage.memory_mb, stage.vcores)).or_default() += count as i64;
-            self.engine.apply(Event::AskUpdated {
-                app: j,
-                ask: Ask::anywhere(stage_key(s), stage.demand(), count),
-            });
+            self.engine.apply(Event::AskUpdated { app: j, ask: Ask::anywhere(stage_key(s), stage.demand(), count) });
         }
         for s in actions.release_waiting.drain(..) {
             let waiting = std::mem::take(&mut self.runs[j as usize].stages[s].waiting);
@@ -701,10 +694,8 @@ impl<'a> Sim<'a> {
         self.cluster.refresh(&self.engine, rt.node);
         let cap = self.cluster.capacity;
         let (res, used) = (rt.resources, rt.used);
-        self.timeline.add(
-            t,
-            [-frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1]), -frac(used.0[0], cap.0[0]), -frac(used.0[1], cap.0[1] * 1000)],
-        );
+        self.timeline
+            .add(t, [-frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1]), -frac(used.0[0], cap.0[0]), -frac(used.0[1], cap.0[1] * 1000)]);
         let j = rt.job;
         // An estimator that predicts from the job's own first tasks (SLearn)
         // has its prediction once they finish: the first confident one.
@@ -766,7 +757,8 @@ impl<'a> Sim<'a> {
             // Once the last job is done the makespan is over: an AM still
             // exiting then lies outside the utilization's window.
             if self.jobs_done < self.records.len() {
-                self.timeline.add(t, [-frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1]), -frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1])]);
+                self.timeline
+                    .add(t, [-frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1]), -frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1])]);
             }
             // The job's fairness track ended with the job (`finish_job`).
             self.runs[j as usize].allocated -= res;
@@ -832,12 +824,7 @@ impl<'a> Sim<'a> {
             unfinished_jobs: unfinished,
             all: CategorySummary::of(&all),
             categories: summary::by_category(&jobs),
-            utilization: Utilization {
-                alloc_memory: mean[0],
-                alloc_vcores: mean[1],
-                used_memory: mean[2],
-                used_vcores: mean[3],
-            },
+            utilization: Utilization { alloc_memory: mean[0], alloc_vcores: mean[1], used_memory: mean[2], used_vcores: mean[3] },
             fairness: fairness::summarize(&per_window),
             estimation_error: summary::estimation_error(&jobs),
             engine_events: counters.events,
@@ -856,13 +843,7 @@ impl<'a> Sim<'a> {
                 }
             }),
         };
-        SimOutcome {
-            summary,
-            utilization: timeline.points(start, end),
-            fairness: per_window,
-            jobs,
-            sim_events: self.sim_events,
-        }
+        SimOutcome { summary, utilization: timeline.points(start, end), fairness: per_window, jobs, sim_events: self.sim_events }
     }
 }
 
@@ -890,11 +871,8 @@ fn dag_hint(job: &crate::workload::Job) -> String {
 /// The ApplicationMaster container of `job`: the job's own, else the
 /// trace's, else the cluster model's default (MapReduce's).
 fn am_size(trace: &Trace, job: &crate::workload::Job, model: Option<&Calibration>) -> Resources {
-    let (m, v) = job
-        .am
-        .or(trace.am)
-        .map(|a| (a.memory_mb, a.vcores))
-        .unwrap_or_else(|| model.map_or((1536, 1), |c| (c.am_memory_mb, c.am_vcores)));
+    let (m, v) =
+        job.am.or(trace.am).map(|a| (a.memory_mb, a.vcores)).unwrap_or_else(|| model.map_or((1536, 1), |c| (c.am_memory_mb, c.am_vcores)));
     Resources::new(m, v)
 }
 

@@ -72,9 +72,7 @@ fn map() -> String {
 
 impl SlsTask {
     pub fn duration(&self) -> i64 {
-        self.duration_ms
-            .unwrap_or_else(|| self.end_ms.unwrap_or(0) - self.start_ms.unwrap_or(0))
-            .max(0)
+        self.duration_ms.unwrap_or_else(|| self.end_ms.unwrap_or(0) - self.start_ms.unwrap_or(0)).max(0)
     }
 }
 
@@ -83,10 +81,7 @@ pub fn parse(text: &str) -> Result<Vec<SlsJob>, String> {
     let jobs: Vec<SlsJob> = if text.trim_start().starts_with('[') {
         serde_json::from_str(text).map_err(|e| e.to_string())?
     } else {
-        serde_json::Deserializer::from_str(text)
-            .into_iter::<SlsJob>()
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| e.to_string())?
+        serde_json::Deserializer::from_str(text).into_iter::<SlsJob>().collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?
     };
     // `container.count` repeats a task: bound the expansion (a u32 count
     // would otherwise let one entry ask for billions of tasks).
@@ -130,7 +125,9 @@ pub fn to_trace(jobs: &[SlsJob]) -> Trace {
                         vcores: first.vcores.unwrap_or(1),
                         tasks: ts
                             .iter()
-                            .flat_map(|t| std::iter::repeat_n(Task { duration_ms: t.duration(), used: None }, t.count.unwrap_or(1) as usize))
+                            .flat_map(|t| {
+                                std::iter::repeat_n(Task { duration_ms: t.duration(), used: None }, t.count.unwrap_or(1) as usize)
+                            })
                             .collect(),
                     }
                 })

@@ -111,7 +111,8 @@ pub fn to_trace(jobs: &[SwimJob], m: &SwimModel) -> Trace {
             if reduces > 0 {
                 let r = reduces as f64;
                 let red_ms = m.task_overhead_ms
-                    + ((j.shuffle_bytes as f64 / r / m.shuffle_bytes_per_s + j.output_bytes as f64 / r / m.write_bytes_per_s) * 1000.0) as i64;
+                    + ((j.shuffle_bytes as f64 / r / m.shuffle_bytes_per_s + j.output_bytes as f64 / r / m.write_bytes_per_s) * 1000.0)
+                        as i64;
                 stages.push(Stage {
                     name: "reduce".into(),
                     after: vec![0],

@@ -123,11 +123,8 @@ pub fn format(stages: &[HintStage]) -> String {
         .iter()
         .map(|s| {
             let ms = s.task_ms.map_or("-".to_string(), |v| format!("{}", v.round() as i64));
-            let parents = if s.parents.is_empty() {
-                "-".to_string()
-            } else {
-                s.parents.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("+")
-            };
+            let parents =
+                if s.parents.is_empty() { "-".to_string() } else { s.parents.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("+") };
             match s.demand {
                 Some(d) => format!("{}:{}:{}:{}:{}x{}", s.priority, s.tasks, ms, parents, d.memory_mb(), d.vcores()),
                 None => format!("{}:{}:{}:{}", s.priority, s.tasks, ms, parents),

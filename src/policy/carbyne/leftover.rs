@@ -22,9 +22,9 @@ use crate::event::Event;
 use crate::model::{App, AppId, Ask, Container, Node, NodeId};
 use crate::policy::points::{Ctx, Leftover, Plugin};
 use crate::policy::SortKey;
+use std::collections::HashMap;
 use std::sync::Mutex;
 use std::thread::ThreadId;
-use std::collections::HashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Order {

@@ -344,9 +344,10 @@ impl Carbyne {
             return false;
         }
         let now = ctx.state.now_ms;
-        app.containers.iter().filter(|(id, _)| log.am != Some(**id)).all(|(_, c)| {
-            live.stage_of(&c.key).is_some_and(|s| c.started_ms + live.stages[s].task_ms.ceil() as i64 >= now)
-        })
+        app.containers
+            .iter()
+            .filter(|(id, _)| log.am != Some(**id))
+            .all(|(_, c)| live.stage_of(&c.key).is_some_and(|s| c.started_ms + live.stages[s].task_ms.ceil() as i64 >= now))
     }
 
     /// INTRAJOBSCHEDULER for one app, after its P(Altruism) draw.
@@ -486,7 +487,11 @@ impl Carbyne {
     }
 
     fn earliest_later(&self) -> Option<i64> {
-        self.apps.values().filter_map(|e| e.live.as_ref()).flat_map(|l| l.stages.iter().filter_map(|st| st.later.front().map(|(t, _)| *t))).min()
+        self.apps
+            .values()
+            .filter_map(|e| e.live.as_ref())
+            .flat_map(|l| l.stages.iter().filter_map(|st| st.later.front().map(|(t, _)| *t)))
+            .min()
     }
 
     /// ALTRUISTIC containers of `app` now, per its plan: per stage, what is
@@ -664,4 +669,3 @@ impl AskClassifier for Carbyne {
         profile.fits(&self.total, &st.demand, ctx.state.now_ms + st.task_ms.ceil() as i64)
     }
 }
-

@@ -138,7 +138,12 @@ enum HeldSums {
     NotBuilt,
     /// Starts ascending, with the running sum of amounts up to each; ends
     /// likewise.
-    Built { starts: Vec<f64>, start_sums: Vec<Amount>, ends: Vec<f64>, end_sums: Vec<Amount> },
+    Built {
+        starts: Vec<f64>,
+        start_sums: Vec<Amount>,
+        ends: Vec<f64>,
+        end_sums: Vec<Amount>,
+    },
     /// Some hold ends before it starts: the identity above fails, scan.
     Unusable,
 }

@@ -186,7 +186,13 @@ fn from_starts(model: &JobModel, share: &Amount, capacity: &Amount, t_k: f64, st
             }
         }
         default_demand = default_demand.plus(&stage.demand.scaled(due.min(stage.asked) as f64));
-        stages.push(StagePlan { keys: stage.keys.iter().map(|(k, _)| *k).collect(), due, later, task_ms: stage.task_ms, demand: stage.demand });
+        stages.push(StagePlan {
+            keys: stage.keys.iter().map(|(k, _)| *k).collect(),
+            due,
+            later,
+            task_ms: stage.task_ms,
+            demand: stage.demand,
+        });
     }
     let yielded = share.minus(&model.running_demand()).minus(&default_demand).clamped();
     Plan { t_k_ms: t_k, stages, default_demand, yielded, remaining_ms: model.remaining_ms(), usage }
@@ -200,7 +206,14 @@ mod tests {
     use crate::model::Resources;
 
     fn job(stages: Vec<super::super::stages::StageModel>) -> JobModel {
-        JobModel { stages, reserved: Amount::ZERO, inference: Inference::DagHint, unknown_runtime: false, key_stage: Default::default(), priority_stage: Default::default() }
+        JobModel {
+            stages,
+            reserved: Amount::ZERO,
+            inference: Inference::DagHint,
+            unknown_runtime: false,
+            key_stage: Default::default(),
+            priority_stage: Default::default(),
+        }
     }
 
     fn units(n: i64) -> Amount {

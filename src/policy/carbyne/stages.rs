@@ -292,7 +292,8 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
         _ => None,
     };
     let mapreduce = app.app_type.eq_ignore_ascii_case("MAPREDUCE");
-    let mut layout = Layout { names: Vec::new(), parents: Vec::new(), hinted: Vec::new(), of_key: BTreeMap::new(), inference: Inference::ArrivalOrder };
+    let mut layout =
+        Layout { names: Vec::new(), parents: Vec::new(), hinted: Vec::new(), of_key: BTreeMap::new(), inference: Inference::ArrivalOrder };
     let by_priority: Box<dyn Fn(i32) -> Option<usize>>;
     let mut priority_stage: BTreeMap<i32, usize> = BTreeMap::new();
     if let Some(h) = hinted {
@@ -366,7 +367,9 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
     grow(&mut running, n);
 
     let runtime = |keys: &[SchedulerKey]| -> Option<f64> {
-        keys.iter().find_map(|k| ctx.estimator.task_ms(app, Some(*k)).map(|(d, _)| d)).or_else(|| ctx.estimator.task_ms(app, None).map(|(d, _)| d))
+        keys.iter()
+            .find_map(|k| ctx.estimator.task_ms(app, Some(*k)).map(|(d, _)| d))
+            .or_else(|| ctx.estimator.task_ms(app, None).map(|(d, _)| d))
     };
     let mut unknown_runtime = false;
     let mut stages = Vec::with_capacity(n);
@@ -412,10 +415,12 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
     if layout.inference == Inference::ArrivalOrder {
         // A key first asked while earlier keys still had work waits for them.
         let first: BTreeMap<SchedulerKey, i64> = log.seen.iter().map(|(k, t)| (*k, *t)).collect();
-        let when: Vec<Option<i64>> = (0..n).map(|i| layout.of_key.iter().filter(|(_, s)| **s == i).filter_map(|(k, _)| first.get(k)).min().copied()).collect();
+        let when: Vec<Option<i64>> =
+            (0..n).map(|i| layout.of_key.iter().filter(|(_, s)| **s == i).filter_map(|(k, _)| first.get(k)).min().copied()).collect();
         for b in 0..n {
             let Some(tb) = when[b] else { continue };
-            let parents: Vec<usize> = (0..n).filter(|a| *a != b && when[*a].is_some_and(|ta| ta < tb) && stages[*a].unfinished() > 0).collect();
+            let parents: Vec<usize> =
+                (0..n).filter(|a| *a != b && when[*a].is_some_and(|ta| ta < tb) && stages[*a].unfinished() > 0).collect();
             stages[b].parents = parents;
         }
     }

@@ -325,9 +325,7 @@ fn p_altruism_zero_never_holds_back() {
 #[test]
 fn a_greedy_draw_keeps_to_its_share() {
     // A seed whose first draws are: app 1 greedy, app 2 yielding (P = 0.5).
-    let seed = (0..1000u64)
-        .find(|s| !super::altruism::yields(0.5, *s, 1, 1) && super::altruism::yields(0.5, *s, 2, 1))
-        .unwrap();
+    let seed = (0..1000u64).find(|s| !super::altruism::yields(0.5, *s, 1, 1) && super::altruism::yields(0.5, *s, 2, 1)).unwrap();
     for (within, app2_runs) in [(true, 3), (false, 1)] {
         let mut e = carbyne(&format!("[carbyne]\np_altruism = 0.5\nseed = {seed}\ngreedy_within_share = {within}\n"));
         add_node(&mut e, 1, 10 * 1024, 10);
@@ -337,7 +335,11 @@ fn a_greedy_draw_keeps_to_its_share() {
         ask(&mut e, 2, 1, 1024, 1, 1);
         ask(&mut e, 2, 2, 1024, 1, 2);
         let got = pass(&mut e, 0);
-        assert_eq!((view(&e, 1)["status"].as_str(), view(&e, 2)["status"].as_str()), (Some("greedy"), Some("planned")), "the draws this test is about");
+        assert_eq!(
+            (view(&e, 1)["status"].as_str(), view(&e, 2)["status"].as_str()),
+            (Some("greedy"), Some("planned")),
+            "the draws this test is about"
+        );
         assert_eq!(view(&e, 2)["t_k_ms"].as_f64(), Some(101_000.0));
         assert_eq!(got.len(), 10, "within = {within}");
         assert_eq!(got.iter().filter(|(a, _, _)| *a == 2).count(), app2_runs, "within = {within}: {got:?}");
@@ -425,7 +427,12 @@ fn shares_within_the_queue_guarantee() {
     let share = |id: u32| view(&e, id)["share_ratio"].as_f64().unwrap();
     // Queue a (one app): half the cluster; queue b's two apps: a quarter each.
     assert_eq!((share(1), share(2), share(3)), (0.5, 0.25, 0.25));
-    let totals: Vec<f64> = e.state_json()["pipelines"].as_array().unwrap().iter().map(|p| p["plugins"]["classify"]["state"]["total"]["vcores"].as_f64().unwrap()).collect();
+    let totals: Vec<f64> = e.state_json()["pipelines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["plugins"]["classify"]["state"]["total"]["vcores"].as_f64().unwrap())
+        .collect();
     assert_eq!(totals, vec![4.0, 4.0]);
 }
 
@@ -450,7 +457,13 @@ fn gauges_name_their_unit_and_app() {
     assert!(find("carbyne_app_completion_seconds", Some("application_0_1")).value > 100.0);
     assert_eq!(find("carbyne_app_altruistic_containers", Some("application_0_1")).value, 0.0, "its short tasks got the leftover");
     assert_eq!(find("carbyne_app_leftover_received_total", Some("application_0_1")).value, 4.0);
-    for name in ["carbyne_leftover_ratio", "carbyne_yielded_vcores", "carbyne_drf_unallocated_memory_mb", "carbyne_leftover_allocations_total", "carbyne_p_altruism_ratio"] {
+    for name in [
+        "carbyne_leftover_ratio",
+        "carbyne_yielded_vcores",
+        "carbyne_drf_unallocated_memory_mb",
+        "carbyne_leftover_allocations_total",
+        "carbyne_p_altruism_ratio",
+    ] {
         find(name, None);
     }
     for x in &g {

@@ -18,7 +18,8 @@ fn leftovers(c: &Carbyne) -> (Amount, Amount) {
 }
 
 fn vector(a: &Amount, names: &[String]) -> serde_json::Value {
-    let m: serde_json::Map<String, serde_json::Value> = names.iter().enumerate().map(|(i, n)| (n.clone(), serde_json::json!(a.0[i]))).collect();
+    let m: serde_json::Map<String, serde_json::Value> =
+        names.iter().enumerate().map(|(i, n)| (n.clone(), serde_json::json!(a.0[i]))).collect();
     serde_json::Value::Object(m)
 }
 
@@ -86,25 +87,64 @@ pub(super) fn gauges(c: &Carbyne, ctx: &Ctx) -> Vec<Gauge> {
         Gauge::counter("carbyne_replans_total", c.counters.replans as f64, "Intra-job plans computed (T_k, reverse packing)"),
         Gauge::counter("carbyne_share_updates_total", c.counters.share_updates as f64, "DRF share recomputations"),
         Gauge::counter("carbyne_default_allocations_total", c.counters.default_allocations as f64, "Containers served as DEFAULT asks"),
-        Gauge::counter("carbyne_leftover_allocations_total", c.counters.leftover_allocations as f64, "Containers served from the leftover (ALTRUISTIC asks)"),
+        Gauge::counter(
+            "carbyne_leftover_allocations_total",
+            c.counters.leftover_allocations as f64,
+            "Containers served from the leftover (ALTRUISTIC asks)",
+        ),
         Gauge::counter("carbyne_task_failures_total", c.counters.task_failures as f64, "Containers that failed (their app was replanned)"),
     ];
     for (i, name) in s.resource_names.iter().enumerate() {
         let part = metric_part(name);
         out.push(Gauge::new(format!("carbyne_yielded_{part}"), yielded.0[i], format!("Σ L_k: {name} yielded by altruistic apps")));
-        out.push(Gauge::new(format!("carbyne_drf_unallocated_{part}"), drf_left.0[i], format!("L_DRF: {name} the DRF shares leave unallocated")));
+        out.push(Gauge::new(
+            format!("carbyne_drf_unallocated_{part}"),
+            drf_left.0[i],
+            format!("L_DRF: {name} the DRF shares leave unallocated"),
+        ));
     }
     for (id, e) in &c.apps {
         let Some(app) = s.apps.get(id) else { continue };
         let label = app.yarn_id.clone();
-        out.push(Gauge::new("carbyne_app_share_ratio", e.share.dominant_share(&cluster), "A_k: the app's DRF share (dominant share of the cluster)").label("app", label.clone()));
+        out.push(
+            Gauge::new(
+                "carbyne_app_share_ratio",
+                e.share.dominant_share(&cluster),
+                "A_k: the app's DRF share (dominant share of the cluster)",
+            )
+            .label("app", label.clone()),
+        );
         if let Some(l) = &e.live {
             let left = (l.planned_ms as f64 + l.t_k_ms - s.now_ms as f64) / 1000.0;
-            out.push(Gauge::new("carbyne_app_completion_seconds", left, "T_k: time until the app's planned completion under its share").label("app", label.clone()));
+            out.push(
+                Gauge::new("carbyne_app_completion_seconds", left, "T_k: time until the app's planned completion under its share")
+                    .label("app", label.clone()),
+            );
         }
-        out.push(Gauge::new("carbyne_app_default_containers", c.default_count(app) as f64, "Outstanding containers that are DEFAULT (must start now)").label("app", label.clone()));
-        out.push(Gauge::new("carbyne_app_altruistic_containers", c.altruistic_count(app) as f64, "Outstanding containers held back (ALTRUISTIC)").label("app", label.clone()));
-        out.push(Gauge::counter("carbyne_app_leftover_received_total", e.leftover_allocations as f64, "Containers the app got from the leftover").label("app", label));
+        out.push(
+            Gauge::new(
+                "carbyne_app_default_containers",
+                c.default_count(app) as f64,
+                "Outstanding containers that are DEFAULT (must start now)",
+            )
+            .label("app", label.clone()),
+        );
+        out.push(
+            Gauge::new(
+                "carbyne_app_altruistic_containers",
+                c.altruistic_count(app) as f64,
+                "Outstanding containers held back (ALTRUISTIC)",
+            )
+            .label("app", label.clone()),
+        );
+        out.push(
+            Gauge::counter(
+                "carbyne_app_leftover_received_total",
+                e.leftover_allocations as f64,
+                "Containers the app got from the leftover",
+            )
+            .label("app", label),
+        );
     }
     out
 }

@@ -70,7 +70,9 @@ impl Dress {
             )
             .label("pool", pool),
         );
-        out.push(Gauge::new("dress_pool_pending_apps", p.pending_apps as f64, "Apps of the pool with outstanding asks").label("pool", pool));
+        out.push(
+            Gauge::new("dress_pool_pending_apps", p.pending_apps as f64, "Apps of the pool with outstanding asks").label("pool", pool),
+        );
         out.push(Gauge::new("dress_pool_apps", p.apps as f64, "Classified apps of the pool").label("pool", pool));
         out.push(
             Gauge::new(
@@ -249,9 +251,7 @@ mod tests {
             let g = e.gauges();
             let total = value(&g, "dress_release_next_ratio", None);
             let large = value(&g, "dress_pool_release_next_ratio", Some("large"));
-            let parts = value(&g, "dress_available_ratio", None)
-                + value(&g, "dress_pool_release_next_ratio", Some("small"))
-                + large;
+            let parts = value(&g, "dress_available_ratio", None) + value(&g, "dress_pool_release_next_ratio", Some("small")) + large;
             assert!((total - parts).abs() < 1e-12, "Eq. 1 at {t}: {total} vs {parts}");
             seen = seen.max(large);
         }
@@ -261,11 +261,7 @@ mod tests {
     #[test]
     fn extra_resource_types_get_their_own_series() {
         let text = "[scheduler]\npolicy = \"dress\"\n";
-        let e = Engine::new(
-            Config::parse(text).unwrap(),
-            vec!["memory-mb".into(), "vcores".into(), "yarn.io/gpu".into()],
-        )
-        .unwrap();
+        let e = Engine::new(Config::parse(text).unwrap(), vec!["memory-mb".into(), "vcores".into(), "yarn.io/gpu".into()]).unwrap();
         let g = e.gauges();
         for pool in ["small", "large"] {
             for prefix in ["dress_pool_capacity", "dress_pool_used", "dress_pool_pending"] {

@@ -18,10 +18,10 @@
 //! first-come-first-serve). See `docs/dress.md`.
 
 pub mod classify;
+mod gauges;
 pub mod pools;
 pub mod release;
 pub mod reserve;
-mod gauges;
 
 #[cfg(test)]
 mod tests;

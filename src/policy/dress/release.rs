@@ -291,9 +291,7 @@ impl JobRelease {
                 let members: Vec<(u64, i64)> = self
                     .tasks
                     .iter()
-                    .filter(|(id, t)| {
-                        t.phase.is_none() && !self.carry.contains(id) && t.start_ms > lo && t.start_ms <= now_ms
-                    })
+                    .filter(|(id, t)| t.phase.is_none() && !self.carry.contains(id) && t.start_ms > lo && t.start_ms <= now_ms)
                     .map(|(id, t)| (*id, t.start_ms))
                     .collect();
                 let Some(first) = members.iter().map(|(_, s)| *s).min() else {

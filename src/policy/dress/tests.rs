@@ -341,9 +341,7 @@ fn mean(v: &[i64]) -> f64 {
 fn fig1_fifo_baseline_is_reproduced_by_the_harness() {
     // Strict FIFO (head-of-line blocking), the paper's baseline: waits
     // 0, 9, 28, 27 s (mean 16 s), makespan 40 s.
-    let e =
-        Engine::with_config(Config::parse("[scheduler]\npolicy = \"fifo\"\n[fifo]\nstrict_order = true\n").unwrap())
-            .unwrap();
+    let e = Engine::with_config(Config::parse("[scheduler]\npolicy = \"fifo\"\n[fifo]\nstrict_order = true\n").unwrap()).unwrap();
     let r = fig1_time_stepped_run(e);
     assert_eq!(r.waits, vec![0, 9, 28, 27]);
     assert_eq!(mean(&r.waits), 16.0);

@@ -84,13 +84,7 @@ pub struct History {
 
 impl History {
     pub fn new(c: &HistoryConfig, mode: Mode) -> History {
-        History {
-            mode,
-            max_samples: c.max_samples,
-            point_quantile: c.point_quantile,
-            by_key: HashMap::new(),
-            all: Samples::default(),
-        }
+        History { mode, max_samples: c.max_samples, point_quantile: c.point_quantile, by_key: HashMap::new(), all: Samples::default() }
     }
 
     fn key(app: &App) -> String {

@@ -103,9 +103,7 @@ impl Rose {
 
     /// The newest measured use (the fresh NM sample, else the sidecar's).
     fn measured(&self, node: &Node, now: i64) -> Option<[f64; 2]> {
-        self.newest(node.id, now)
-            .map(|(_, u)| u)
-            .or_else(|| node.load_estimate_at(now).map(|r| [r.0[0] as f64, r.0[1] as f64 / 1000.0]))
+        self.newest(node.id, now).map(|(_, u)| u).or_else(|| node.load_estimate_at(now).map(|r| [r.0[0] as f64, r.0[1] as f64 / 1000.0]))
     }
 
     /// Measured use above the eviction bound in any dimension.
@@ -277,9 +275,21 @@ impl Plugin for Rose {
     fn gauges(&self, ctx: &Ctx) -> Vec<Gauge> {
         let now = ctx.state.now_ms;
         let mut out = vec![
-            Gauge::counter("rose_evictions_total", self.evictions_total as f64, "Speculative containers ROSE's threshold controller preempted"),
-            Gauge::counter("rose_speculative_containers_total", self.placed_total as f64, "Speculative (OPPORTUNISTIC) containers ROSE placed"),
-            Gauge::new("rose_candidate_nodes", self.candidates.len() as f64, "Nodes Algorithm 3 currently lets take speculative containers"),
+            Gauge::counter(
+                "rose_evictions_total",
+                self.evictions_total as f64,
+                "Speculative containers ROSE's threshold controller preempted",
+            ),
+            Gauge::counter(
+                "rose_speculative_containers_total",
+                self.placed_total as f64,
+                "Speculative (OPPORTUNISTIC) containers ROSE placed",
+            ),
+            Gauge::new(
+                "rose_candidate_nodes",
+                self.candidates.len() as f64,
+                "Nodes Algorithm 3 currently lets take speculative containers",
+            ),
         ];
         let mut total = Resources::ZERO;
         for n in ctx.state.nodes.values() {
@@ -295,11 +305,26 @@ impl Plugin for Rose {
                 }
             }
             if let Some(p) = self.penalties.get(&n.id) {
-                out.push(Gauge::new("rose_node_penalty_containers", *p, "TBAMR penalty of a node: failed, killed, evicted and straggling containers (Algorithm 2)").label("node", n.host.clone()));
+                out.push(
+                    Gauge::new(
+                        "rose_node_penalty_containers",
+                        *p,
+                        "TBAMR penalty of a node: failed, killed, evicted and straggling containers (Algorithm 2)",
+                    )
+                    .label("node", n.host.clone()),
+                );
             }
         }
-        out.push(Gauge::new("rose_oversubscribed_memory_mb", total.0[0] as f64, "Memory in running speculative containers, beyond the allocated view"));
-        out.push(Gauge::new("rose_oversubscribed_vcores", total.0[1] as f64, "Vcores in running speculative containers, beyond the allocated view"));
+        out.push(Gauge::new(
+            "rose_oversubscribed_memory_mb",
+            total.0[0] as f64,
+            "Memory in running speculative containers, beyond the allocated view",
+        ));
+        out.push(Gauge::new(
+            "rose_oversubscribed_vcores",
+            total.0[1] as f64,
+            "Vcores in running speculative containers, beyond the allocated view",
+        ));
         out
     }
 }

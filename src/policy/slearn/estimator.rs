@@ -236,7 +236,9 @@ impl SLearn {
 fn first_stage_mean(t: &Tracked) -> Option<(f64, u32)> {
     match t.phase {
         Phase::Pilots => None,
-        Phase::Estimated if !t.pilot_ms.is_empty() => Some((t.pilot_ms.iter().sum::<f64>() / t.pilot_ms.len() as f64, t.pilot_ms.len() as u32)),
+        Phase::Estimated if !t.pilot_ms.is_empty() => {
+            Some((t.pilot_ms.iter().sum::<f64>() / t.pilot_ms.len() as f64, t.pilot_ms.len() as u32))
+        }
         _ => t.first().done.get().map(|m| (m, t.first().done.n)),
     }
 }
@@ -403,7 +405,8 @@ impl Plugin for SLearn {
     }
 
     fn gauges(&self, _ctx: &Ctx) -> Vec<Gauge> {
-        let mut out = vec![Gauge::new("slearn_sampling_ratio", self.next_ratio(), "Sampling ratio r the next wide app gets (Fig. 4 when adaptive)")];
+        let mut out =
+            vec![Gauge::new("slearn_sampling_ratio", self.next_ratio(), "Sampling ratio r the next wide app gets (Fig. 4 when adaptive)")];
         let mut phases: BTreeMap<&str, u64> = ["thin", "sampling", "estimated", "fallback"].into_iter().map(|p| (p, 0)).collect();
         let mut running = 0;
         for t in self.apps.values() {
@@ -418,9 +421,21 @@ impl Plugin for SLearn {
         out.push(Gauge::new("slearn_pilots_running", running as f64, "Pilot containers granted and not finished"));
         out.push(Gauge::counter("slearn_thin_apps_total", self.thin_total as f64, "Apps narrower than thin_limit (not sampled)"));
         out.push(Gauge::counter("slearn_sampled_apps_total", self.sampled_total as f64, "Wide apps sampled with pilot tasks"));
-        out.push(Gauge::counter("slearn_estimated_apps_total", self.estimated_total as f64, "Sampled apps placed by their pilots' estimate"));
-        out.push(Gauge::counter("slearn_fallback_apps_total", self.fallback_total as f64, "Apps not sampled: containers that are not tasks"));
-        out.push(Gauge::counter("slearn_finished_estimated_apps_total", self.errors.total as f64, "Finished apps whose estimation error was recorded"));
+        out.push(Gauge::counter(
+            "slearn_estimated_apps_total",
+            self.estimated_total as f64,
+            "Sampled apps placed by their pilots' estimate",
+        ));
+        out.push(Gauge::counter(
+            "slearn_fallback_apps_total",
+            self.fallback_total as f64,
+            "Apps not sampled: containers that are not tasks",
+        ));
+        out.push(Gauge::counter(
+            "slearn_finished_estimated_apps_total",
+            self.errors.total as f64,
+            "Finished apps whose estimation error was recorded",
+        ));
         for (name, p) in [("slearn_estimation_error_p50_ratio", 50.0), ("slearn_estimation_error_p90_ratio", 90.0)] {
             if let Some(v) = self.errors.percentile(p) {
                 out.push(Gauge::new(name, v, "|predicted - actual| / actual task work over the last 1000 finished sampled apps"));
@@ -429,8 +444,12 @@ impl Plugin for SLearn {
         if self.adaptive() {
             for (p, s) in self.adaptive.scored_percents() {
                 out.push(
-                    Gauge::new("slearn_ratio_score_ratio", s, "Fig. 4 running score: mean normalized JCT of recent jobs sampled at this ratio")
-                        .label("ratio", format!("{:.2}", p as f64 / 100.0)),
+                    Gauge::new(
+                        "slearn_ratio_score_ratio",
+                        s,
+                        "Fig. 4 running score: mean normalized JCT of recent jobs sampled at this ratio",
+                    )
+                    .label("ratio", format!("{:.2}", p as f64 / 100.0)),
                 );
             }
             debug_assert!(ADAPTIVE_PERCENTS.contains(&self.adaptive.peek()));

@@ -140,12 +140,18 @@ impl Plugin for Gs {
         let mut out = Vec::new();
         for q in 0..self.queues() {
             let level = q.to_string();
-            out.push(Gauge::new("slearn_gs_queue_apps", self.apps[q] as f64, "Apps in GS priority queue (0 = highest)").label("level", level.clone()));
+            out.push(
+                Gauge::new("slearn_gs_queue_apps", self.apps[q] as f64, "Apps in GS priority queue (0 = highest)")
+                    .label("level", level.clone()),
+            );
             out.push(
                 Gauge::new("slearn_gs_queue_used_ratio", self.used[q], "Dominant share of the scope held by the GS queue's apps")
                     .label("level", level.clone()),
             );
-            out.push(Gauge::new("slearn_gs_queue_weight_ratio", self.weights[q], "Weighted-sharing weight of the GS queue").label("level", level));
+            out.push(
+                Gauge::new("slearn_gs_queue_weight_ratio", self.weights[q], "Weighted-sharing weight of the GS queue")
+                    .label("level", level),
+            );
         }
         out
     }

@@ -47,10 +47,8 @@ impl AdaptiveRatio {
             _ => {}
         }
         // getMinValue(srScoreMap); ties to the smaller ratio.
-        let Some((min_sr, min)) = ADAPTIVE_PERCENTS
-            .iter()
-            .filter_map(|p| self.score(*p).map(|s| (*p, s)))
-            .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))
+        let Some((min_sr, min)) =
+            ADAPTIVE_PERCENTS.iter().filter_map(|p| self.score(*p).map(|s| (*p, s))).min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))
         else {
             return 3;
         };
@@ -87,8 +85,11 @@ impl AdaptiveRatio {
     }
 
     pub fn scores_json(&self) -> serde_json::Value {
-        let m: serde_json::Map<String, serde_json::Value> =
-            self.scores.keys().map(|p| (format!("{p}%"), serde_json::json!({"score": self.score(*p), "jobs": self.scores[p].len()}))).collect();
+        let m: serde_json::Map<String, serde_json::Value> = self
+            .scores
+            .keys()
+            .map(|p| (format!("{p}%"), serde_json::json!({"score": self.score(*p), "jobs": self.scores[p].len()})))
+            .collect();
         serde_json::Value::Object(m)
     }
 

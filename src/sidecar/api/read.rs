@@ -138,7 +138,9 @@ pub async fn queues(s: Ctx) -> Json<Value> {
             let name = q.get("name").and_then(Value::as_str).unwrap_or("").to_string();
             // The queue's pipeline: per-queue entries under `pipelines`, passed through.
             let pipeline = o.engine.state.as_ref().and_then(|e| e.get("pipelines")).and_then(|p| match p {
-                Value::Array(list) => list.iter().find(|x| x.get("queue").and_then(Value::as_str).map(leaf) == Some(name.as_str())).cloned(),
+                Value::Array(list) => {
+                    list.iter().find(|x| x.get("queue").and_then(Value::as_str).map(leaf) == Some(name.as_str())).cloned()
+                }
                 Value::Object(m) => m.get(&name).or_else(|| m.get(&format!("root.{name}"))).cloned(),
                 _ => None,
             });
@@ -235,21 +237,20 @@ pub async fn nodes(s: Ctx) -> Json<Value> {
         .and_then(Value::as_array)
         .map(|l| l.iter().filter_map(|n| Some((n.get("host")?.as_str()?.to_string(), n.clone()))).collect())
         .unwrap_or_default();
-    let list: Vec<Value> = o
-        .rm
-        .nodes
-        .iter()
-        .map(|n| {
-            let h = &n.node_host_name;
-            json!({
-                "host": h,
-                "rm": n,
-                "engine": engine_nodes.get(h),
-                "pushed_load_estimate": o.pushed_load.get(h),
-                "utilization_points": o.series.points(&format!("node.{h}.memory_mb"), now - 3_600_000).len(),
+    let list: Vec<Value> =
+        o.rm.nodes
+            .iter()
+            .map(|n| {
+                let h = &n.node_host_name;
+                json!({
+                    "host": h,
+                    "rm": n,
+                    "engine": engine_nodes.get(h),
+                    "pushed_load_estimate": o.pushed_load.get(h),
+                    "utilization_points": o.series.points(&format!("node.{h}.memory_mb"), now - 3_600_000).len(),
+                })
             })
-        })
-        .collect();
+            .collect();
     Json(json!({"nodes": list}))
 }
 
@@ -316,9 +317,7 @@ pub async fn series_keys(s: Ctx, q: Result<Query<SeriesQuery>, QueryRejection>) 
 
 /// The labels of a series key `engine.name{k=v,...}`, as (k, v) pairs.
 fn key_labels(key: &str) -> Vec<(&str, &str)> {
-    key.split_once('{')
-        .map(|(_, l)| l.trim_end_matches('}').split(',').filter_map(|kv| kv.split_once('=')).collect())
-        .unwrap_or_default()
+    key.split_once('{').map(|(_, l)| l.trim_end_matches('}').split(',').filter_map(|kv| kv.split_once('=')).collect()).unwrap_or_default()
 }
 
 /// The page's chart: δ and each pool's used share over the last hour, for

@@ -74,11 +74,8 @@ impl RmClient {
             }
         }
         let http = b.build().map_err(|e| format!("HTTP client: {e}"))?;
-        let addresses = c
-            .addresses
-            .iter()
-            .map(|a| Url::parse(a).map_err(|e| format!("rm.addresses: {a}: {e}")))
-            .collect::<Result<Vec<_>, _>>()?;
+        let addresses =
+            c.addresses.iter().map(|a| Url::parse(a).map_err(|e| format!("rm.addresses: {a}: {e}"))).collect::<Result<Vec<_>, _>>()?;
         Ok(RmClient { http, addresses, active: AtomicUsize::new(0), user_name: c.user_name.clone() })
     }
 

@@ -271,9 +271,7 @@ pub struct ShimCounters {
 pub fn parse_shim_jmx(body: &[u8]) -> Result<Option<ShimCounters>, Malformed> {
     let beans = envelope("jmx", body, "beans")?;
     let Value::Array(beans) = beans else { return Err(malformed("jmx", "`beans` is not a list")) };
-    let Some(b) = beans
-        .iter()
-        .find(|b| b.get("name").and_then(Value::as_str).is_some_and(|n| n.ends_with("name=ShepherdScheduler")))
+    let Some(b) = beans.iter().find(|b| b.get("name").and_then(Value::as_str).is_some_and(|n| n.ends_with("name=ShepherdScheduler")))
     else {
         return Ok(None);
     };

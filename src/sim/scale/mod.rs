@@ -121,22 +121,12 @@ pub fn run(trace: &Trace, opts: &ScaleOptions) -> Result<ScaleReport, String> {
 /// As [`run`], plus each architecture's simulation wall time in seconds
 /// (kept out of the report, which must not depend on the machine).
 pub fn run_timed(trace: &Trace, opts: &ScaleOptions) -> Result<(ScaleReport, Vec<f64>), String> {
-    let nodes = opts
-        .nodes
-        .or(trace.cluster.as_ref().map(|c| c.nodes as usize))
-        .ok_or("the trace has no cluster: give the node count")?;
-    let capacity = opts
-        .node_capacity
-        .or(trace.cluster.as_ref().map(ClusterSpec::capacity))
-        .ok_or("the trace has no cluster: give the node size")?;
+    let nodes = opts.nodes.or(trace.cluster.as_ref().map(|c| c.nodes as usize)).ok_or("the trace has no cluster: give the node count")?;
+    let capacity =
+        opts.node_capacity.or(trace.cluster.as_ref().map(ClusterSpec::capacity)).ok_or("the trace has no cluster: give the node size")?;
     validate(opts)?;
     let w = Workload::from_trace(trace, nodes, capacity)?;
-    let cluster = ClusterSpec {
-        nodes: nodes as u32,
-        memory_mb: capacity.memory_mb(),
-        vcores: capacity.vcores(),
-        rack_size: 40,
-    };
+    let cluster = ClusterSpec { nodes: nodes as u32, memory_mb: capacity.memory_mb(), vcores: capacity.vcores(), rack_size: 40 };
     let submits = || trace.jobs.iter().map(|j| j.submit_ms);
     let span_ms = submits().max().unwrap_or(0) - submits().min().unwrap_or(0);
     let summary = report::WorkloadSummary {
@@ -183,7 +173,16 @@ fn validate(o: &ScaleOptions) -> Result<(), String> {
     if m.gm_batch == 0 {
         return Err("megha's GM batch must be >= 1 task (1 = the paper's one task per match), got 0".into());
     }
-    let costs = [m.gm_match_us, m.gm_word_us, m.gm_message_us, m.gm_state_node_us, m.lm_us, m.gm_batch_task_us, o.sparrow.message_us, o.central.heartbeat_us];
+    let costs = [
+        m.gm_match_us,
+        m.gm_word_us,
+        m.gm_message_us,
+        m.gm_state_node_us,
+        m.lm_us,
+        m.gm_batch_task_us,
+        o.sparrow.message_us,
+        o.central.heartbeat_us,
+    ];
     if costs.iter().any(|c| !c.is_finite() || *c < 0.0) {
         return Err("service times must be finite and >= 0".into());
     }

@@ -164,10 +164,7 @@ impl Recorder {
             censored: 0,
             saturated_at_us: None,
             node_busy_us: 0.0,
-            arrivals: (
-                w.jobs.first().map_or(0, |j| j.submit_us),
-                w.jobs.last().map_or(0, |j| j.submit_us),
-            ),
+            arrivals: (w.jobs.first().map_or(0, |j| j.submit_us), w.jobs.last().map_or(0, |j| j.submit_us)),
             arrival_busy_us: 0.0,
             keep_runs,
             runs: Vec::new(),
@@ -251,13 +248,8 @@ impl Recorder {
         let first_submit = w.jobs.iter().map(|j| j.submit_us).min().unwrap_or(0);
         let last_finish = jobs.job_finish_us.iter().copied().max().unwrap_or(0);
         let makespan_us = (last_finish - first_submit).max(0);
-        let finished_jcts: Vec<i64> = w
-            .jobs
-            .iter()
-            .zip(&jobs.job_finish_us)
-            .filter(|(_, &f)| f >= 0)
-            .map(|(j, &f)| f - j.submit_us)
-            .collect();
+        let finished_jcts: Vec<i64> =
+            w.jobs.iter().zip(&jobs.job_finish_us).filter(|(_, &f)| f >= 0).map(|(j, &f)| f - j.submit_us).collect();
         let mean_jct_s = if finished_jcts.is_empty() {
             0.0
         } else {
@@ -299,11 +291,7 @@ impl Recorder {
             queueing_ms: Percentiles::of_us(&mut self.queueing_us),
             mean_jct_s,
             makespan_s: makespan_us as f64 / 1e6,
-            mean_utilization: if makespan_us > 0 {
-                self.node_busy_us / (w.nodes as f64 * makespan_us as f64)
-            } else {
-                0.0
-            },
+            mean_utilization: if makespan_us > 0 { self.node_busy_us / (w.nodes as f64 * makespan_us as f64) } else { 0.0 },
             arrival_utilization: {
                 let span = self.arrivals.1 - self.arrivals.0;
                 if span > 0 {

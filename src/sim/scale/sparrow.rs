@@ -56,11 +56,25 @@ enum Op {
 enum Event {
     Submit(u32),
     SchedulerDone(u32),
-    ProbesArrive { stage: u32, batch: u32 },
-    GetTaskArrives { stage: u32, worker: u32 },
+    ProbesArrive {
+        stage: u32,
+        batch: u32,
+    },
+    GetTaskArrives {
+        stage: u32,
+        worker: u32,
+    },
     /// The scheduler's answer reaches the worker: a task, or a cancel.
-    Answer { stage: u32, worker: u32, task: Option<u32>, queue_us: i64 },
-    TaskEnd { task: u32, worker: u32 },
+    Answer {
+        stage: u32,
+        worker: u32,
+        task: Option<u32>,
+        queue_us: i64,
+    },
+    TaskEnd {
+        task: u32,
+        worker: u32,
+    },
 }
 
 struct Scheduler {

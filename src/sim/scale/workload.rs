@@ -84,10 +84,7 @@ impl Workload {
             for (k, stage) in job.stages.iter().enumerate() {
                 let demand = stage.demand();
                 if !demand.fits_in(&node_capacity) {
-                    return Err(format!(
-                        "job {} stage {k}: a task asks {demand:?}, more than a node has ({node_capacity:?})",
-                        job.id
-                    ));
+                    return Err(format!("job {} stage {k}: a task asks {demand:?}, more than a node has ({node_capacity:?})", job.id));
                 }
                 let next_shape = shape_ids.len() as u32;
                 let shape = *shape_ids.entry(demand).or_insert(next_shape);
@@ -113,12 +110,7 @@ impl Workload {
                     w.task_stage.push(id);
                 }
             }
-            w.jobs.push(JobShape {
-                submit_us: job.submit_ms.max(0) * 1000,
-                queue,
-                first_stage,
-                stage_count: job.stages.len() as u32,
-            });
+            w.jobs.push(JobShape { submit_us: job.submit_ms.max(0) * 1000, queue, first_stage, stage_count: job.stages.len() as u32 });
         }
         if w.task_duration_us.len() > u32::MAX as usize {
             return Err("more than 2^32 tasks".into());

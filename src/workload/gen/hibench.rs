@@ -49,15 +49,13 @@ pub fn generate(rng: &mut Rng, p: &GenParams) -> Trace {
         .enumerate()
         .map(|(i, small)| {
             let (bench, rounds, red_ratio, map_s, red_s) = *rng.pick(BENCHMARKS);
-            let width = if *small {
-                rng.int(2, small_max as i64) as usize
-            } else {
-                rng.int(small_max as i64 + 1, (slots * 0.75) as i64) as usize
-            };
+            let width =
+                if *small { rng.int(2, small_max as i64) as usize } else { rng.int(small_max as i64 + 1, (slots * 0.75) as i64) as usize };
             let mut stages = Vec::new();
             for r in 0..rounds {
                 let maps = if r == 0 { width } else { (width / 2).max(1) };
-                let reduces = if *small { ((maps as f64 * red_ratio).ceil() as usize).min(maps) } else { (maps as f64 * red_ratio).ceil() as usize };
+                let reduces =
+                    if *small { ((maps as f64 * red_ratio).ceil() as usize).min(maps) } else { (maps as f64 * red_ratio).ceil() as usize };
                 let after = if stages.is_empty() { vec![] } else { vec![stages.len() - 1] };
                 let m_mean = map_s * rng.uniform(0.8, 1.2);
                 stages.push(Stage {

@@ -88,10 +88,7 @@ pub fn generate(kind: &str, p: &GenParams) -> Result<Trace, String> {
 /// dominant share of one node (so memory-bound tasks count as such).
 pub fn node_ms(job: &Job, cluster: &ClusterSpec) -> f64 {
     let node = cluster.capacity();
-    job.stages
-        .iter()
-        .map(|s| s.demand().dominant_share(&node) * s.tasks.iter().map(|t| t.duration_ms as f64).sum::<f64>())
-        .sum()
+    job.stages.iter().map(|s| s.demand().dominant_share(&node) * s.tasks.iter().map(|t| t.duration_ms as f64).sum::<f64>()).sum()
 }
 
 /// Offered load of a trace on a cluster over [first, last submission].

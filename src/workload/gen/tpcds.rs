@@ -69,7 +69,13 @@ fn dag(rng: &mut Rng, i: usize) -> Job {
             let mut a = after[s].clone();
             a.sort_unstable();
             Stage {
-                name: if s == last { "output".into() } else if scan { format!("scan{s}") } else { format!("stage{s}") },
+                name: if s == last {
+                    "output".into()
+                } else if scan {
+                    format!("scan{s}")
+                } else {
+                    format!("stage{s}")
+                },
                 after: a,
                 slowstart: None,
                 memory_mb,

@@ -45,7 +45,9 @@ pub(crate) enum Work {
     Read(Message),
     /// Requests to LMs (one per LM a batch placed tasks in).
     Send(Vec<(u32, Request)>),
-    Requeue { task: u32 },
+    Requeue {
+        task: u32,
+    },
 }
 
 pub(crate) struct GlobalMaster {
@@ -144,9 +146,7 @@ impl Megha<'_> {
         let o = self.o;
         let state_us = |lm: u32| o.gm_message_us + o.gm_state_node_us * self.layout.lm_nodes(lm as usize) as f64;
         match msg {
-            Message::Answer { lm, verdicts, .. } => {
-                whole_us(state_us(*lm) + verdicts.len().saturating_sub(1) as f64 * o.gm_batch_task_us)
-            }
+            Message::Answer { lm, verdicts, .. } => whole_us(state_us(*lm) + verdicts.len().saturating_sub(1) as f64 * o.gm_batch_task_us),
             Message::StateUpdate { lm, .. } => whole_us(state_us(*lm)),
             Message::Completion { .. } | Message::Preempted { .. } => whole_us(o.gm_message_us),
         }

@@ -41,14 +41,7 @@ impl Layout {
                 let words = len.div_ceil(64);
                 let id = partitions.len() as u32;
                 partition_of_node[first..end].fill(id);
-                partitions.push(Partition {
-                    lm: l as u32,
-                    owner: g as u32,
-                    first_node: first as u32,
-                    len,
-                    first_word: word,
-                    words,
-                });
+                partitions.push(Partition { lm: l as u32, owner: g as u32, first_node: first as u32, len, first_word: word, words });
                 word += words;
             }
         }

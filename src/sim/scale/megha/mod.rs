@@ -144,11 +144,26 @@ pub(crate) enum Event {
     ToGm(u32, Message),
     ToLm(u32, Request),
     LmDone(u32),
-    TaskStart { task: u32, node: u32, queue_us: i64 },
-    TaskEnd { task: u32, node: u32, run: u16 },
+    TaskStart {
+        task: u32,
+        node: u32,
+        queue_us: i64,
+    },
+    TaskEnd {
+        task: u32,
+        node: u32,
+        run: u16,
+    },
     /// The LM's kill of a preempted task reaches its node.
-    Kill { task: u32, node: u32, run: u16 },
-    CompletionAtLm { task: u32, node: u32 },
+    Kill {
+        task: u32,
+        node: u32,
+        run: u16,
+    },
+    CompletionAtLm {
+        task: u32,
+        node: u32,
+    },
     StateTimer(u32),
 }
 

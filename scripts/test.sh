@@ -10,6 +10,15 @@
 # and the FairScheduler).
 source "$(dirname "$0")/lib.sh"
 check_prerequisites
+# The Rust sources are rustfmt-formatted (rustfmt.toml); a change that is not
+# fails here, before the ~30 minutes of tests. rustfmt ships with rustup's
+# default profile; a toolchain without it skips the check and says so.
+if cargo fmt --version >/dev/null 2>&1; then
+  echo "==> Rust formatting (cargo fmt --check)"
+  cargo fmt --check
+else
+  echo "shepherd: rustfmt not installed, format check skipped (rustup component add rustfmt)" >&2
+fi
 build_engine
 echo "==> Rust tests"
 cargo test --release --locked

@@ -19,7 +19,7 @@
 # (what an operator does when the RM falls behind).
 #
 # Each run prints its table and writes OUT/<workload>-<nodes>-<arch>.json
-# (the report, wall times and peak memory). About 7 minutes on 2 cores;
+# (the report, wall times and peak memory). 7 to 12 minutes on 2 cores;
 # peak memory ~1 GiB (Facebook-like at 50 000 nodes: 10⁷ tasks).
 # Megha runs once more with each of GM_BATCHES (default 64; empty skips):
 # beyond the paper, a GM places up to that many tasks of a stage in one

@@ -10,7 +10,7 @@
 # and the FairScheduler).
 source "$(dirname "$0")/lib.sh"
 check_prerequisites
-# The Rust sources are rustfmt-formatted (rustfmt.toml); a change that is not
+# The Rust sources are rustfmt-formatted (rustfmt.toml): unformatted code
 # fails here, before the ~30 minutes of tests. rustfmt ships with rustup's
 # default profile; a toolchain without it skips the check and says so.
 if cargo fmt --version >/dev/null 2>&1; then

@@ -310,8 +310,10 @@ impl Carbyne {
             })
             .collect();
         let out = shares::progressive_filling(&self.total, &entries);
-        let present: BTreeSet<AppId> = apps.iter().map(|a| a.id).collect();
-        self.apps.retain(|id, _| present.contains(id));
+        // `apps` comes in id order (the state's B-tree), so a binary search
+        // answers whether a planned app is still in the scope.
+        debug_assert!(apps.windows(2).all(|w| w[0].id < w[1].id));
+        self.apps.retain(|id, _| apps.binary_search_by_key(id, |a| a.id).is_ok());
         for (a, share) in apps.iter().zip(out) {
             self.logs.ensure(a);
             let e = self.apps.entry(a.id).or_insert_with(AppPlan::new);

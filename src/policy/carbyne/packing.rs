@@ -209,8 +209,21 @@ fn schedule(p: &Problem) -> Option<Schedule> {
     let mut ends: BinaryHeap<Reverse<(At, usize, i64)>> = BinaryHeap::new();
     let mut out: Vec<Vec<(f64, i64)>> = vec![Vec::new(); n];
     // Times at which what is held or what gates a stage changes.
-    let mut marks: Vec<f64> = p.held.iter().flat_map(|(a, b, _)| [*a, *b]).chain(p.done_at.iter().copied()).filter(|t| *t > 0.0).collect();
-    marks.sort_by(f64::total_cmp);
+    // Sorted and without repeats. Plain loops, starts then ends: in the
+    // reverse packing every hold ends at T_k, and a run of equal values is
+    // kept once before the sort (equal under `total_cmp` means the same
+    // bits, so the unstable sort orders them as a stable one would).
+    let mut marks: Vec<f64> = Vec::with_capacity(2 * p.held.len() + p.done_at.len());
+    let mut mark = |t: f64| {
+        if t > 0.0 && marks.last() != Some(&t) {
+            marks.push(t);
+        }
+    };
+    p.held.iter().for_each(|(a, _, _)| mark(*a));
+    p.held.iter().for_each(|(_, b, _)| mark(*b));
+    p.done_at.iter().for_each(|t| mark(*t));
+    marks.sort_unstable_by(f64::total_cmp);
+    marks.dedup();
     // `t` only grows, so the next mark is found by moving one cursor.
     let mut next_mark_at = 0;
     let mut held_index = HeldIndex::new(&p.held);
@@ -322,7 +335,6 @@ pub(crate) mod tests {
     /// A stage of `n` tasks of `units` of one resource lasting `ms`.
     pub(crate) fn stage(n: i64, units: i64, ms: f64, parents: &[usize], running: &[f64]) -> StageModel {
         StageModel {
-            name: String::new(),
             keys: vec![(SchedulerKey { priority: 0, allocation_request_id: 0 }, n)],
             asked: n,
             future: 0,

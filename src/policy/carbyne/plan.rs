@@ -78,21 +78,25 @@ pub fn intra_job(model: &JobModel, share: &Amount, horizon_ms: f64, target: Targ
     }
     let capacity = packing_capacity(model, share);
     let greedy = packing::forward(&model.stages, &capacity)?;
-    let mut t_k = greedy.span;
-    let mut reversed = packing::reverse(&model.stages, &capacity, t_k);
     let previous = match target {
         Target::Fresh => None,
-        Target::Keep(ms) => Some(ms).filter(|ms| *ms < t_k),
-        Target::Commit(ms) => Some(ms).filter(|ms| *ms != t_k),
+        Target::Keep(ms) => Some(ms).filter(|ms| *ms < greedy.span),
+        Target::Commit(ms) => Some(ms).filter(|ms| *ms != greedy.span),
     };
-    if let Some(target) = previous.filter(|ms| *ms > 0.0) {
-        // Keep the target the job had when a reverse packing reaches it.
+    // Keep the target the job had when a reverse packing reaches it. The
+    // reverse packing from the new T_k is needed only when it does not (a
+    // job is replanned at each of its events, on the heartbeat path), and
+    // a target before a running task's expected end is never reached
+    // (`reaches`), so it is not packed at all.
+    let running_until = model.stages.iter().flat_map(|s| s.running.iter().copied()).fold(0.0, f64::max);
+    let kept = previous.filter(|ms| *ms > 0.0 && *ms >= running_until).and_then(|target| {
         let kept = packing::reverse(&model.stages, &capacity, target);
-        if reaches(model, &kept, target) {
-            t_k = target;
-            reversed = kept;
-        }
-    }
+        reaches(model, &kept, target).then_some((target, kept))
+    });
+    let (t_k, reversed) = match kept {
+        Some(k) => k,
+        None => (greedy.span, packing::reverse(&model.stages, &capacity, greedy.span)),
+    };
     // A reverse packing that needs longer than T_k would have tasks start
     // before now — more than the share holds. The forward schedule meets
     // T_k inside the share: keep it then (its tasks that start at once are

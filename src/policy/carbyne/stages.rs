@@ -34,7 +34,7 @@ use crate::model::ask::AM_PRIORITY;
 use crate::model::exit::{outcome, Outcome};
 use crate::model::{App, AppId, ContainerId, Resources, SchedulerKey};
 use crate::policy::points::Ctx;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// How a job's stages were found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -48,7 +48,6 @@ pub enum Inference {
 /// One stage as the planner sees it: identical tasks.
 #[derive(Debug, Clone)]
 pub struct StageModel {
-    pub name: String,
     /// Its scheduler keys with their outstanding containers, most urgent
     /// key first (DEFAULT containers are handed to keys in this order).
     pub keys: Vec<(SchedulerKey, i64)>,
@@ -149,7 +148,10 @@ impl KeyLog {
 /// Key logs of the apps a plugin serves.
 #[derive(Debug, Default)]
 pub struct KeyLogs {
-    apps: HashMap<AppId, KeyLog>,
+    /// Ordered, not hashed: the share update looks every app of the scope
+    /// up at each event, and a B-tree search over integer ids costs less
+    /// than SipHash.
+    apps: BTreeMap<AppId, KeyLog>,
     /// The container `on_container_finished` just saw; its exit status
     /// arrives with the event right after.
     finishing: Option<(ContainerId, AppId, SchedulerKey)>,
@@ -254,7 +256,8 @@ const MR_MAP: i32 = 20;
 
 /// Where each key's tasks go: a stage index, found by the inference rule.
 struct Layout {
-    names: Vec<String>,
+    /// How many stages there are so far.
+    stages: usize,
     parents: Vec<Vec<usize>>,
     hinted: Vec<Option<HintStage>>,
     of_key: BTreeMap<SchedulerKey, usize>,
@@ -270,10 +273,10 @@ impl Layout {
             Some(i) => i,
             None => {
                 // A key the rule does not place: a stage of its own, no parents.
-                self.names.push(format!("p{}", key.priority));
+                self.stages += 1;
                 self.parents.push(Vec::new());
                 self.hinted.push(None);
-                self.names.len() - 1
+                self.stages - 1
             }
         };
         self.of_key.insert(key, i);
@@ -293,13 +296,13 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
     };
     let mapreduce = app.app_type.eq_ignore_ascii_case("MAPREDUCE");
     let mut layout =
-        Layout { names: Vec::new(), parents: Vec::new(), hinted: Vec::new(), of_key: BTreeMap::new(), inference: Inference::ArrivalOrder };
+        Layout { stages: 0, parents: Vec::new(), hinted: Vec::new(), of_key: BTreeMap::new(), inference: Inference::ArrivalOrder };
     let by_priority: Box<dyn Fn(i32) -> Option<usize>>;
     let mut priority_stage: BTreeMap<i32, usize> = BTreeMap::new();
     if let Some(h) = hinted {
         layout.inference = Inference::DagHint;
-        for (i, st) in h.iter().enumerate() {
-            layout.names.push(format!("s{i}"));
+        for st in h {
+            layout.stages += 1;
             layout.parents.push(st.parents.clone());
             layout.hinted.push(Some(st.clone()));
         }
@@ -310,7 +313,7 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
         by_priority = Box::new(move |p| prio.iter().position(|q| *q == p));
     } else if mapreduce {
         layout.inference = Inference::MapReduce;
-        layout.names = vec!["map".into(), "reduce".into()];
+        layout.stages = 2; // map, reduce
         layout.parents = vec![Vec::new(), vec![0]];
         layout.hinted = vec![None, None];
         priority_stage = [(MR_FAST_FAIL_MAP, 0), (MR_OPPORTUNISTIC_MAP, 0), (MR_MAP, 0), (MR_REDUCE, 1)].into_iter().collect();
@@ -336,7 +339,7 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
             continue;
         }
         let i = layout.stage_of(ask.key, &*by_priority);
-        grow(&mut asked_keys, layout.names.len());
+        grow(&mut asked_keys, layout.stages);
         asked_keys[i].push((ask.key, ask.count as i64));
         largest = max_of(largest, ask.capability);
     }
@@ -357,12 +360,12 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
                 i
             }
         };
-        grow(&mut running, layout.names.len());
+        grow(&mut running, layout.stages);
         let age = (now - c.started_ms).max(0) as f64;
         running[i].push((age, c.resources, c.key));
         largest = max_of(largest, c.resources);
     }
-    let n = layout.names.len();
+    let n = layout.stages;
     grow(&mut asked_keys, n);
     grow(&mut running, n);
 
@@ -402,7 +405,6 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
         let task_ms = task_ms * scale;
         let remaining: Vec<f64> = running[i].iter().map(|(age, _, _)| (task_ms - age).max(0.0)).collect();
         stages.push(StageModel {
-            name: layout.names[i].clone(),
             keys,
             asked,
             future,

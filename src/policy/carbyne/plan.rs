@@ -88,7 +88,7 @@ pub fn intra_job(model: &JobModel, share: &Amount, horizon_ms: f64, target: Targ
     // job is replanned at each of its events, on the heartbeat path), and
     // a target before a running task's expected end is never reached
     // (`reaches`), so it is not packed at all.
-    let running_until = model.stages.iter().flat_map(|s| s.running.iter().copied()).fold(0.0, f64::max);
+    let running_until = model.running_until();
     let kept = previous.filter(|ms| *ms > 0.0 && *ms >= running_until).and_then(|target| {
         let kept = packing::reverse(&model.stages, &capacity, target);
         reaches(model, &kept, target).then_some((target, kept))
@@ -131,8 +131,7 @@ pub fn greedy(model: &JobModel, share: &Amount, horizon_ms: f64) -> Option<Plan>
 /// a kept target can be earlier when a stage's runtime was relearned
 /// longer since it was set).
 fn reaches(model: &JobModel, starts: &[Vec<(f64, i64)>], t_k: f64) -> bool {
-    let running_until = model.stages.iter().flat_map(|s| s.running.iter().copied()).fold(0.0, f64::max);
-    t_k >= running_until && starts.iter().flatten().all(|(start, _)| *start >= -1e-6)
+    t_k >= model.running_until() && starts.iter().flatten().all(|(start, _)| *start >= -1e-6)
 }
 
 /// A plan needs every stage's runtime and something asked to schedule.

@@ -102,6 +102,12 @@ impl JobModel {
         self.stages.iter().fold(Amount::ZERO, |a, s| a.plus(&s.demand.scaled(s.future as f64)))
     }
 
+    /// When the last running task is expected to end, ms from now (0
+    /// when none runs).
+    pub fn running_until(&self) -> f64 {
+        self.stages.iter().flat_map(|s| s.running.iter().copied()).fold(0.0, f64::max)
+    }
+
     pub fn running_demand(&self) -> Amount {
         self.stages.iter().fold(self.reserved, |a, s| a.plus(&s.demand.scaled(s.running.len() as f64)))
     }

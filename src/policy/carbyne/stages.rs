@@ -262,8 +262,7 @@ const MR_MAP: i32 = 20;
 
 /// Where each key's tasks go: a stage index, found by the inference rule.
 struct Layout {
-    /// How many stages there are so far.
-    stages: usize,
+    /// Each stage's parents: one entry per stage found so far.
     parents: Vec<Vec<usize>>,
     hinted: Vec<Option<HintStage>>,
     of_key: BTreeMap<SchedulerKey, usize>,
@@ -279,10 +278,9 @@ impl Layout {
             Some(i) => i,
             None => {
                 // A key the rule does not place: a stage of its own, no parents.
-                self.stages += 1;
                 self.parents.push(Vec::new());
                 self.hinted.push(None);
-                self.stages - 1
+                self.parents.len() - 1
             }
         };
         self.of_key.insert(key, i);
@@ -301,14 +299,12 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
         _ => None,
     };
     let mapreduce = app.app_type.eq_ignore_ascii_case("MAPREDUCE");
-    let mut layout =
-        Layout { stages: 0, parents: Vec::new(), hinted: Vec::new(), of_key: BTreeMap::new(), inference: Inference::ArrivalOrder };
+    let mut layout = Layout { parents: Vec::new(), hinted: Vec::new(), of_key: BTreeMap::new(), inference: Inference::ArrivalOrder };
     let by_priority: Box<dyn Fn(i32) -> Option<usize>>;
     let mut priority_stage: BTreeMap<i32, usize> = BTreeMap::new();
     if let Some(h) = hinted {
         layout.inference = Inference::DagHint;
         for st in h {
-            layout.stages += 1;
             layout.parents.push(st.parents.clone());
             layout.hinted.push(Some(st.clone()));
         }
@@ -319,8 +315,7 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
         by_priority = Box::new(move |p| prio.iter().position(|q| *q == p));
     } else if mapreduce {
         layout.inference = Inference::MapReduce;
-        layout.stages = 2; // map, reduce
-        layout.parents = vec![Vec::new(), vec![0]];
+        layout.parents = vec![Vec::new(), vec![0]]; // map; reduce, after every map
         layout.hinted = vec![None, None];
         priority_stage = [(MR_FAST_FAIL_MAP, 0), (MR_OPPORTUNISTIC_MAP, 0), (MR_MAP, 0), (MR_REDUCE, 1)].into_iter().collect();
         by_priority = Box::new(|p| match p {
@@ -345,7 +340,7 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
             continue;
         }
         let i = layout.stage_of(ask.key, &*by_priority);
-        grow(&mut asked_keys, layout.stages);
+        grow(&mut asked_keys, layout.parents.len());
         asked_keys[i].push((ask.key, ask.count as i64));
         largest = max_of(largest, ask.capability);
     }
@@ -366,12 +361,12 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
                 i
             }
         };
-        grow(&mut running, layout.stages);
+        grow(&mut running, layout.parents.len());
         let age = (now - c.started_ms).max(0) as f64;
         running[i].push((age, c.resources, c.key));
         largest = max_of(largest, c.resources);
     }
-    let n = layout.stages;
+    let n = layout.parents.len();
     grow(&mut asked_keys, n);
     grow(&mut running, n);
 

@@ -21,10 +21,12 @@
 # Needs valgrind (Debian: apt-get install valgrind). About 1 minute per
 # policy at 10 000 pending asks, 3 at 50 000.
 set -euo pipefail
+# A BIN given relative to the caller's directory, resolved before the cd.
+given=${3:+$(realpath "$3")}
 cd "$(dirname "$0")/.."
 POLICY=${1:-carbyne}
 PENDING=${2:-10000}
-BIN=${3:-./target/release/shepherd}
+BIN=${given:-./target/release/shepherd}
 SHORT=${SHORT:-100}
 LONG=${LONG:-300}
 if ! command -v valgrind >/dev/null; then

@@ -241,11 +241,64 @@ public final class ShepherdCluster implements AutoCloseable {
     conf.set(ShepherdScheduler.UTILIZATION, "containers");
   }
 
-  /** A TCP port nothing listens on right now. */
-  public static int freePort() throws IOException {
+  /**
+   * A TCP port nothing listens on right now, below the kernel's ephemeral
+   * range. A port the kernel hands out for {@code bind(0)} lies inside that
+   * range, so between this call and the server binding it (an RM taking over
+   * at failover binds minutes later) any outgoing connection (the sidecar polls
+   * every 500 ms) may be given it as its local port, and the bind fails with
+   * "Address already in use". Ports below the range are never handed out that
+   * way; each is also handed out at most once per JVM, so two servers of one
+   * test never share one.
+   */
+  public static synchronized int freePort() throws IOException {
+    int high = ephemeralRangeStart();
+    int low = Math.min(FIRST_FIXED_PORT, high - 1000);
+    java.util.Random random = new java.util.Random();
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int port = low + random.nextInt(high - low);
+      if (HANDED_OUT.contains(port)) {
+        continue;
+      }
+      try (java.net.ServerSocket s = new java.net.ServerSocket()) {
+        s.setReuseAddress(false);
+        s.bind(new java.net.InetSocketAddress(port));
+        HANDED_OUT.add(port);
+        return port;
+      } catch (IOException taken) {
+        // something listens there; draw again
+      }
+    }
     try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      HANDED_OUT.add(s.getLocalPort());
       return s.getLocalPort();
     }
+  }
+
+  /** Lowest port of the range {@link #freePort} draws from (when the kernel's allows). */
+  private static final int FIRST_FIXED_PORT = 20000;
+
+  private static final java.util.Set<Integer> HANDED_OUT = new java.util.HashSet<>();
+
+  /**
+   * First port of Linux's ephemeral range (ip_local_port_range), 32768 where it
+   * cannot be read. Read line by line: procfs files report size 0, so a
+   * whole-file read returns a truncated first chunk.
+   */
+  private static int ephemeralRangeStart() {
+    try (java.io.BufferedReader in = new java.io.BufferedReader(
+        new java.io.FileReader("/proc/sys/net/ipv4/ip_local_port_range"))) {
+      String line = in.readLine();
+      if (line != null) {
+        int start = Integer.parseInt(line.trim().split("\\s+")[0]);
+        if (start > 2000) {
+          return start;
+        }
+      }
+    } catch (IOException | RuntimeException unreadable) {
+      // not Linux, or the file is unreadable: use the common default
+    }
+    return 32768;
   }
 
   /** Stops the ResourceManager, leaving the NodeManagers running. */

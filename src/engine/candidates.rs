@@ -60,10 +60,6 @@ impl Candidates {
         self.heaps().iter().all(BinaryHeap::is_empty)
     }
 
-    pub(super) fn ids(&self) -> impl Iterator<Item = AppId> + '_ {
-        self.heaps().iter().flat_map(|h| h.iter().map(|Reverse((_, id))| *id))
-    }
-
     fn heaps(&self) -> &[Heap] {
         match self {
             Candidates::Keyed(h) => std::slice::from_ref(h),

@@ -63,9 +63,9 @@ pub(super) trait Host {
     fn allocate(&mut self, app: AppId, key: SchedulerKey, node: NodeId, now_ms: i64, phase: Phase) -> Option<Decision>;
     /// Record why `app` waits (the state view's "why is this pending").
     fn note_blocked(&mut self, app: AppId, at: WaitReason);
-    /// Record that `node` filled at `now_ms` before `apps`' turn (a host
-    /// that keeps no reasons need not walk them).
-    fn note_outranked(&mut self, now_ms: i64, node: NodeId, apps: &mut dyn Iterator<Item = AppId>);
+    /// Record that `node` filled at `now_ms` before `queued`'s apps' turn
+    /// (a host that keeps no reasons need not list them).
+    fn note_outranked(&mut self, now_ms: i64, node: NodeId, queued: Queued<'_>);
     /// May this pass still place a container of `app`'s ask `key`? Always
     /// for the engine; a parallel round's proposer only within its share
     /// of the ask (`super::propose`).
@@ -110,8 +110,8 @@ impl Host for Engine {
     fn note_blocked(&mut self, app: AppId, at: WaitReason) {
         self.state.waiting.note(app, at);
     }
-    fn note_outranked(&mut self, now_ms: i64, node: NodeId, apps: &mut dyn Iterator<Item = AppId>) {
-        self.state.waiting.outranked(now_ms, node, apps.collect());
+    fn note_outranked(&mut self, now_ms: i64, node: NodeId, queued: Queued<'_>) {
+        self.state.waiting.outranked(now_ms, node, queued.ids());
     }
     fn makes_holds(&self) -> bool {
         true
@@ -236,11 +236,17 @@ fn phases(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decisio
     // only pop candidates that fail, so it ends early with the same result.
     let mut smallest: Option<Resources> = None;
     let mut lists: Vec<Vec<&App>> = vec![Vec::new(); if by_queue { host.state().queues.len() } else { 1 }];
+    // Every candidate's id in id order (the state's B-tree order), and the
+    // ones popped and not (yet) back in their group: what the node left
+    // queued if it fills is the difference, listed without a sort.
+    let mut candidates: Vec<AppId> = Vec::with_capacity(host.state().apps.len());
+    let mut popped: Vec<AppId> = Vec::new();
     for app in host.state().pending_apps() {
         for ask in app.asks.values().filter(|a| a.count > 0) {
             smallest = Some(smallest.map_or(ask.capability, |m| m.min_each(&ask.capability)));
         }
         lists[if by_queue { app.queue } else { 0 }].push(app);
+        candidates.push(app.id);
     }
     let room_left = |s: &ClusterState| smallest.is_some_and(|m| s.nodes.get(&node).is_some_and(|n| m.fits_in(&n.free())));
     if !room_left(host.state()) {
@@ -254,6 +260,7 @@ fn phases(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decisio
     while limit == 0 || made < limit {
         let Some(g) = next_group(host.state(), host.policies(), &groups) else { break };
         let Some(app_id) = groups[g].pop(host.state(), host.policies()) else { break };
+        popped.push(app_id);
         let found = {
             let s = host.state();
             s.apps.get(&app_id).map(|app| placeable_ask(host, app, node, now_ms, false))
@@ -276,12 +283,14 @@ fn phases(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decisio
             made += 1;
         }
         if !room_left(host.state()) {
-            outranked(host, &groups, node, now_ms);
+            host.note_outranked(now_ms, node, Queued { candidates: &candidates, popped: &mut popped });
             return made;
         }
         if let Some(app) = host.state().apps.get(&app_id) {
             if app.has_pending() {
                 groups[g].push(host.state(), host.policies(), app);
+                // Back in its group: the last one popped.
+                popped.pop();
             }
         }
     }
@@ -291,9 +300,31 @@ fn phases(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decisio
     made
 }
 
-/// The node filled up before these candidates' turn: record why they wait.
-fn outranked(host: &mut impl Host, groups: &[Candidates], node: NodeId, now_ms: i64) {
-    host.note_outranked(now_ms, node, &mut groups.iter().flat_map(Candidates::ids));
+/// The candidates still queued in a pass when its node filled up: every
+/// candidate of the pass but the ones popped and not put back.
+pub(super) struct Queued<'a> {
+    /// Every candidate of the pass, ascending.
+    candidates: &'a [AppId],
+    /// Popped and not back in their group (few: each served app goes back
+    /// unless it was refused or has nothing left to ask).
+    popped: &'a mut Vec<AppId>,
+}
+
+impl Queued<'_> {
+    /// Their ids, ascending: a merge of two sorted lists, O(n + m log m).
+    pub(super) fn ids(self) -> Vec<AppId> {
+        debug_assert!(self.candidates.windows(2).all(|w| w[0] < w[1]));
+        self.popped.sort_unstable();
+        let mut gone = self.popped.iter().peekable();
+        let mut ids = Vec::with_capacity(self.candidates.len().saturating_sub(self.popped.len()));
+        for &id in self.candidates {
+            while gone.next_if(|g| **g < id).is_some() {}
+            if gone.next_if_eq(&&id).is_none() {
+                ids.push(id);
+            }
+        }
+        ids
+    }
 }
 
 /// The group (queue) to serve next: the queue order's lowest key among

@@ -61,7 +61,7 @@
 //! the same snapshot and the commit order is fixed, so a parallel round
 //! gives the same decisions as running its proposers one after another.
 
-use super::pass::{self, Host, Phase};
+use super::pass::{self, Host, Phase, Queued};
 use super::{Decision, Engine};
 use crate::model::{AppId, Blocked, ClusterState, ContainerId, NodeId, Resources, SchedulerKey, WaitReason};
 use crate::policy::PolicySet;
@@ -185,7 +185,7 @@ impl Host for Proposer<'_> {
         // The copy is dropped after the round. The retry passes record why
         // apps wait.
     }
-    fn note_outranked(&mut self, _now_ms: i64, _node: NodeId, _apps: &mut dyn Iterator<Item = AppId>) {}
+    fn note_outranked(&mut self, _now_ms: i64, _node: NodeId, _queued: Queued<'_>) {}
     fn within_share(&self, app: AppId, key: SchedulerKey) -> bool {
         let count = self.base.apps.get(&app).and_then(|a| a.asks.get(&key)).map_or(0, |a| a.count);
         let within = self.taken.get(&(app, key)).copied().unwrap_or(0) < self.share.of(app, key, count);

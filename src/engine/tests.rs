@@ -1,7 +1,7 @@
 //! Engine behaviour shared by every policy.
 
 use super::*;
-use crate::model::{Ask, ExecutionType, Resources, SchedulerKey};
+use crate::model::{Ask, Blocked, ExecutionType, Resources, SchedulerKey};
 
 pub(crate) fn engine(policy: &str, queues: &[&str]) -> Engine {
     let mut text = format!("[scheduler]\npolicy = \"{policy}\"\n");
@@ -425,4 +425,38 @@ fn am_first_serves_waiting_application_masters_before_other_apps_tasks() {
         let expected = if am_first { vec![(2, 1), (1, 1), (1, 1)] } else { vec![(1, 1), (1, 1), (1, 1)] };
         assert_eq!(allocs(&out), expected, "am_first = {am_first}");
     }
+}
+
+/// When a pass's node fills, every candidate still queued is recorded as
+/// outranked there; the app served last, and an app refused in the pass
+/// (its own reason stands), are not.
+#[test]
+fn a_filled_node_outranks_exactly_the_candidates_still_queued() {
+    let mut e = engine("drf", &[]);
+    add_node(&mut e, 1, 3072, 3);
+    for id in 1..=5 {
+        add_app(&mut e, id, "default", &format!("user{id}"), id as i64);
+    }
+    ask(&mut e, 1, 1, 1024, 1, 2);
+    ask(&mut e, 2, 1, 8192, 1, 1); // larger than the node: refused, NodeFull
+    ask(&mut e, 3, 1, 1024, 1, 1);
+    ask(&mut e, 4, 1, 1024, 1, 1);
+    ask(&mut e, 5, 1, 1024, 1, 2);
+    let mut out = vec![];
+    e.schedule_node(1, 100, &mut out).unwrap();
+    let placed = allocs(&out);
+    assert_eq!(placed.len(), 3);
+    let last = placed.last().unwrap().0;
+    let reason = |app: u32| e.state.waiting.of(app);
+    assert_eq!(reason(2).map(|r| r.2), Some(Blocked::NodeFull));
+    for app in [1, 3, 4, 5] {
+        let pending = e.state.apps[&app].has_pending();
+        let expected = (pending && app != last).then_some((100, 1, Blocked::Outranked));
+        assert_eq!(reason(app), expected, "app {app} (placed {placed:?})");
+    }
+    // Five containers asked of apps 1, 3, 4, 5 and three placed: two of
+    // those apps still ask, and whichever two they are, both are listed
+    // unless one was served last.
+    let outranked = [1, 3, 4, 5].iter().filter(|a| reason(**a).is_some_and(|r| r.2 == Blocked::Outranked)).count();
+    assert!(outranked >= 1, "placed {placed:?}");
 }

@@ -64,13 +64,21 @@ impl WaitReasons {
         self.own.insert(app, (stamp, None));
     }
 
-    /// The node of a pass at `at_ms` filled before `apps`' turn.
-    pub fn outranked(&mut self, at_ms: i64, node: NodeId, mut apps: Vec<AppId>) {
-        apps.sort_unstable();
+    /// The node of a pass at `at_ms` filled before `apps`' turn; `apps`
+    /// ascending (a pass lists its candidates in id order).
+    pub fn outranked(&mut self, at_ms: i64, node: NodeId, apps: Vec<AppId>) {
+        debug_assert!(apps.windows(2).all(|w| w[0] < w[1]), "fill lists must be ascending");
         let stamp = self.tick();
         let newer = Fill { stamp, at_ms, node, apps };
         if let Some(older) = self.filled.take() {
-            for &app in older.apps.iter().filter(|a| !newer.lists(**a)) {
+            // Both lists ascending: walk them together for the apps only the
+            // older one lists (mostly the same hundreds of apps each time).
+            let mut next = newer.apps.iter().peekable();
+            for &app in &older.apps {
+                while next.next_if(|n| **n < app).is_some() {}
+                if next.peek() == Some(&&app) {
+                    continue;
+                }
                 if self.own.get(&app).is_none_or(|(own, _)| *own < older.stamp) {
                     self.own.insert(app, (older.stamp, Some((older.at_ms, older.node, Blocked::Outranked))));
                 }
@@ -111,7 +119,7 @@ mod tests {
     fn a_fill_outranks_the_apps_it_lists_until_they_are_noted_or_served() {
         let mut w = WaitReasons::default();
         w.note(1, (5, 9, Blocked::Locality));
-        w.outranked(10, 3, vec![2, 1]);
+        w.outranked(10, 3, vec![1, 2]);
         assert_eq!(w.of(1), Some((10, 3, Blocked::Outranked)));
         assert_eq!(w.of(2), Some((10, 3, Blocked::Outranked)));
         assert_eq!(w.of(3), None);

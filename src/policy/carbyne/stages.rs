@@ -370,9 +370,13 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
     grow(&mut asked_keys, n);
     grow(&mut running, n);
 
-    let runtime = |keys: &[SchedulerKey]| -> Option<f64> {
-        keys.iter()
-            .find_map(|k| ctx.estimator.task_ms(app, Some(*k)).map(|(d, _)| d))
+    // The first of `keys` the estimator knows a task time for, else the
+    // app's; a key repeated in a row (running containers mostly share one)
+    // is asked once.
+    let runtime = |keys: &mut dyn Iterator<Item = SchedulerKey>| -> Option<f64> {
+        let mut last = None;
+        keys.filter(|k| last.replace(*k) != Some(*k))
+            .find_map(|k| ctx.estimator.task_ms(app, Some(k)).map(|(d, _)| d))
             .or_else(|| ctx.estimator.task_ms(app, None).map(|(d, _)| d))
     };
     let mut unknown_runtime = false;
@@ -388,9 +392,9 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
         };
         let future = hint.map_or(0, |h| (h.tasks - done - running[i].len() as i64 - asked).max(0));
         let hinted_ms = hint.and_then(|h| h.task_ms).filter(|_| cfg.dag_hint == "full");
-        let own_keys: Vec<SchedulerKey> = keys.iter().map(|(k, _)| *k).chain(running[i].iter().map(|(_, _, k)| *k)).collect();
+        let mut own_keys = keys.iter().map(|(k, _)| *k).chain(running[i].iter().map(|(_, _, k)| *k));
         let has_work = asked + future > 0 || !running[i].is_empty();
-        let task_ms = match hinted_ms.or_else(|| runtime(&own_keys)) {
+        let task_ms = match hinted_ms.or_else(|| runtime(&mut own_keys)) {
             Some(d) => d,
             None => {
                 unknown_runtime |= has_work;

@@ -33,6 +33,7 @@
 //! job with the least remaining work never finds room.
 
 use super::{Decision, Engine};
+use crate::model::waiting::ascending_minus;
 use crate::model::{App, AppId, Blocked, ClusterState, ContainerId, LeftoverHold, Node, NodeId, Resources, SchedulerKey, WaitReason};
 use crate::policy::{PolicySet, SortKey};
 use std::cmp::Reverse;
@@ -311,19 +312,10 @@ pub(super) struct Queued<'a> {
 }
 
 impl Queued<'_> {
-    /// Their ids, ascending: a merge of two sorted lists, O(n + m log m).
+    /// Their ids, ascending: O(n + m log m).
     pub(super) fn ids(self) -> Vec<AppId> {
-        debug_assert!(self.candidates.windows(2).all(|w| w[0] < w[1]));
         self.popped.sort_unstable();
-        let mut gone = self.popped.iter().peekable();
-        let mut ids = Vec::with_capacity(self.candidates.len().saturating_sub(self.popped.len()));
-        for &id in self.candidates {
-            while gone.next_if(|g| **g < id).is_some() {}
-            if gone.next_if_eq(&&id).is_none() {
-                ids.push(id);
-            }
-        }
-        ids
+        ascending_minus(self.candidates, self.popped).collect()
     }
 }
 

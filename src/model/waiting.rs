@@ -21,6 +21,17 @@ use std::collections::HashMap;
 /// When and where an app was last refused a container, and why.
 pub type WaitReason = (i64, NodeId, Blocked);
 
+/// The ids of `all` that `gone` does not hold, both ascending: one walk
+/// over the two (fill lists are ascending, so no lookup per id).
+pub fn ascending_minus<'a>(all: &'a [AppId], gone: &'a [AppId]) -> impl Iterator<Item = AppId> + 'a {
+    debug_assert!(all.windows(2).all(|w| w[0] < w[1]) && gone.windows(2).all(|w| w[0] <= w[1]));
+    let mut gone = gone.iter().peekable();
+    all.iter().copied().filter(move |id| {
+        while gone.next_if(|g| *g < id).is_some() {}
+        gone.peek() != Some(&id)
+    })
+}
+
 #[derive(Debug, Default)]
 pub struct WaitReasons {
     /// Orders notes, clears and fills: the higher stamp is the newer.
@@ -71,14 +82,9 @@ impl WaitReasons {
         let stamp = self.tick();
         let newer = Fill { stamp, at_ms, node, apps };
         if let Some(older) = self.filled.take() {
-            // Both lists ascending: walk them together for the apps only the
-            // older one lists (mostly the same hundreds of apps each time).
-            let mut next = newer.apps.iter().peekable();
-            for &app in &older.apps {
-                while next.next_if(|n| **n < app).is_some() {}
-                if next.peek() == Some(&&app) {
-                    continue;
-                }
+            // The apps only the older fill lists (the two are mostly the same
+            // hundreds of apps each time).
+            for app in ascending_minus(&older.apps, &newer.apps) {
                 if self.own.get(&app).is_none_or(|(own, _)| *own < older.stamp) {
                     self.own.insert(app, (older.stamp, Some((older.at_ms, older.node, Blocked::Outranked))));
                 }

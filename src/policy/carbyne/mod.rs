@@ -310,13 +310,27 @@ impl Carbyne {
             })
             .collect();
         let out = shares::progressive_filling(&self.total, &entries);
-        // `apps` comes in id order (the state's B-tree), so a binary search
-        // answers whether a planned app is still in the scope.
+        // `apps` comes in id order (the state's B-tree), and `retain` visits
+        // the plans in key order: a walk over `apps` alongside answers which
+        // are still in the scope.
         debug_assert!(apps.windows(2).all(|w| w[0].id < w[1].id));
-        self.apps.retain(|id, _| apps.binary_search_by_key(id, |a| a.id).is_ok());
-        for (a, share) in apps.iter().zip(out) {
-            self.logs.ensure(a);
-            let e = self.apps.entry(a.id).or_insert_with(AppPlan::new);
+        let mut scope = apps.iter().map(|a| a.id).peekable();
+        self.apps.retain(|id, _| {
+            while scope.next_if(|s| s < id).is_some() {}
+            scope.peek() == Some(id)
+        });
+        self.logs.ensure_all(&apps);
+        // The planned apps are now a subset of `apps`, both ascending: one
+        // walk finds the new ones; with them added the two hold the same
+        // ids in the same order, and are paired without a search per app
+        // (this runs at every task completion).
+        let mut planned = self.apps.keys().copied().peekable();
+        let new: Vec<AppId> = apps.iter().map(|a| a.id).filter(|id| planned.next_if_eq(id).is_none()).collect();
+        for id in new {
+            self.apps.insert(id, AppPlan::new());
+        }
+        debug_assert!(self.apps.keys().eq(apps.iter().map(|a| &a.id)));
+        for ((_, e), (a, share)) in self.apps.iter_mut().zip(apps.iter().zip(out)) {
             if e.status == Status::New || !same(&e.share, &share) {
                 // With `protect_lenders`, a plan stays valid when only the
                 // share grew (the job's own events replan it): what it does
@@ -356,6 +370,8 @@ impl Carbyne {
     fn replan(&mut self, ctx: &Ctx, app: &App) {
         let _span = tracing::debug_span!("carbyne_plan", app = app.id).entered();
         let now = ctx.state.now_ms;
+        // The plan's usage is read only by the lease (`protect_lenders`).
+        let options = plan::Options { horizon_ms: self.horizon() as f64, usage: self.cfg.protect_lenders };
         let (Some(e), Some(log)) = (self.apps.get_mut(&app.id), self.logs.get(app.id)) else { return };
         self.counters.replans += 1;
         e.draws += 1;
@@ -377,7 +393,6 @@ impl Carbyne {
         let model = stages::model(ctx, app, log, &self.cfg);
         e.inference = Some(model.inference);
         e.stages = model.stages.len();
-        let horizon = if self.cfg.protect_lenders { 0.0 } else { self.cfg.horizon_ms as f64 };
         // T_k is a commitment (§3.1: yield and "still complete by T_k").
         // Recomputed from now at every event, the latest starts of the
         // tasks held back would slide with the clock — deferred again at
@@ -393,7 +408,7 @@ impl Carbyne {
             Some(ms) if self.cfg.keep_t_k => plan::Target::Keep(ms),
             _ => plan::Target::Fresh,
         };
-        let planned = if yields { plan::intra_job(&model, &e.share, horizon, target) } else { plan::greedy(&model, &e.share, horizon) };
+        let planned = if yields { plan::intra_job(&model, &e.share, options, target) } else { plan::greedy(&model, &e.share, options) };
         let Some(p) = planned else {
             if yields {
                 e.status = if model.unknown_runtime { Status::NoRuntime } else { Status::NothingAsked };
@@ -462,6 +477,11 @@ impl Carbyne {
         let mut any = false;
         for (id, e) in self.apps.iter_mut() {
             let Some(live) = e.live.as_mut() else { continue };
+            // Most plans have nothing due yet: skip them before looking
+            // the app up (this runs at every heartbeat with a start due).
+            if !live.stages.iter().any(|st| st.later.front().is_some_and(|(at, _)| *at <= until)) {
+                continue;
+            }
             let held = ctx.state.apps.get(id).map_or(Amount::ZERO, |a| Amount::of(&a.allocated));
             let due_demand = live.stages.iter().fold(Amount::ZERO, |acc, st| acc.plus(&st.demand.scaled(st.due as f64)));
             let mut room = e.share.minus(&held).minus(&due_demand);

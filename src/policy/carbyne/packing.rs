@@ -74,18 +74,43 @@ struct Problem<'a> {
 
 /// Longest path through `next` from each stage, its own duration included.
 fn longest_paths(stages: &[StageModel], next: &[Vec<usize>]) -> Vec<f64> {
-    let n = stages.len();
+    longest_weighted_paths(stages.len(), &|s| stages[s].task_ms, &|s| next[s].as_slice())
+}
+
+/// Longest path through `next` from each of `n` stages, `weight(s)` of
+/// every stage on it included.
+fn longest_weighted_paths<'a>(n: usize, weight: &dyn Fn(usize) -> f64, next: &dyn Fn(usize) -> &'a [usize]) -> Vec<f64> {
     let mut memo: Vec<Option<f64>> = vec![None; n];
-    fn visit(s: usize, stages: &[StageModel], next: &[Vec<usize>], memo: &mut Vec<Option<f64>>) -> f64 {
+    fn visit<'a>(s: usize, weight: &dyn Fn(usize) -> f64, next: &dyn Fn(usize) -> &'a [usize], memo: &mut Vec<Option<f64>>) -> f64 {
         if let Some(v) = memo[s] {
             return v;
         }
-        let tail = next[s].iter().map(|c| visit(*c, stages, next, memo)).fold(0.0, f64::max);
-        let v = stages[s].task_ms + tail;
+        let tail = next(s).iter().map(|c| visit(*c, weight, next, memo)).fold(0.0, f64::max);
+        let v = weight(s) + tail;
         memo[s] = Some(v);
         v
     }
-    (0..n).map(|s| visit(s, stages, next, &mut memo)).collect()
+    (0..n).map(|s| visit(s, weight, next, &mut memo)).collect()
+}
+
+/// Whether a [`reverse`] packing from `t_k` may have every task start at
+/// or after now; `false` only when it cannot, so a caller may skip it.
+///
+/// In the reverse packing a stage starts only once the stages after it
+/// (its children) have placed all their tasks and seen them end, so a
+/// chain of stages with tasks to place takes at least the sum of their
+/// task times from T_k backwards: its first task starts, forward, at or
+/// before T_k − that sum. Running tasks hold capacity but do not order
+/// stages in reverse, and a stage with nothing to place costs nothing.
+/// When the longest such chain exceeds T_k (beyond the −1 µs that
+/// `plan::reaches` forgives, and the float error of adding the times),
+/// the packing starts a task before now. This is what a kept T_k usually
+/// meets: the target slid with the clock and a stage's next task no
+/// longer fits before it, and the packing would run only to say so.
+pub fn may_reach(stages: &[StageModel], t_k: f64) -> bool {
+    let placed = |s: usize| if stages[s].pending() > 0 { stages[s].task_ms } else { 0.0 };
+    let chain = longest_weighted_paths(stages.len(), &placed, &|s| stages[s].parents.as_slice()).into_iter().fold(0.0, f64::max);
+    chain <= t_k + 1e-6 + 1e-9 * chain
 }
 
 fn children_of(stages: &[StageModel]) -> Vec<Vec<usize>> {
@@ -432,6 +457,40 @@ pub(crate) mod tests {
             }
             assert!(matches!(indexes[1].sums, HeldSums::Built { .. }), "the default builds the sums after its scans");
         }
+    }
+
+    /// `may_reach` says no only where the reverse packing starts a task
+    /// before now: random DAGs (parents among earlier stages), some stages
+    /// with nothing left to place, running tasks, and targets from 0 to
+    /// twice the forward span. Both answers occur often enough to count.
+    #[test]
+    fn may_reach_says_no_only_where_the_reverse_packing_starts_before_now() {
+        let mut rng = crate::workload::rng::Rng::seeded(11);
+        let (mut refused, mut reached) = (0, 0);
+        for _ in 0..2000 {
+            let n = rng.int(1, 5) as usize;
+            let stages: Vec<StageModel> = (0..n)
+                .map(|i| {
+                    let parents: Vec<usize> = (0..i).filter(|_| rng.chance(0.4)).collect();
+                    let running: Vec<f64> = (0..rng.int(0, 2)).map(|_| rng.int(1, 40) as f64).collect();
+                    stage(rng.int(0, 6), rng.int(1, 4), rng.int(1, 50) as f64, &parents, &running)
+                })
+                .collect();
+            if stages.iter().all(|s| s.pending() == 0) {
+                continue;
+            }
+            let capacity = share(rng.int(4, 12));
+            let span = forward(&stages, &capacity).unwrap().span;
+            let t_k = rng.uniform(0.0, 2.0 * span);
+            let starts_now = reverse(&stages, &capacity, t_k).iter().flatten().all(|(start, _)| *start >= -1e-6);
+            if !may_reach(&stages, t_k) {
+                assert!(!starts_now, "may_reach said no, the packing fits: T_k {t_k}, {stages:?}");
+                refused += 1;
+            } else if starts_now {
+                reached += 1;
+            }
+        }
+        assert!(refused > 200 && reached > 200, "refused {refused}, reached {reached}");
     }
 
     #[test]

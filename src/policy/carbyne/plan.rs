@@ -39,8 +39,20 @@ pub struct Plan {
     pub remaining_ms: f64,
     /// The plan as usage over time: (from ms, to ms, amount), relative to
     /// now — running tasks until their expected end, the others from their
-    /// latest start, the AM until T_k (the leftover lease's profile).
+    /// latest start, the AM until T_k (the leftover lease's profile). Empty
+    /// unless [`Options::usage`] asked for it.
     pub usage: Vec<(f64, f64, Amount)>,
+}
+
+/// How a plan is made beyond the job and its share.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Options {
+    /// How early a task may become DEFAULT (see [`StagePlan::due`]).
+    pub horizon_ms: f64,
+    /// Fill [`Plan::usage`]. Only the leftover lease (`protect_lenders`)
+    /// reads it, and it lists every running task: a plan on the heartbeat
+    /// path builds it only for that.
+    pub usage: bool,
 }
 
 impl Plan {
@@ -72,7 +84,7 @@ pub enum Target {
 /// largest task so one task always fits. `target`: the previous plan's
 /// T_k, kept when a reverse packing fits before it (per [`Target`]), else
 /// the new T_k. `None` without durations, or when nothing is outstanding.
-pub fn intra_job(model: &JobModel, share: &Amount, horizon_ms: f64, target: Target) -> Option<Plan> {
+pub fn intra_job(model: &JobModel, share: &Amount, options: Options, target: Target) -> Option<Plan> {
     if !plannable(model) {
         return None;
     }
@@ -87,9 +99,10 @@ pub fn intra_job(model: &JobModel, share: &Amount, horizon_ms: f64, target: Targ
     // reverse packing from the new T_k is needed only when it does not (a
     // job is replanned at each of its events, on the heartbeat path), and
     // a target before a running task's expected end is never reached
-    // (`reaches`), so it is not packed at all.
+    // (`reaches`), so it is not packed at all; nor is one before the end of
+    // the job's longest chain of stages still to place (`may_reach`).
     let running_until = model.running_until();
-    let kept = previous.filter(|ms| *ms > 0.0 && *ms >= running_until).and_then(|target| {
+    let kept = previous.filter(|ms| *ms > 0.0 && *ms >= running_until && packing::may_reach(&model.stages, *ms)).and_then(|target| {
         let kept = packing::reverse(&model.stages, &capacity, target);
         reaches(model, &kept, target).then_some((target, kept))
     });
@@ -104,7 +117,7 @@ pub fn intra_job(model: &JobModel, share: &Amount, horizon_ms: f64, target: Targ
     // reaches them).
     let feasible = reaches(model, &reversed, t_k);
     let starts = if feasible { reversed } else { greedy.starts };
-    Some(from_starts(model, share, &capacity, t_k, starts, horizon_ms))
+    Some(from_starts(model, share, &capacity, t_k, starts, options))
 }
 
 /// The plan of a job whose P(Altruism) draw said greedy: it yields nothing
@@ -116,13 +129,13 @@ pub fn intra_job(model: &JobModel, share: &Amount, horizon_ms: f64, target: Targ
 /// ALTRUISTIC until their greedy start, so beyond its share the job
 /// competes for the leftover in its SRTF order. `None` as for
 /// [`intra_job`].
-pub fn greedy(model: &JobModel, share: &Amount, horizon_ms: f64) -> Option<Plan> {
+pub fn greedy(model: &JobModel, share: &Amount, options: Options) -> Option<Plan> {
     if !plannable(model) {
         return None;
     }
     let capacity = packing_capacity(model, share);
     let forward = packing::forward(&model.stages, &capacity)?;
-    Some(from_starts(model, share, &capacity, forward.span, forward.starts, horizon_ms))
+    Some(from_starts(model, share, &capacity, forward.span, forward.starts, options))
 }
 
 /// Whether a reverse packing from `t_k` fits between now and `t_k`: no
@@ -150,22 +163,13 @@ fn packing_capacity(model: &JobModel, share: &Amount) -> Amount {
 /// A plan from every unstarted task's start (ms from now, per stage):
 /// those at 0 are DEFAULT (line 21), those within the horizon too when the
 /// share has room beside what runs and must start; L_k = A_k − Req (line 23).
-fn from_starts(model: &JobModel, share: &Amount, capacity: &Amount, t_k: f64, starts: Vec<Vec<(f64, i64)>>, horizon_ms: f64) -> Plan {
-    let mut usage: Vec<(f64, f64, Amount)> = Vec::new();
-    if model.reserved.0.iter().any(|v| *v > 0.0) {
-        usage.push((0.0, t_k, model.reserved));
-    }
+fn from_starts(model: &JobModel, share: &Amount, capacity: &Amount, t_k: f64, starts: Vec<Vec<(f64, i64)>>, options: Options) -> Plan {
+    let horizon_ms = options.horizon_ms;
+    let usage = if options.usage { usage(model, t_k, &starts) } else { Vec::new() };
     // What the share has free now beside the running tasks and those that
     // must start now: room for tasks due within the horizon.
     let mut room = capacity.minus(&model.stages.iter().fold(Amount::ZERO, |a, s| a.plus(&s.demand.scaled(s.running.len() as f64))));
     for (stage, st) in model.stages.iter().zip(&starts) {
-        for rem in &stage.running {
-            usage.push((0.0, *rem, stage.demand));
-        }
-        for (start, count) in st {
-            let from = start.max(0.0);
-            usage.push((from, from + stage.task_ms, stage.demand.scaled(*count as f64)));
-        }
         let now: i64 = st.iter().filter(|(start, _)| *start <= 1e-6).map(|(_, c)| *c).sum();
         room = room.minus(&stage.demand.scaled(now.min(stage.asked) as f64));
     }
@@ -201,6 +205,25 @@ fn from_starts(model: &JobModel, share: &Amount, capacity: &Amount, t_k: f64, st
     Plan { t_k_ms: t_k, stages, default_demand, yielded, remaining_ms: model.remaining_ms(), usage }
 }
 
+/// [`Plan::usage`]: the AM until T_k, running tasks until their expected
+/// end, the others from their start (now at the earliest).
+fn usage(model: &JobModel, t_k: f64, starts: &[Vec<(f64, i64)>]) -> Vec<(f64, f64, Amount)> {
+    let mut usage: Vec<(f64, f64, Amount)> = Vec::new();
+    if model.reserved.0.iter().any(|v| *v > 0.0) {
+        usage.push((0.0, t_k, model.reserved));
+    }
+    for (stage, st) in model.stages.iter().zip(starts) {
+        for rem in &stage.running {
+            usage.push((0.0, *rem, stage.demand));
+        }
+        for (start, count) in st {
+            let from = start.max(0.0);
+            usage.push((from, from + stage.task_ms, stage.demand.scaled(*count as f64)));
+        }
+    }
+    usage
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::packing::tests::stage;
@@ -218,6 +241,9 @@ mod tests {
             priority_stage: Default::default(),
         }
     }
+
+    /// Tasks DEFAULT only when their start has come; with the lease's usage.
+    const NOW: Options = Options { horizon_ms: 0.0, usage: true };
 
     fn units(n: i64) -> Amount {
         Amount::of(&Resources::new(n, n))
@@ -240,9 +266,9 @@ mod tests {
     #[test]
     fn a_reachable_target_is_kept() {
         let m = job(vec![stage(2, 1, 10_000.0, &[], &[]), stage(2, 3, 20_000.0, &[], &[]), stage(1, 2, 40_000.0, &[], &[30_000.0])]);
-        let fresh = intra_job(&m, &units(5), 0.0, Target::Fresh).unwrap();
+        let fresh = intra_job(&m, &units(5), NOW, Target::Fresh).unwrap();
         assert_eq!(fresh.t_k_ms, 70_000.0);
-        let kept = intra_job(&m, &units(5), 0.0, Target::Keep(60_000.0)).unwrap();
+        let kept = intra_job(&m, &units(5), NOW, Target::Keep(60_000.0)).unwrap();
         assert_eq!(kept.t_k_ms, 60_000.0);
         assert_eq!(starts(&kept), vec![(0, vec![(30_000.0, 2)]), (1, vec![(40_000.0, 1)]), (0, vec![(20_000.0, 1)])]);
     }
@@ -254,8 +280,8 @@ mod tests {
     #[test]
     fn a_target_before_a_running_task_ends_is_dropped() {
         let m = job(vec![stage(1, 2, 10_000.0, &[], &[20_000.0])]);
-        assert_eq!(intra_job(&m, &units(4), 0.0, Target::Keep(10_000.0)).unwrap().t_k_ms, 20_000.0);
-        assert_eq!(intra_job(&m, &units(4), 0.0, Target::Commit(10_000.0)).unwrap().t_k_ms, 20_000.0);
+        assert_eq!(intra_job(&m, &units(4), NOW, Target::Keep(10_000.0)).unwrap().t_k_ms, 20_000.0);
+        assert_eq!(intra_job(&m, &units(4), NOW, Target::Commit(10_000.0)).unwrap().t_k_ms, 20_000.0);
     }
 
     /// A job's share grew (another job finished): 4 tasks of 1 unit × 10 s,
@@ -267,10 +293,10 @@ mod tests {
     #[test]
     fn a_committed_target_yields_what_a_larger_share_gains() {
         let m = job(vec![stage(4, 1, 10_000.0, &[], &[])]);
-        assert_eq!(intra_job(&m, &units(2), 0.0, Target::Fresh).unwrap().t_k_ms, 20_000.0);
-        let keep = intra_job(&m, &units(4), 0.0, Target::Keep(20_000.0)).unwrap();
+        assert_eq!(intra_job(&m, &units(2), NOW, Target::Fresh).unwrap().t_k_ms, 20_000.0);
+        let keep = intra_job(&m, &units(4), NOW, Target::Keep(20_000.0)).unwrap();
         assert_eq!((keep.t_k_ms, starts(&keep)), (10_000.0, vec![(4, vec![])]));
-        let commit = intra_job(&m, &units(4), 0.0, Target::Commit(20_000.0)).unwrap();
+        let commit = intra_job(&m, &units(4), NOW, Target::Commit(20_000.0)).unwrap();
         assert_eq!((commit.t_k_ms, starts(&commit)), (20_000.0, vec![(0, vec![(10_000.0, 4)])]));
         assert_eq!(commit.yielded, units(4));
     }

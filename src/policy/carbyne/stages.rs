@@ -173,6 +173,24 @@ impl KeyLogs {
         self.apps.entry(app.id).or_insert_with(|| KeyLog::rebuilt(app))
     }
 
+    /// [`KeyLogs::ensure`] for each of `apps` (ascending ids): one walk over
+    /// the logs instead of a search per app.
+    pub fn ensure_all(&mut self, apps: &[&App]) {
+        debug_assert!(apps.windows(2).all(|w| w[0].id < w[1].id));
+        let mut known = self.apps.keys().copied().peekable();
+        let missing: Vec<&App> = apps
+            .iter()
+            .copied()
+            .filter(|a| {
+                while known.next_if(|k| *k < a.id).is_some() {}
+                known.next_if_eq(&a.id).is_none()
+            })
+            .collect();
+        for a in missing {
+            self.apps.insert(a.id, KeyLog::rebuilt(a));
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.apps.len()
     }

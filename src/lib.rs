@@ -17,6 +17,7 @@
 //! * [`megha`]   — Megha's partitioned optimistic allocation: partition authorities validate proposals from stale views.
 //! * [`harness`] — metrics, tables and plots of repeated runs on a real YARN cluster (`shepherd yarn-report`).
 
+mod allocator;
 pub mod bench;
 pub mod bridge;
 pub mod config;

@@ -3,7 +3,7 @@
 //! `mimalloc` feature (on by default).
 //!
 //! Why: a decision allocates many small, short-lived vectors (Carbyne
-//! packs every replanned job's stages two or three times per heartbeat),
+//! packs a job's stages forward and in reverse at each of its events),
 //! and glibc's malloc and free were about 15 % of a Carbyne heartbeat's
 //! instructions (`scripts/heartbeat-instructions.sh carbyne`). Only Rust
 //! code frees what Rust allocated (JNI hands Java copies), so inside the RM

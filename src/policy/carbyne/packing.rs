@@ -102,7 +102,7 @@ fn longest_weighted_paths<'a>(n: usize, weight: &dyn Fn(usize) -> f64, next: &dy
 /// task times from T_k backwards: its first task starts, forward, at or
 /// before T_k − that sum. Running tasks hold capacity but do not order
 /// stages in reverse, and a stage with nothing to place costs nothing.
-/// When the longest such chain exceeds T_k (beyond the −1 µs that
+/// When the longest such chain exceeds T_k (beyond the 10⁻⁶ ms that
 /// `plan::reaches` forgives, and the float error of adding the times),
 /// the packing starts a task before now. This is what a kept T_k usually
 /// meets: the target slid with the clock and a stage's next task no

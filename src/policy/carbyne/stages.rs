@@ -168,13 +168,9 @@ impl KeyLogs {
         self.apps.get(&app)
     }
 
-    /// The app's log, rebuilt from its record when the plugin never saw it arrive.
-    pub fn ensure(&mut self, app: &App) -> &KeyLog {
-        self.apps.entry(app.id).or_insert_with(|| KeyLog::rebuilt(app))
-    }
-
-    /// [`KeyLogs::ensure`] for each of `apps` (ascending ids): one walk over
-    /// the logs instead of a search per app.
+    /// A log for each of `apps` (ascending ids), rebuilt from the app's
+    /// record when the plugin never saw it arrive: one walk over the logs
+    /// instead of a search per app.
     pub fn ensure_all(&mut self, apps: &[&App]) {
         debug_assert!(apps.windows(2).all(|w| w[0].id < w[1].id));
         let mut known = self.apps.keys().copied().peekable();

@@ -315,7 +315,7 @@ impl Queued<'_> {
     /// Their ids, ascending: O(n + m log m).
     pub(super) fn ids(self) -> Vec<AppId> {
         self.popped.sort_unstable();
-        ascending_minus(self.candidates, self.popped).collect()
+        ascending_minus(self.candidates.iter().copied(), self.popped.iter().copied()).collect()
     }
 }
 

@@ -21,14 +21,19 @@ use std::collections::HashMap;
 /// When and where an app was last refused a container, and why.
 pub type WaitReason = (i64, NodeId, Blocked);
 
-/// The ids of `all` that `gone` does not hold, both ascending: one walk
-/// over the two (fill lists are ascending, so no lookup per id).
-pub fn ascending_minus<'a>(all: &'a [AppId], gone: &'a [AppId]) -> impl Iterator<Item = AppId> + 'a {
-    debug_assert!(all.windows(2).all(|w| w[0] < w[1]) && gone.windows(2).all(|w| w[0] <= w[1]));
-    let mut gone = gone.iter().peekable();
-    all.iter().copied().filter(move |id| {
-        while gone.next_if(|g| *g < id).is_some() {}
-        gone.peek() != Some(&id)
+/// The ids of `all` that `gone` does not hold, both ascending (slices, or
+/// a B-tree's keys): one walk over the two, no lookup per id.
+pub fn ascending_minus<A, G>(all: A, gone: G) -> impl Iterator<Item = AppId>
+where
+    A: IntoIterator<Item = AppId>,
+    G: IntoIterator<Item = AppId>,
+{
+    let mut gone = gone.into_iter().peekable();
+    let mut last: Option<AppId> = None;
+    all.into_iter().filter(move |id| {
+        debug_assert!(last.replace(*id).is_none_or(|l| l < *id), "ascending ids");
+        while gone.next_if(|g| g < id).is_some() {}
+        gone.peek() != Some(id)
     })
 }
 
@@ -84,7 +89,7 @@ impl WaitReasons {
         if let Some(older) = self.filled.take() {
             // The apps only the older fill lists (the two are mostly the same
             // hundreds of apps each time).
-            for app in ascending_minus(&older.apps, &newer.apps) {
+            for app in ascending_minus(older.apps.iter().copied(), newer.apps.iter().copied()) {
                 if self.own.get(&app).is_none_or(|(own, _)| *own < older.stamp) {
                     self.own.insert(app, (older.stamp, Some((older.at_ms, older.node, Blocked::Outranked))));
                 }

@@ -40,6 +40,7 @@ use super::{Gauge, Scope};
 use crate::config::CarbyneConfig;
 use crate::event::Event;
 use crate::model::exit::{outcome, Outcome};
+use crate::model::waiting::ascending_minus;
 use crate::model::{App, AppId, Ask, Container, NodeId, SchedulerKey};
 use amount::Amount;
 use lease::{Profile, FOREVER};
@@ -324,8 +325,7 @@ impl Carbyne {
         // walk finds the new ones; with them added the two hold the same
         // ids in the same order, and are paired without a search per app
         // (this runs at every task completion).
-        let mut planned = self.apps.keys().copied().peekable();
-        let new: Vec<AppId> = apps.iter().map(|a| a.id).filter(|id| planned.next_if_eq(id).is_none()).collect();
+        let new: Vec<AppId> = ascending_minus(apps.iter().map(|a| a.id), self.apps.keys().copied()).collect();
         for id in new {
             self.apps.insert(id, AppPlan::new());
         }

@@ -32,6 +32,7 @@ use crate::config::CarbyneConfig;
 use crate::event::Event;
 use crate::model::ask::AM_PRIORITY;
 use crate::model::exit::{outcome, Outcome};
+use crate::model::waiting::ascending_minus;
 use crate::model::{App, AppId, ContainerId, Resources, SchedulerKey};
 use crate::policy::points::Ctx;
 use std::collections::BTreeMap;
@@ -172,18 +173,12 @@ impl KeyLogs {
     /// record when the plugin never saw it arrive: one walk over the logs
     /// instead of a search per app.
     pub fn ensure_all(&mut self, apps: &[&App]) {
-        debug_assert!(apps.windows(2).all(|w| w[0].id < w[1].id));
-        let mut known = self.apps.keys().copied().peekable();
-        let missing: Vec<&App> = apps
-            .iter()
-            .copied()
-            .filter(|a| {
-                while known.next_if(|k| *k < a.id).is_some() {}
-                known.next_if_eq(&a.id).is_none()
-            })
-            .collect();
-        for a in missing {
-            self.apps.insert(a.id, KeyLog::rebuilt(a));
+        let missing: Vec<AppId> = ascending_minus(apps.iter().map(|a| a.id), self.apps.keys().copied()).collect();
+        for id in missing {
+            // Apps new to the plugin are few: a search for each.
+            if let Ok(i) = apps.binary_search_by_key(&id, |a| a.id) {
+                self.apps.insert(id, KeyLog::rebuilt(apps[i]));
+            }
         }
     }
 

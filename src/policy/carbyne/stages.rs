@@ -342,8 +342,11 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
 
     // Outstanding asks and running containers, per stage.
     let mut asked_keys: Vec<Vec<(SchedulerKey, i64)>> = Vec::new();
-    let mut running: Vec<Vec<(f64, Resources, SchedulerKey)>> = Vec::new();
-    let mut largest = Resources::ZERO;
+    // Running containers per stage: their ages (ms; turned into their
+    // remaining times once the stage's runtime is known), their keys with
+    // repeats in a row left out (what `runtime` asks the estimator about),
+    // and the first one's size.
+    let mut running: Vec<Running> = Vec::new();
     for ask in app.asks.values().filter(|a| a.count > 0) {
         if log.is_am_ask(&ask.key) {
             continue;
@@ -351,7 +354,6 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
         let i = layout.stage_of(ask.key, &*by_priority);
         grow(&mut asked_keys, layout.parents.len());
         asked_keys[i].push((ask.key, ask.count as i64));
-        largest = max_of(largest, ask.capability);
     }
     let mut reserved = Amount::ZERO;
     // An app's running containers mostly share a few keys: remember the
@@ -371,9 +373,7 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
             }
         };
         grow(&mut running, layout.parents.len());
-        let age = (now - c.started_ms).max(0) as f64;
-        running[i].push((age, c.resources, c.key));
-        largest = max_of(largest, c.resources);
+        running[i].add((now - c.started_ms).max(0) as f64, c.key, c.resources);
     }
     let n = layout.parents.len();
     grow(&mut asked_keys, n);
@@ -399,10 +399,10 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
             Some(h) => log.finished.iter().filter(|(k, _)| k.priority == h.priority).map(|(_, c)| *c).sum(),
             None => 0,
         };
-        let future = hint.map_or(0, |h| (h.tasks - done - running[i].len() as i64 - asked).max(0));
+        let future = hint.map_or(0, |h| (h.tasks - done - running[i].ages.len() as i64 - asked).max(0));
         let hinted_ms = hint.and_then(|h| h.task_ms).filter(|_| cfg.dag_hint == "full");
-        let mut own_keys = keys.iter().map(|(k, _)| *k).chain(running[i].iter().map(|(_, _, k)| *k));
-        let has_work = asked + future > 0 || !running[i].is_empty();
+        let mut own_keys = keys.iter().map(|(k, _)| *k).chain(running[i].keys.iter().copied());
+        let has_work = asked + future > 0 || !running[i].ages.is_empty();
         let task_ms = match hinted_ms.or_else(|| runtime(&mut own_keys)) {
             Some(d) => d,
             None => {
@@ -413,11 +413,14 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
         let demand = keys
             .first()
             .and_then(|(k, _)| app.asks.get(k).map(|a| a.capability))
-            .or_else(|| running[i].first().map(|(_, r, _)| *r))
+            .or_else(|| running[i].first)
             .or_else(|| hint.and_then(|h| h.demand))
-            .unwrap_or(largest);
+            .unwrap_or_else(|| largest_task(app, log));
         let task_ms = task_ms * scale;
-        let remaining: Vec<f64> = running[i].iter().map(|(age, _, _)| (task_ms - age).max(0.0)).collect();
+        let mut remaining = std::mem::take(&mut running[i].ages);
+        for age in remaining.iter_mut() {
+            *age = (task_ms - *age).max(0.0);
+        }
         stages.push(StageModel {
             keys,
             asked,
@@ -443,10 +446,42 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
     JobModel { stages, reserved, inference: layout.inference, unknown_runtime, key_stage: layout.of_key, priority_stage }
 }
 
-fn grow<T>(v: &mut Vec<Vec<T>>, n: usize) {
+fn grow<T: Default>(v: &mut Vec<T>, n: usize) {
     while v.len() < n {
-        v.push(Vec::new());
+        v.push(T::default());
     }
+}
+
+/// A stage's running containers while its model is built.
+#[derive(Default)]
+struct Running {
+    /// Each one's age, ms.
+    ages: Vec<f64>,
+    /// Their keys in container order, a key repeated in a row kept once
+    /// (the estimator is asked once per run of a key either way).
+    keys: Vec<SchedulerKey>,
+    /// The first one's size: the stage's demand when nothing is asked.
+    first: Option<Resources>,
+}
+
+impl Running {
+    fn add(&mut self, age: f64, key: SchedulerKey, size: Resources) {
+        self.ages.push(age);
+        if self.keys.last() != Some(&key) {
+            self.keys.push(key);
+        }
+        self.first.get_or_insert(size);
+    }
+}
+
+/// The largest size among the app's task asks and running task containers
+/// (not its AM's): the demand of a hinted stage that has neither asked nor
+/// run yet and whose hint gives none. Found only then, not with every
+/// model: a large job runs hundreds of containers.
+fn largest_task(app: &App, log: &KeyLog) -> Resources {
+    let asked = app.asks.values().filter(|a| a.count > 0 && !log.is_am_ask(&a.key)).map(|a| a.capability);
+    let running = app.containers.iter().filter(|(id, _)| log.am != Some(**id)).map(|(_, c)| c.resources);
+    asked.chain(running).fold(Resources::ZERO, max_of)
 }
 
 fn max_of(a: Resources, b: Resources) -> Resources {

@@ -17,7 +17,8 @@
 #   scripts/heartbeat-instructions.sh carbyne 10000 /tmp/old-shepherd
 #
 # POLICY defaults to carbyne, PENDING to 10000, BIN to the release build
-# (built unless NOBUILD=1). SHORT, LONG override the heartbeat counts.
+# (built unless NOBUILD=1). SHORT, LONG override the heartbeat counts;
+# BENCH_ARGS adds bench options (e.g. BENCH_ARGS="--small-apps 450").
 # Needs valgrind (Debian: apt-get install valgrind). About 1 minute per
 # policy at 10 000 pending asks, 3 at 50 000.
 set -euo pipefail
@@ -41,7 +42,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 count() { # heartbeats -> total instructions of the run
   valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$1" "$BIN" bench-heartbeat \
-    --policy "$POLICY" --pending "$PENDING" --heartbeats "$1" >"$tmp/out.$1" 2>"$tmp/err.$1" || {
+    --policy "$POLICY" --pending "$PENDING" ${BENCH_ARGS:-} --heartbeats "$1" >"$tmp/out.$1" 2>"$tmp/err.$1" || {
     cat "$tmp/err.$1" >&2
     exit 1
   }
@@ -51,5 +52,5 @@ count() { # heartbeats -> total instructions of the run
 short=$(count "$SHORT")
 long=$(count "$LONG")
 per=$(((long - short) / (LONG - SHORT)))
-echo "$POLICY, $PENDING pending asks ($BIN): $per instructions per heartbeat" \
+echo "$POLICY, $PENDING pending asks${BENCH_ARGS:+ ($BENCH_ARGS)} ($BIN): $per instructions per heartbeat" \
   "(callgrind, runs of $SHORT and $LONG heartbeats: $short and $long)"

@@ -14,6 +14,8 @@ pub struct HeartbeatBench {
     pub nodes: u32,
     pub apps: u32,
     pub pending: u32,
+    /// Of the apps, how many are small (`busy_cluster`).
+    pub small_apps: u32,
     pub heartbeats: u32,
     pub policy: String,
     /// Config text (TOML); its `scheduler.policy` is replaced by `policy`.
@@ -56,7 +58,7 @@ impl HeartbeatBench {
         let mut parsed = crate::config::Config::parse(&self.config).expect("config");
         parsed.scheduler.policy = self.policy.clone();
         let mut s = Session::with_config(parsed, vec!["memory-mb".into(), "vcores".into()]).expect("config");
-        let cluster = BusyCluster { nodes: self.nodes, apps: self.apps, pending: self.pending };
+        let cluster = BusyCluster { nodes: self.nodes, apps: self.apps, pending: self.pending, small_apps: self.small_apps };
         let mut w = EventWriter::default();
         for e in cluster.setup() {
             w.event(&e, 2);

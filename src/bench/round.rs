@@ -16,6 +16,8 @@ pub struct RoundBench {
     pub nodes: u32,
     pub apps: u32,
     pub pending: u32,
+    /// Of the apps, how many are small (`busy_cluster`).
+    pub small_apps: u32,
     /// Nodes freed before each round (the round refills them).
     pub batch: u32,
     pub rounds: u32,
@@ -55,7 +57,7 @@ impl RoundBench {
         // this is how `round_min_work_per_proposer`'s default was chosen.
         cfg.scheduler.round_min_work_per_proposer = 0;
         let mut e = Engine::with_config(cfg).expect("config");
-        let cluster = BusyCluster { nodes: self.nodes, apps: self.apps, pending: self.pending };
+        let cluster = BusyCluster { nodes: self.nodes, apps: self.apps, pending: self.pending, small_apps: self.small_apps };
         for event in cluster.setup() {
             e.apply(event);
         }

@@ -215,6 +215,11 @@ struct BusyClusterArgs {
     /// Applications.
     #[arg(long, default_value_t = 500)]
     apps: u32,
+    /// Of the applications, how many are small: each keeps 3 containers
+    /// running or asked (below a fair share, as most jobs of a shared
+    /// cluster); the others share the pending asks.
+    #[arg(long, default_value_t = 0)]
+    small_apps: u32,
 }
 
 #[derive(Args, Clone, Default)]
@@ -395,7 +400,13 @@ fn main() -> ExitCode {
         Command::Compare { w, policies, baseline, out, seeds } => compare(&w, &policies, &baseline, out, seeds),
         Command::Generate { w, out } => generate(&w, &out),
         Command::BenchSim { w, policy } => bench(&w, &policy),
-        Command::BenchHeartbeat { cluster: BusyClusterArgs { nodes, pending, apps }, heartbeats, policy, config, target_us } => {
+        Command::BenchHeartbeat {
+            cluster: BusyClusterArgs { nodes, pending, apps, small_apps },
+            heartbeats,
+            policy,
+            config,
+            target_us,
+        } => {
             let config = config.map(|p| std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))).transpose();
             config.and_then(|config| {
                 bench_heartbeat(
@@ -403,6 +414,7 @@ fn main() -> ExitCode {
                         nodes: nodes as _,
                         pending: pending as _,
                         apps: apps as _,
+                        small_apps,
                         heartbeats: heartbeats as _,
                         policy,
                         config: config.unwrap_or_default(),
@@ -411,7 +423,7 @@ fn main() -> ExitCode {
                 )
             })
         }
-        Command::BenchRound { cluster: BusyClusterArgs { nodes, pending, apps }, batch, rounds, policy, proposers } => {
+        Command::BenchRound { cluster: BusyClusterArgs { nodes, pending, apps, small_apps }, batch, rounds, policy, proposers } => {
             println!(
                 "{:>9} {:>7} {:>11} {:>9} {:>9} {:>14} {:>10} {:>10} {:>11} {:>10}",
                 "proposers",
@@ -426,9 +438,17 @@ fn main() -> ExitCode {
                 "commit ms"
             );
             for k in proposers {
-                let r =
-                    shepherd::bench::round::RoundBench { nodes, apps, pending, batch, rounds, policy: policy.clone(), proposers: k.max(1) }
-                        .run();
+                let r = shepherd::bench::round::RoundBench {
+                    nodes,
+                    apps,
+                    pending,
+                    small_apps,
+                    batch,
+                    rounds,
+                    policy: policy.clone(),
+                    proposers: k.max(1),
+                }
+                .run();
                 println!(
                     "{:>9} {:>7} {:>11} {:>9.0} {:>9.0} {:>14.0} {:>10} {:>10} {:>11.0} {:>10.0}",
                     k,
@@ -740,8 +760,14 @@ fn bench_heartbeat(b: shepherd::bench::heartbeat::HeartbeatBench, target_us: f64
     let r = b.run();
     let cpu_p99 = r.cpu_percentile(99.0);
     println!(
-        "engine decision time per heartbeat ({} policy, {} nodes, {} pending asks over {} apps, {} heartbeats, {} allocations):",
-        b.policy, b.nodes, b.pending, b.apps, b.heartbeats, r.allocations
+        "engine decision time per heartbeat ({} policy, {} nodes, {} pending asks over {} apps{}, {} heartbeats, {} allocations):",
+        b.policy,
+        b.nodes,
+        b.pending,
+        b.apps,
+        if b.small_apps > 0 { format!(" ({} of them small)", b.small_apps.min(b.apps.saturating_sub(1))) } else { String::new() },
+        b.heartbeats,
+        r.allocations
     );
     println!(
         "  p50 {:.1} us   p90 {:.1} us   p99 {:.1} us   max {:.1} us   (target: p99 <= {target_us:.0} us)",

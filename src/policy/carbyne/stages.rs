@@ -475,9 +475,10 @@ impl Running {
 }
 
 /// The largest size among the app's task asks and running task containers
-/// (not its AM's): the demand of a hinted stage that has neither asked nor
-/// run yet and whose hint gives none. Found only then, not with every
-/// model: a large job runs hundreds of containers.
+/// (not its AM's): the demand of a stage that has neither asked nor run
+/// yet and whose hint, if any, gives none (a MapReduce job's reduces before
+/// their first ask). Found only for such a stage: a model whose stages
+/// have all asked or run does not visit the containers' sizes.
 fn largest_task(app: &App, log: &KeyLog) -> Resources {
     let asked = app.asks.values().filter(|a| a.count > 0 && !log.is_am_ask(&a.key)).map(|a| a.capability);
     let running = app.containers.iter().filter(|(id, _)| log.am != Some(**id)).map(|(_, c)| c.resources);

@@ -29,7 +29,8 @@ pub(super) struct BusyCluster {
 }
 
 impl BusyCluster {
-    fn small(&self) -> u32 {
+    /// How many apps are small.
+    pub fn small(&self) -> u32 {
         self.small_apps.min(self.apps.saturating_sub(1))
     }
 

@@ -30,6 +30,8 @@ pub struct HeartbeatReport {
     /// machine the wall-clock tail is mostly preemption).
     pub cpu_ns: Vec<u64>,
     pub allocations: u64,
+    /// How many of the apps were small (`small_apps`, at most `apps` − 1).
+    pub small_apps: u32,
 }
 
 impl HeartbeatReport {
@@ -96,7 +98,7 @@ impl HeartbeatBench {
                 s.step(&w.buf, i as i64, None).expect("top-up");
             }
         }
-        HeartbeatReport { samples_ns: samples, cpu_ns: cpu, allocations }
+        HeartbeatReport { samples_ns: samples, cpu_ns: cpu, allocations, small_apps: cluster.small() }
     }
 }
 

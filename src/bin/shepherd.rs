@@ -765,7 +765,7 @@ fn bench_heartbeat(b: shepherd::bench::heartbeat::HeartbeatBench, target_us: f64
         b.nodes,
         b.pending,
         b.apps,
-        if b.small_apps > 0 { format!(" ({} of them small)", b.small_apps.min(b.apps.saturating_sub(1))) } else { String::new() },
+        if r.small_apps > 0 { format!(" ({} of them small)", r.small_apps) } else { String::new() },
         b.heartbeats,
         r.allocations
     );

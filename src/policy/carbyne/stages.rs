@@ -415,7 +415,19 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
             .and_then(|(k, _)| app.asks.get(k).map(|a| a.capability))
             .or_else(|| running[i].first)
             .or_else(|| hint.and_then(|h| h.demand))
-            .unwrap_or_else(|| largest_task(app, log));
+            .unwrap_or_else(|| {
+                // Only a stage with tasks still to come (`future`, from a
+                // DAG hint without sizes) packs with this size; a stage
+                // with no tasks at all (a MapReduce job's reduces before
+                // their first ask) multiplies it by zero everywhere and is
+                // left out of the share it packs into (`unfinished`), so
+                // its size is not looked for.
+                if future > 0 {
+                    largest_task(app, log)
+                } else {
+                    Resources::ZERO
+                }
+            });
         let task_ms = task_ms * scale;
         let mut remaining = std::mem::take(&mut running[i].ages);
         for age in remaining.iter_mut() {
@@ -475,10 +487,9 @@ impl Running {
 }
 
 /// The largest size among the app's task asks and running task containers
-/// (not its AM's): the demand of a stage that has neither asked nor run
-/// yet and whose hint, if any, gives none (a MapReduce job's reduces before
-/// their first ask). Found only for such a stage: a model whose stages
-/// have all asked or run does not visit the containers' sizes.
+/// (not its AM's): the demand of a hinted stage that has neither asked nor
+/// run yet and whose hint gives no size. Found only for such a stage: other
+/// models do not visit the containers' sizes.
 fn largest_task(app: &App, log: &KeyLog) -> Resources {
     let asked = app.asks.values().filter(|a| a.count > 0 && !log.is_am_ask(&a.key)).map(|a| a.capability);
     let running = app.containers.iter().filter(|(id, _)| log.am != Some(**id)).map(|(_, c)| c.resources);
@@ -489,4 +500,53 @@ fn max_of(a: Resources, b: Resources) -> Resources {
     let mut r = a;
     r.0.iter_mut().zip(b.0.iter()).for_each(|(x, y)| *x = (*x).max(*y));
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ask::Ask;
+    use crate::model::{ClusterState, LiveContainer};
+    use crate::policy::estimate::NoEstimate;
+    use crate::policy::Scope;
+    use std::sync::Arc;
+
+    fn key(priority: i32) -> SchedulerKey {
+        SchedulerKey { priority, allocation_request_id: 0 }
+    }
+
+    /// The model of `app` at 5 s, with no estimator (runtimes from the
+    /// hint only) and Carbyne's defaults.
+    fn model_of(app: &App) -> JobModel {
+        let state = ClusterState { now_ms: 5_000, ..Default::default() };
+        let ctx = Ctx { state: &state, scope: Scope::Cluster, estimator: &NoEstimate };
+        model(&ctx, app, &KeyLog::new(app), &CarbyneConfig::default())
+    }
+
+    /// A stage the DAG hint announces without a size, none of whose tasks
+    /// has asked or run, packs with the job's largest task (here the
+    /// running 3 GB / 2-vcore one, larger than the 1 GB / 1-vcore ask):
+    /// its tasks to come count in the plan. A stage with no tasks at all —
+    /// a MapReduce job's reduces before their first ask — needs no size.
+    #[test]
+    fn a_stage_still_to_come_takes_the_largest_task_size() {
+        let mut app = crate::policy::carbyne::tests::bare_app(1, "TEZ");
+        app.tags = vec!["shepherd.dag=1:2:10000:-;2:3:10000:-;3:4:10000:0+1".into()];
+        app.asks.insert(key(1), Ask::anywhere(key(1), Resources::new(1024, 1), 1));
+        app.containers =
+            Arc::new([(7, LiveContainer { key: key(2), resources: Resources::new(3072, 2), started_ms: 0 })].into_iter().collect());
+        let m = model_of(&app);
+        assert_eq!(m.inference, Inference::DagHint);
+        assert_eq!((m.stages[2].future, m.stages[2].asked, m.stages[2].running.len()), (4, 0, 0));
+        assert_eq!(m.stages[2].demand, Amount::of(&Resources::new(3072, 2)));
+        assert_eq!(m.stages[1].demand, Amount::of(&Resources::new(3072, 2)), "its running task's size");
+        assert_eq!(m.stages[0].demand, Amount::of(&Resources::new(1024, 1)), "its ask's size");
+        assert_eq!(m.stages[1].running, vec![5_000.0], "10 s task started at 0, now 5 s");
+
+        let mut mr = crate::policy::carbyne::tests::bare_app(2, "MAPREDUCE");
+        mr.asks.insert(key(MR_MAP), Ask::anywhere(key(MR_MAP), Resources::new(1024, 1), 4));
+        let m = model_of(&mr);
+        assert_eq!((m.stages.len(), m.stages[1].unfinished()), (2, 0), "the reduces have no tasks yet");
+        assert_eq!(m.stages[1].demand, Amount::ZERO);
+    }
 }

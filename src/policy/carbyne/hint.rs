@@ -17,7 +17,8 @@
 //! * `parents` — indices (0-based, in this list) of the stages this one
 //!   waits for, joined by `+`, or `-` for none;
 //! * `memory_mb`x`vcores` — one task's demand, needed only for stages that
-//!   have not asked yet (default: the largest ask the app has made).
+//!   have not asked yet (default: the largest task the app asks for or
+//!   runs, type by type).
 //!
 //! YARN lower-cases tags and by default accepts at most 10 tags of at most
 //! 100 characters (`yarn.resourcemanager.application.max-tag.length`), so a

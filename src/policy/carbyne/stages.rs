@@ -417,11 +417,11 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
             .or_else(|| hint.and_then(|h| h.demand))
             .unwrap_or_else(|| {
                 // Only a stage with tasks still to come (`future`, from a
-                // DAG hint without sizes) packs with this size; a stage
+                // DAG hint without sizes) packs with this size. A stage
                 // with no tasks at all (a MapReduce job's reduces before
-                // their first ask) multiplies it by zero everywhere and is
-                // left out of the share it packs into (`unfinished`), so
-                // its size is not looked for.
+                // their first ask) enters a plan only multiplied by its
+                // task counts, all zero, and not in the share it packs
+                // into (`unfinished`): its size is not looked for.
                 if future > 0 {
                     largest_task(app, log)
                 } else {

@@ -57,6 +57,15 @@ impl Resources {
         m
     }
 
+    /// Component-wise maximum: the smallest shape that holds either.
+    pub fn max_each(&self, other: &Resources) -> Resources {
+        let mut m = *self;
+        for (v, o) in m.0.iter_mut().zip(other.0.iter()) {
+            *v = (*v).max(*o);
+        }
+        m
+    }
+
     pub fn is_zero(&self) -> bool {
         self.0.iter().all(|v| *v == 0)
     }
@@ -151,5 +160,14 @@ mod tests {
         assert_eq!(total.count_fitting(&Resources::new(300, 1)), 3);
         assert_eq!(total.count_fitting(&Resources::new(10, 4)), 2);
         assert_eq!((total - a).memory_mb(), 900);
+    }
+
+    #[test]
+    fn component_wise_min_and_max() {
+        let a = Resources::new(2048, 1);
+        let b = Resources::new(1024, 4);
+        assert_eq!(a.min_each(&b), Resources::new(1024, 1));
+        assert_eq!(a.max_each(&b), Resources::new(2048, 4));
+        assert_eq!(Resources::ZERO.max_each(&a), a);
     }
 }

@@ -493,13 +493,7 @@ impl Running {
 fn largest_task(app: &App, log: &KeyLog) -> Resources {
     let asked = app.asks.values().filter(|a| a.count > 0 && !log.is_am_ask(&a.key)).map(|a| a.capability);
     let running = app.containers.iter().filter(|(id, _)| log.am != Some(**id)).map(|(_, c)| c.resources);
-    asked.chain(running).fold(Resources::ZERO, max_of)
-}
-
-fn max_of(a: Resources, b: Resources) -> Resources {
-    let mut r = a;
-    r.0.iter_mut().zip(b.0.iter()).for_each(|(x, y)| *x = (*x).max(*y));
-    r
+    asked.chain(running).fold(Resources::ZERO, |m, r| m.max_each(&r))
 }
 
 #[cfg(test)]

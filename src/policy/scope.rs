@@ -50,12 +50,7 @@ impl Scope {
             Scope::Cluster => state.free(),
             Scope::Queue(_) => {
                 let headroom = self.capacity(state) - self.allocated(state);
-                let free = state.free();
-                let mut out = headroom;
-                for (o, f) in out.0.iter_mut().zip(free.0.iter()) {
-                    *o = (*o).min(*f);
-                }
-                out
+                headroom.min_each(&state.free())
             }
         }
     }

@@ -129,10 +129,7 @@ impl Dress {
         let theta = self.cfg.theta;
         let request = self.request(app);
         let info = self.apps.entry(app.id).or_insert_with(AppInfo::new);
-        let mut peak = info.peak_request;
-        for (p, r) in peak.0.iter_mut().zip(request.0.iter()) {
-            *p = (*p).max(*r);
-        }
+        let peak = info.peak_request.max_each(&request);
         let grew = peak != info.peak_request;
         let capacity_moved = against_total && info.decided_capacity != capacity;
         if capacity.is_zero() || peak.is_zero() || (info.category.is_some() && !grew && !capacity_moved) {

@@ -120,12 +120,7 @@ impl Workload {
             w.stages[s].child_count = kids.len() as u32;
             w.children.extend(kids);
         }
-        w.smallest_shape = w.shapes.first().copied().unwrap_or(Resources::ZERO);
-        for s in &w.shapes {
-            for (m, v) in w.smallest_shape.0.iter_mut().zip(s.0.iter()) {
-                *m = (*m).min(*v);
-            }
-        }
+        w.smallest_shape = w.shapes.iter().copied().reduce(|m, s| m.min_each(&s)).unwrap_or(Resources::ZERO);
         Ok(w)
     }
 

@@ -64,8 +64,8 @@ struct Problem<'a> {
     capacity: Amount,
     /// Stages that must be complete before a stage may start.
     before: Vec<Vec<usize>>,
-    /// Capacity held over [from, to) by tasks already placed (running).
-    held: Vec<(f64, f64, Amount)>,
+    /// Capacity held by tasks already placed (running).
+    held: Holds<'a>,
     /// A stage is not complete before this time (its running tasks' end).
     done_at: Vec<f64>,
     /// Priority: the longest path ahead (larger first).
@@ -123,104 +123,110 @@ fn children_of(stages: &[StageModel]) -> Vec<Vec<usize>> {
     children
 }
 
-/// Σ r over the holds (a, b, r) with a < to and b > from, by a scan.
-fn held_over(held: &[(f64, f64, Amount)], from: f64, to: f64) -> Amount {
-    held.iter().filter(|(a, b, _)| *a < to && *b > from).fold(Amount::ZERO, |acc, (_, _, r)| acc.plus(r))
+/// Every stage's running tasks' remaining times, ascending: what both
+/// directions' holds are made of. Sorted once per plan and shared by its
+/// forward and reverse packings.
+struct RunningTimes {
+    /// The times of all stages, stage after stage, each stage's ascending.
+    times: Vec<f64>,
+    /// Stage `s`'s times are `times[bounds[s]..bounds[s + 1]]`.
+    bounds: Vec<usize>,
 }
 
-/// Queries a plan answers by scanning before it builds the prefix sums.
-/// Both a scan and a build grow with the holds, so one count fits every
-/// size; measured (`shepherd bench-heartbeat --policy carbyne --pending
-/// 10000`, ~31 holds and ~11 steps per plan, 95 plans per heartbeat): CPU
-/// P50 ~600 µs building at once, ~460 µs with 32 (as with scans alone),
-/// and the same decisions either way.
-const SCANS_BEFORE_SUMS: usize = 32;
+impl RunningTimes {
+    fn of(stages: &[StageModel]) -> RunningTimes {
+        let mut times = Vec::with_capacity(stages.iter().map(|s| s.running.len()).sum());
+        let mut bounds = Vec::with_capacity(stages.len() + 1);
+        bounds.push(0);
+        for s in stages {
+            let from = times.len();
+            times.extend_from_slice(&s.running);
+            times[from..].sort_unstable_by(f64::total_cmp);
+            bounds.push(times.len());
+        }
+        RunningTimes { times, bounds }
+    }
 
-/// What running tasks hold over a window, answered from prefix sums instead
-/// of a scan of every running task per stage and step (wide stages run
-/// hundreds of tasks, and the scan made planning quadratic in them).
+    fn of_stage(&self, s: usize) -> &[f64] {
+        &self.times[self.bounds[s]..self.bounds[s + 1]]
+    }
+}
+
+/// Where a running task with `r` ms left holds its stage's demand.
+#[derive(Clone, Copy)]
+enum HoldWindow {
+    /// Forward time: over [0, r).
+    FromNow,
+    /// Reverse time from T_k: over [T_k − r, T_k).
+    UntilTarget(f64),
+}
+
+/// The running tasks' holds (a, b, demand of the task's stage), and what
+/// they hold over a window.
 ///
-/// A hold (a, b, r) overlaps [from, to) when a < to and b > from. With
-/// a ≤ b and from < to, every hold ending by `from` also starts before
-/// `to`, so the overlapping ones are those starting before `to` minus
-/// those ending by `from`. Amounts are whole resources, so the prefix
-/// sums are exact and the answer equals the scan's.
+/// A hold overlaps [from, to) when a < to and b > from. Every task of a
+/// stage holds the same demand, so the answer is Σ over stages of the
+/// demand times how many of its holds overlap, and with each stage's
+/// remaining times sorted that count is a binary search: forward, a = 0
+/// and b = r, so it counts r > from; in reverse, b = T_k and a = T_k − r,
+/// which (rounded) does not grow with r, so it counts the r whose T_k − r
+/// is below `to`. Both test every hold's own a and b, as a scan of the
+/// holds would. Amounts are whole resources (halves under `estimate_error`
+/// ± 0.5), so demand × count is exact and the sum equals the scan's bit
+/// for bit; under other error factors the two may differ in the last
+/// bits, as the prefix sums this replaced could.
 ///
-/// The sums are built only once the scans have cost about what building
-/// them does (two sorts of the holds, six vectors): most plans ask a few
-/// times (a job of one or two stages, a dozen steps) and scanning is
-/// cheaper for them; building the sums for every plan made a 500-app
-/// heartbeat a third slower. Deferring costs at most about twice the
-/// cheaper choice, whichever it turns out to be (the rent-or-buy argument).
-struct HeldIndex<'a> {
-    held: &'a [(f64, f64, Amount)],
-    /// Queries still answered by a scan before the sums are built.
-    scans_left: usize,
-    sums: HeldSums,
+/// This replaced a scan of every hold per query (prefix sums after 32
+/// queries): a stage of a large job runs hundreds of tasks, and with 50
+/// such jobs among 450 small ones the scans were half a heartbeat's CPU
+/// time (`shepherd bench-heartbeat --policy carbyne --pending 10000
+/// --small-apps 450`: CPU P50 1.6–1.7 ms before, 0.82–0.87 ms after).
+struct Holds<'a> {
+    stages: &'a [StageModel],
+    times: &'a RunningTimes,
+    window: HoldWindow,
 }
 
-enum HeldSums {
-    NotBuilt,
-    /// Starts ascending, with the running sum of amounts up to each; ends
-    /// likewise.
-    Built {
-        starts: Vec<f64>,
-        start_sums: Vec<Amount>,
-        ends: Vec<f64>,
-        end_sums: Vec<Amount>,
-    },
-    /// Some hold ends before it starts: the identity above fails, scan.
-    Unusable,
-}
-
-impl<'a> HeldIndex<'a> {
-    fn new(held: &'a [(f64, f64, Amount)]) -> HeldIndex<'a> {
-        HeldIndex::scanning_first(held, SCANS_BEFORE_SUMS)
+impl Holds<'_> {
+    /// The hold (a, b) of a running task with `r` ms left.
+    fn span_of(&self, r: f64) -> (f64, f64) {
+        match self.window {
+            HoldWindow::FromNow => (0.0, r),
+            HoldWindow::UntilTarget(t_k) => (t_k - r, t_k),
+        }
     }
 
-    fn scanning_first(held: &'a [(f64, f64, Amount)], scans: usize) -> HeldIndex<'a> {
-        HeldIndex { held, scans_left: scans, sums: HeldSums::NotBuilt }
+    /// Every hold's start, stage by stage, each stage's ascending (in
+    /// reverse a start falls as r grows).
+    fn starts(&self) -> impl Iterator<Item = f64> + '_ {
+        (0..self.stages.len()).flat_map(move |s| self.times.of_stage(s).iter().rev().map(move |r| self.span_of(*r).0))
     }
 
-    fn build(held: &[(f64, f64, Amount)]) -> HeldSums {
-        if held.iter().any(|(a, b, _)| a > b) {
-            return HeldSums::Unusable;
-        }
-        let sums = |mut v: Vec<(f64, Amount)>| {
-            v.sort_by(|x, y| x.0.total_cmp(&y.0));
-            let mut acc = Amount::ZERO;
-            let mut sums = vec![Amount::ZERO];
-            for (_, r) in &v {
-                acc = acc.plus(r);
-                sums.push(acc);
-            }
-            (v.into_iter().map(|(t, _)| t).collect::<Vec<f64>>(), sums)
-        };
-        let (starts, start_sums) = sums(held.iter().map(|(a, _, r)| (*a, *r)).collect());
-        let (ends, end_sums) = sums(held.iter().map(|(_, b, r)| (*b, *r)).collect());
-        HeldSums::Built { starts, start_sums, ends, end_sums }
+    /// Every hold's end, stage by stage, each stage's ascending.
+    fn ends(&self) -> impl Iterator<Item = f64> + '_ {
+        self.times.times.iter().map(|r| self.span_of(*r).1)
     }
 
-    /// Σ r over the holds with a < to and b > from.
-    fn overlapping(&mut self, from: f64, to: f64) -> Amount {
-        if to <= from {
-            return held_over(self.held, from, to);
+    /// How many of stage `s`'s holds overlap [from, to).
+    fn count_overlapping(&self, s: usize, from: f64, to: f64) -> usize {
+        let rs = self.times.of_stage(s);
+        match self.window {
+            HoldWindow::FromNow if 0.0 < to => rs.len() - rs.partition_point(|r| *r <= from),
+            HoldWindow::UntilTarget(t_k) if t_k > from => rs.len() - rs.partition_point(|r| t_k - *r >= to),
+            _ => 0,
         }
-        if matches!(self.sums, HeldSums::NotBuilt) {
-            if self.scans_left > 0 {
-                self.scans_left -= 1;
-                return held_over(self.held, from, to);
+    }
+
+    /// Σ demand over the holds with a < to and b > from.
+    fn overlapping(&self, from: f64, to: f64) -> Amount {
+        let mut acc = Amount::ZERO;
+        for (s, stage) in self.stages.iter().enumerate() {
+            let n = self.count_overlapping(s, from, to);
+            if n > 0 {
+                acc = acc.plus(&stage.demand.scaled(n as f64));
             }
-            self.sums = HeldIndex::build(self.held);
         }
-        match &self.sums {
-            HeldSums::Built { starts, start_sums, ends, end_sums } => {
-                let started = start_sums[starts.partition_point(|a| *a < to)];
-                let ended = end_sums[ends.partition_point(|b| *b <= from)];
-                started.minus(&ended)
-            }
-            _ => held_over(self.held, from, to),
-        }
+        acc
     }
 }
 
@@ -233,27 +239,31 @@ fn schedule(p: &Problem) -> Option<Schedule> {
     let mut used = Amount::ZERO;
     let mut ends: BinaryHeap<Reverse<(At, usize, i64)>> = BinaryHeap::new();
     let mut out: Vec<Vec<(f64, i64)>> = vec![Vec::new(); n];
-    // Times at which what is held or what gates a stage changes.
-    // Sorted and without repeats. Plain loops, starts then ends: in the
-    // reverse packing every hold ends at T_k, and a run of equal values is
-    // kept once before the sort (equal under `total_cmp` means the same
-    // bits, so the unstable sort orders them as a stable one would).
-    let mut marks: Vec<f64> = Vec::with_capacity(2 * p.held.len() + p.done_at.len());
+    // Times at which what is held changes, sorted and without repeats:
+    // every hold's start, then every end, a run of equal values kept once
+    // as it comes (equal under `total_cmp` means the same bits, so the
+    // unstable sort orders them as a stable one would). Each stage's come
+    // ascending, starts before ends, so when one stage runs tasks (the
+    // usual case) they arrive sorted and the sort only checks that.
+    let mut marks: Vec<f64> = Vec::with_capacity(2 * p.held.times.times.len());
     let mut mark = |t: f64| {
         if t > 0.0 && marks.last() != Some(&t) {
             marks.push(t);
         }
     };
-    p.held.iter().for_each(|(a, _, _)| mark(*a));
-    p.held.iter().for_each(|(_, b, _)| mark(*b));
-    p.done_at.iter().for_each(|t| mark(*t));
+    p.held.starts().for_each(&mut mark);
+    p.held.ends().for_each(&mut mark);
     marks.sort_unstable_by(f64::total_cmp);
     marks.dedup();
-    // `t` only grows, so the next mark is found by moving one cursor.
-    let mut next_mark_at = 0;
-    let mut held_index = HeldIndex::new(&p.held);
+    // And those at which a stage's gate opens (`done_at`), apart, so as
+    // not to break that order.
+    let mut gates: Vec<f64> = p.done_at.iter().copied().filter(|t| *t > 0.0).collect();
+    gates.sort_unstable_by(f64::total_cmp);
+    gates.dedup();
+    // `t` only grows, so the next mark and gate are found by moving cursors.
+    let (mut next_mark_at, mut next_gate_at) = (0, 0);
     let complete = |s: usize, t: f64, open: &[i64]| open[s] == 0 && p.done_at[s] <= t;
-    let mut span = p.held.iter().map(|(_, b, _)| *b).chain(p.done_at.iter().copied()).fold(0.0, f64::max);
+    let mut span = p.held.ends().chain(p.done_at.iter().copied()).fold(0.0, f64::max);
     let mut t = 0.0;
     let mut keyed: Vec<(f64, f64, usize)> = Vec::with_capacity(n);
     while to_place > 0 {
@@ -269,7 +279,7 @@ fn schedule(p: &Problem) -> Option<Schedule> {
         keyed.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
         for &(_, _, s) in &keyed {
             let d = stages[s].task_ms;
-            let held = held_index.overlapping(t, t + d);
+            let held = p.held.overlapping(t, t + d);
             let room = p.capacity.minus(&used).minus(&held);
             let k = left[s].min(room.count_fitting(&stages[s].demand));
             if k > 0 {
@@ -288,7 +298,13 @@ fn schedule(p: &Problem) -> Option<Schedule> {
         while next_mark_at < marks.len() && marks[next_mark_at] <= t {
             next_mark_at += 1;
         }
-        let next_mark = marks.get(next_mark_at).copied();
+        while next_gate_at < gates.len() && gates[next_gate_at] <= t {
+            next_gate_at += 1;
+        }
+        let next_mark = match (marks.get(next_mark_at), gates.get(next_gate_at)) {
+            (Some(m), Some(g)) => Some(m.min(*g)),
+            (m, g) => m.or(g).copied(),
+        };
         let next = match (next_end, next_mark) {
             (Some(a), Some(b)) => a.min(b),
             (a, b) => a.or(b)?,
@@ -306,50 +322,66 @@ fn schedule(p: &Problem) -> Option<Schedule> {
     Some(Schedule { span, starts: out })
 }
 
-/// T_k and the greedy schedule reaching it, inside `capacity` from now
-/// (0). `None` when some task can never fit.
-pub fn forward(stages: &[StageModel], capacity: &Amount) -> Option<Schedule> {
-    let children = children_of(stages);
-    let problem = Problem {
-        stages,
-        capacity: *capacity,
-        before: stages.iter().map(|s| s.parents.clone()).collect(),
-        held: stages.iter().flat_map(|s| s.running.iter().map(move |r| (0.0, *r, s.demand))).collect(),
-        done_at: stages.iter().map(|s| s.running.iter().copied().fold(0.0, f64::max)).collect(),
-        rank: longest_paths(stages, &children),
-    };
-    schedule(&problem)
+/// One job's packings under a share, for one plan: its stages and their
+/// running tasks' remaining times, sorted once for every packing the plan
+/// makes (a forward one, then one or two reverse ones).
+pub struct Job<'a> {
+    stages: &'a [StageModel],
+    running: RunningTimes,
 }
 
-/// The latest forward start of every task not yet started, packing the
-/// reversed DAG from `t_k` (see the module comment): per stage, ascending
-/// `(start ms from now, count)`. A start is negative when the reverse
-/// packing needs more time than `t_k`.
-pub fn reverse(stages: &[StageModel], capacity: &Amount, t_k: f64) -> Vec<Vec<(f64, i64)>> {
-    let children = children_of(stages);
-    let parents: Vec<Vec<usize>> = stages.iter().map(|s| s.parents.clone()).collect();
-    let problem = Problem {
-        stages,
-        capacity: *capacity,
-        before: children,
-        held: stages.iter().flat_map(|s| s.running.iter().map(move |r| (t_k - r, t_k, s.demand))).collect(),
-        done_at: vec![0.0; stages.len()],
-        rank: longest_paths(stages, &parents),
-    };
-    let Some(rev) = schedule(&problem) else {
-        // A task larger than the share: cannot happen after `forward`
-        // succeeded with the same capacity; start everything now.
-        return stages.iter().map(|s| if s.pending() > 0 { vec![(0.0, s.pending())] } else { Vec::new() }).collect();
-    };
-    rev.starts
-        .into_iter()
-        .zip(stages)
-        .map(|(v, s)| {
-            let mut fwd: Vec<(f64, i64)> = v.into_iter().map(|(tau, k)| (t_k - tau - s.task_ms, k)).collect();
-            fwd.reverse();
-            fwd
-        })
-        .collect()
+impl<'a> Job<'a> {
+    pub fn new(stages: &'a [StageModel]) -> Job<'a> {
+        Job { stages, running: RunningTimes::of(stages) }
+    }
+
+    /// T_k and the greedy schedule reaching it, inside `capacity` from now
+    /// (0). `None` when some task can never fit.
+    pub fn forward(&self, capacity: &Amount) -> Option<Schedule> {
+        let stages = self.stages;
+        let children = children_of(stages);
+        let problem = Problem {
+            stages,
+            capacity: *capacity,
+            before: stages.iter().map(|s| s.parents.clone()).collect(),
+            held: Holds { stages, times: &self.running, window: HoldWindow::FromNow },
+            done_at: stages.iter().map(|s| s.running.iter().copied().fold(0.0, f64::max)).collect(),
+            rank: longest_paths(stages, &children),
+        };
+        schedule(&problem)
+    }
+
+    /// The latest forward start of every task not yet started, packing the
+    /// reversed DAG from `t_k` (see the module comment): per stage,
+    /// ascending `(start ms from now, count)`. A start is negative when the
+    /// reverse packing needs more time than `t_k`.
+    pub fn reverse(&self, capacity: &Amount, t_k: f64) -> Vec<Vec<(f64, i64)>> {
+        let stages = self.stages;
+        let children = children_of(stages);
+        let parents: Vec<Vec<usize>> = stages.iter().map(|s| s.parents.clone()).collect();
+        let problem = Problem {
+            stages,
+            capacity: *capacity,
+            before: children,
+            held: Holds { stages, times: &self.running, window: HoldWindow::UntilTarget(t_k) },
+            done_at: vec![0.0; stages.len()],
+            rank: longest_paths(stages, &parents),
+        };
+        let Some(rev) = schedule(&problem) else {
+            // A task larger than the share: cannot happen after `forward`
+            // succeeded with the same capacity; start everything now.
+            return stages.iter().map(|s| if s.pending() > 0 { vec![(0.0, s.pending())] } else { Vec::new() }).collect();
+        };
+        rev.starts
+            .into_iter()
+            .zip(stages)
+            .map(|(v, s)| {
+                let mut fwd: Vec<(f64, i64)> = v.into_iter().map(|(tau, k)| (t_k - tau - s.task_ms, k)).collect();
+                fwd.reverse();
+                fwd
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -368,6 +400,14 @@ pub(crate) mod tests {
             task_ms: ms,
             parents: parents.to_vec(),
         }
+    }
+
+    fn forward(stages: &[StageModel], capacity: &Amount) -> Option<Schedule> {
+        Job::new(stages).forward(capacity)
+    }
+
+    fn reverse(stages: &[StageModel], capacity: &Amount, t_k: f64) -> Vec<Vec<(f64, i64)>> {
+        Job::new(stages).reverse(capacity, t_k)
     }
 
     fn share(units: i64) -> Amount {
@@ -433,30 +473,53 @@ pub(crate) mod tests {
         assert_eq!(r[2], vec![(40.0, 1)]);
     }
 
-    /// The prefix-sum answer equals the scan on random holds and windows,
-    /// including holds that share endpoints with the window.
+    /// Σ demand over the holds (a, b, demand) with a < to and b > from,
+    /// by a scan: what [`Holds::overlapping`] must answer.
+    fn held_over(holds: &[(f64, f64, Amount)], from: f64, to: f64) -> Amount {
+        holds.iter().filter(|(a, b, _)| *a < to && *b > from).fold(Amount::ZERO, |acc, (_, _, r)| acc.plus(r))
+    }
+
+    /// The sorted-count answer equals a scan of every hold, in both
+    /// directions, on random stages (running tasks in any order, times
+    /// that repeat, targets on and off their grid) and windows, including
+    /// windows that share endpoints with holds, empty and inverted ones.
     #[test]
-    fn held_index_equals_the_scan() {
+    fn held_amount_equals_the_scan_of_every_hold() {
         let mut rng = crate::workload::rng::Rng::seeded(7);
-        for _ in 0..200 {
-            let held: Vec<(f64, f64, Amount)> = (0..rng.int(0, 30))
+        let mut overlapping = 0;
+        for _ in 0..300 {
+            let stages: Vec<StageModel> = (0..rng.int(1, 5))
                 .map(|_| {
-                    let a = rng.int(0, 20) as f64 * 5.0;
-                    let b = a + rng.int(0, 20) as f64 * 5.0;
-                    (a, b, Amount::of(&Resources::new(rng.int(1, 4096), rng.int(1, 8))))
+                    let running: Vec<f64> = (0..rng.int(0, 40)).map(|_| rng.int(0, 20) as f64 * 5.0).collect();
+                    let mut s = stage(0, 1, 10.0, &[], &running);
+                    s.demand = Amount::of(&Resources::new(rng.int(1, 4096), rng.int(1, 8)));
+                    s
                 })
                 .collect();
-            // Sums from the first query, and the default (scans first).
-            let mut indexes = [HeldIndex::scanning_first(&held, 0), HeldIndex::new(&held)];
-            for _ in 0..2 * SCANS_BEFORE_SUMS {
-                let from = rng.int(0, 40) as f64 * 5.0;
-                let to = from + rng.int(1, 10) as f64 * 5.0;
-                for index in &mut indexes {
-                    assert_eq!(index.overlapping(from, to), held_over(&held, from, to), "holds {held:?} window [{from}, {to})");
+            let times = RunningTimes::of(&stages);
+            // Half the targets on the grid of the times, so ends meet windows.
+            let t_k = rng.int(0, 24) as f64 * 5.0 + if rng.chance(0.5) { rng.uniform(0.0, 1.0) } else { 0.0 };
+            for window in [HoldWindow::FromNow, HoldWindow::UntilTarget(t_k)] {
+                let holds = Holds { stages: &stages, times: &times, window };
+                let every: Vec<(f64, f64, Amount)> = stages
+                    .iter()
+                    .flat_map(|s| {
+                        s.running.iter().map(move |r| match window {
+                            HoldWindow::FromNow => (0.0, *r, s.demand),
+                            HoldWindow::UntilTarget(t_k) => (t_k - r, t_k, s.demand),
+                        })
+                    })
+                    .collect();
+                for _ in 0..40 {
+                    let from = rng.int(0, 30) as f64 * 5.0 - 10.0;
+                    let to = from + rng.int(-2, 10) as f64 * 5.0;
+                    let want = held_over(&every, from, to);
+                    overlapping += usize::from(want != Amount::ZERO);
+                    assert_eq!(holds.overlapping(from, to), want, "window [{from}, {to}), holds {every:?}");
                 }
             }
-            assert!(matches!(indexes[1].sums, HeldSums::Built { .. }), "the default builds the sums after its scans");
         }
+        assert!(overlapping > 5000, "only {overlapping} windows overlapped a hold");
     }
 
     /// `may_reach` says no only where the reverse packing starts a task

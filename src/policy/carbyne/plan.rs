@@ -89,7 +89,8 @@ pub fn intra_job(model: &JobModel, share: &Amount, options: Options, target: Tar
         return None;
     }
     let capacity = packing_capacity(model, share);
-    let greedy = packing::forward(&model.stages, &capacity)?;
+    let job = packing::Job::new(&model.stages);
+    let greedy = job.forward(&capacity)?;
     let previous = match target {
         Target::Fresh => None,
         Target::Keep(ms) => Some(ms).filter(|ms| *ms < greedy.span),
@@ -103,12 +104,12 @@ pub fn intra_job(model: &JobModel, share: &Amount, options: Options, target: Tar
     // the job's longest chain of stages still to place (`may_reach`).
     let running_until = model.running_until();
     let kept = previous.filter(|ms| *ms > 0.0 && *ms >= running_until && packing::may_reach(&model.stages, *ms)).and_then(|target| {
-        let kept = packing::reverse(&model.stages, &capacity, target);
+        let kept = job.reverse(&capacity, target);
         reaches(model, &kept, target).then_some((target, kept))
     });
     let (t_k, reversed) = match kept {
         Some(k) => k,
-        None => (greedy.span, packing::reverse(&model.stages, &capacity, greedy.span)),
+        None => (greedy.span, job.reverse(&capacity, greedy.span)),
     };
     // A reverse packing that needs longer than T_k would have tasks start
     // before now — more than the share holds. The forward schedule meets
@@ -134,7 +135,7 @@ pub fn greedy(model: &JobModel, share: &Amount, options: Options) -> Option<Plan
         return None;
     }
     let capacity = packing_capacity(model, share);
-    let forward = packing::forward(&model.stages, &capacity)?;
+    let forward = packing::Job::new(&model.stages).forward(&capacity)?;
     Some(from_starts(model, share, &capacity, forward.span, forward.starts, options))
 }
 

@@ -150,6 +150,12 @@ impl RunningTimes {
     fn of_stage(&self, s: usize) -> &[f64] {
         &self.times[self.bounds[s]..self.bounds[s + 1]]
     }
+
+    /// When stage `s`'s last running task is expected to end (0 when none
+    /// runs): its last time, the times being ascending.
+    fn stage_until(&self, s: usize) -> f64 {
+        self.of_stage(s).last().map_or(0.0, |r| r.max(0.0))
+    }
 }
 
 /// Where a running task with `r` ms left holds its stage's demand.
@@ -188,23 +194,32 @@ struct Holds<'a> {
 }
 
 impl Holds<'_> {
-    /// The hold (a, b) of a running task with `r` ms left.
-    fn span_of(&self, r: f64) -> (f64, f64) {
+    /// Every hold's start and end after 0 to `f`, each once or more: the
+    /// starts, stage by stage, then the ends, each stage's ascending.
+    /// Forward every start is 0 and the ends are the times themselves; in
+    /// reverse the starts fall as r grows, so a stage's are given from its
+    /// largest r, and every end is T_k, given once.
+    fn each_bound(&self, mut f: impl FnMut(f64)) {
         match self.window {
-            HoldWindow::FromNow => (0.0, r),
-            HoldWindow::UntilTarget(t_k) => (t_k - r, t_k),
+            HoldWindow::FromNow => self.times.times.iter().for_each(|r| f(*r)),
+            HoldWindow::UntilTarget(t_k) => {
+                for s in 0..self.stages.len() {
+                    self.times.of_stage(s).iter().rev().for_each(|r| f(t_k - r));
+                }
+                if !self.times.times.is_empty() {
+                    f(t_k);
+                }
+            }
         }
     }
 
-    /// Every hold's start, stage by stage, each stage's ascending (in
-    /// reverse a start falls as r grows).
-    fn starts(&self) -> impl Iterator<Item = f64> + '_ {
-        (0..self.stages.len()).flat_map(move |s| self.times.of_stage(s).iter().rev().map(move |r| self.span_of(*r).0))
-    }
-
-    /// Every hold's end, stage by stage, each stage's ascending.
-    fn ends(&self) -> impl Iterator<Item = f64> + '_ {
-        self.times.times.iter().map(|r| self.span_of(*r).1)
+    /// The latest end of a hold (0 without holds).
+    fn last_end(&self) -> f64 {
+        match self.window {
+            HoldWindow::FromNow => (0..self.stages.len()).map(|s| self.times.stage_until(s)).fold(0.0, f64::max),
+            HoldWindow::UntilTarget(_) if self.times.times.is_empty() => 0.0,
+            HoldWindow::UntilTarget(t_k) => t_k.max(0.0),
+        }
     }
 
     /// How many of stage `s`'s holds overlap [from, to).
@@ -240,19 +255,17 @@ fn schedule(p: &Problem) -> Option<Schedule> {
     let mut ends: BinaryHeap<Reverse<(At, usize, i64)>> = BinaryHeap::new();
     let mut out: Vec<Vec<(f64, i64)>> = vec![Vec::new(); n];
     // Times at which what is held changes, sorted and without repeats:
-    // every hold's start, then every end, a run of equal values kept once
+    // every hold's start and end after 0, a run of equal values kept once
     // as it comes (equal under `total_cmp` means the same bits, so the
     // unstable sort orders them as a stable one would). Each stage's come
     // ascending, starts before ends, so when one stage runs tasks (the
     // usual case) they arrive sorted and the sort only checks that.
-    let mut marks: Vec<f64> = Vec::with_capacity(2 * p.held.times.times.len());
-    let mut mark = |t: f64| {
+    let mut marks: Vec<f64> = Vec::with_capacity(p.held.times.times.len() + 1);
+    p.held.each_bound(|t| {
         if t > 0.0 && marks.last() != Some(&t) {
             marks.push(t);
         }
-    };
-    p.held.starts().for_each(&mut mark);
-    p.held.ends().for_each(&mut mark);
+    });
     marks.sort_unstable_by(f64::total_cmp);
     marks.dedup();
     // And those at which a stage's gate opens (`done_at`), apart, so as
@@ -263,7 +276,7 @@ fn schedule(p: &Problem) -> Option<Schedule> {
     // `t` only grows, so the next mark and gate are found by moving cursors.
     let (mut next_mark_at, mut next_gate_at) = (0, 0);
     let complete = |s: usize, t: f64, open: &[i64]| open[s] == 0 && p.done_at[s] <= t;
-    let mut span = p.held.ends().chain(p.done_at.iter().copied()).fold(0.0, f64::max);
+    let mut span = p.done_at.iter().copied().fold(p.held.last_end(), f64::max);
     let mut t = 0.0;
     let mut keyed: Vec<(f64, f64, usize)> = Vec::with_capacity(n);
     while to_place > 0 {
@@ -335,6 +348,12 @@ impl<'a> Job<'a> {
         Job { stages, running: RunningTimes::of(stages) }
     }
 
+    /// When the job's last running task is expected to end, ms from now
+    /// (0 when none runs).
+    pub fn running_until(&self) -> f64 {
+        (0..self.stages.len()).map(|s| self.running.stage_until(s)).fold(0.0, f64::max)
+    }
+
     /// T_k and the greedy schedule reaching it, inside `capacity` from now
     /// (0). `None` when some task can never fit.
     pub fn forward(&self, capacity: &Amount) -> Option<Schedule> {
@@ -345,7 +364,7 @@ impl<'a> Job<'a> {
             capacity: *capacity,
             before: stages.iter().map(|s| s.parents.clone()).collect(),
             held: Holds { stages, times: &self.running, window: HoldWindow::FromNow },
-            done_at: stages.iter().map(|s| s.running.iter().copied().fold(0.0, f64::max)).collect(),
+            done_at: (0..stages.len()).map(|s| self.running.stage_until(s)).collect(),
             rank: longest_paths(stages, &children),
         };
         schedule(&problem)
@@ -554,6 +573,21 @@ pub(crate) mod tests {
             }
         }
         assert!(refused > 200 && reached > 200, "refused {refused}, reached {reached}");
+    }
+
+    /// A stage's running tasks, listed in any order, gate its children
+    /// until the last of them ends: stage 0 has tasks with 40, 10 and 25
+    /// ms left (listed so), stage 1 one task after it. Forward, the child
+    /// starts at 40, and the job runs until 40 + its 5 ms; the job's
+    /// running tasks end at 40.
+    #[test]
+    fn a_stage_gates_its_children_until_its_last_running_task_ends() {
+        let stages = vec![stage(0, 1, 50.0, &[], &[40.0, 10.0, 25.0]), stage(1, 1, 5.0, &[0], &[])];
+        let job = Job::new(&stages);
+        assert_eq!(job.running_until(), 40.0);
+        let greedy = job.forward(&share(4)).unwrap();
+        assert_eq!(greedy.starts[1], vec![(40.0, 1)]);
+        assert_eq!(greedy.span, 45.0);
     }
 
     #[test]

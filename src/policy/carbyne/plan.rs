@@ -102,10 +102,10 @@ pub fn intra_job(model: &JobModel, share: &Amount, options: Options, target: Tar
     // a target before a running task's expected end is never reached
     // (`reaches`), so it is not packed at all; nor is one before the end of
     // the job's longest chain of stages still to place (`may_reach`).
-    let running_until = model.running_until();
+    let running_until = job.running_until();
     let kept = previous.filter(|ms| *ms > 0.0 && *ms >= running_until && packing::may_reach(&model.stages, *ms)).and_then(|target| {
         let kept = job.reverse(&capacity, target);
-        reaches(model, &kept, target).then_some((target, kept))
+        reaches(running_until, &kept, target).then_some((target, kept))
     });
     let (t_k, reversed) = match kept {
         Some(k) => k,
@@ -116,7 +116,7 @@ pub fn intra_job(model: &JobModel, share: &Amount, options: Options, target: Tar
     // T_k inside the share: keep it then (its tasks that start at once are
     // the DEFAULT ones, the others may wait until the greedy schedule
     // reaches them).
-    let feasible = reaches(model, &reversed, t_k);
+    let feasible = reaches(running_until, &reversed, t_k);
     let starts = if feasible { reversed } else { greedy.starts };
     Some(from_starts(model, share, &capacity, t_k, starts, options))
 }
@@ -144,8 +144,8 @@ pub fn greedy(model: &JobModel, share: &Amount, options: Options) -> Option<Plan
 /// `t_k` (the packing places running tasks before T_k without checking;
 /// a kept target can be earlier when a stage's runtime was relearned
 /// longer since it was set).
-fn reaches(model: &JobModel, starts: &[Vec<(f64, i64)>], t_k: f64) -> bool {
-    t_k >= model.running_until() && starts.iter().flatten().all(|(start, _)| *start >= -1e-6)
+fn reaches(running_until: f64, starts: &[Vec<(f64, i64)>], t_k: f64) -> bool {
+    t_k >= running_until && starts.iter().flatten().all(|(start, _)| *start >= -1e-6)
 }
 
 /// A plan needs every stage's runtime and something asked to schedule.

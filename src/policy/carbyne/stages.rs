@@ -103,12 +103,6 @@ impl JobModel {
         self.stages.iter().fold(Amount::ZERO, |a, s| a.plus(&s.demand.scaled(s.future as f64)))
     }
 
-    /// When the last running task is expected to end, ms from now (0
-    /// when none runs).
-    pub fn running_until(&self) -> f64 {
-        self.stages.iter().flat_map(|s| s.running.iter().copied()).fold(0.0, f64::max)
-    }
-
     pub fn running_demand(&self) -> Amount {
         self.stages.iter().fold(self.reserved, |a, s| a.plus(&s.demand.scaled(s.running.len() as f64)))
     }
@@ -372,8 +366,16 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
                 i
             }
         };
-        grow(&mut running, layout.parents.len());
-        running[i].add((now - c.started_ms).max(0) as f64, c.key, c.resources);
+        if i >= running.len() {
+            grow(&mut running, layout.parents.len());
+        }
+        let stage = &mut running[i];
+        if stage.ages.capacity() == 0 {
+            // Room for every container at once: a large job's stage runs
+            // hundreds, and growing by doubling copied them ~9 times.
+            stage.ages.reserve(app.containers.len());
+        }
+        stage.add((now - c.started_ms).max(0) as f64, c.key, c.resources);
     }
     let n = layout.parents.len();
     grow(&mut asked_keys, n);

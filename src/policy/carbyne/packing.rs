@@ -184,8 +184,9 @@ enum HoldWindow {
 ///
 /// This replaced a scan of every hold per query (prefix sums after 32
 /// queries): a stage of a large job runs hundreds of tasks, and with 50
-/// such jobs among 450 small ones the scans were half a heartbeat's CPU
-/// time (`shepherd bench-heartbeat --policy carbyne --pending 10000
+/// such jobs among 450 small ones the scans and sums took about a third
+/// of a heartbeat's CPU samples (`perf`); without them its CPU time
+/// halved (`shepherd bench-heartbeat --policy carbyne --pending 10000
 /// --small-apps 450`: CPU P50 1.6–1.7 ms before, 0.82–0.87 ms after, and
 /// 0.76–0.78 ms with `Job::running_until` and the marks' T_k given once).
 struct Holds<'a> {
@@ -195,11 +196,12 @@ struct Holds<'a> {
 }
 
 impl Holds<'_> {
-    /// Every hold's start and end after 0 to `f`, each once or more: the
-    /// starts, stage by stage, then the ends, each stage's ascending.
-    /// Forward every start is 0 and the ends are the times themselves; in
-    /// reverse the starts fall as r grows, so a stage's are given from its
-    /// largest r, and every end is T_k, given once.
+    /// Gives `f` the times at which what the holds cover may change: each
+    /// hold's start and end, some more than once (the caller keeps those
+    /// after 0, each once). Forward every start is 0, so only the ends are
+    /// given: the times themselves, each stage's ascending. In reverse the
+    /// starts T_k − r, each stage's ascending (from its largest r), then
+    /// the ends, all T_k, given once.
     fn each_bound(&self, mut f: impl FnMut(f64)) {
         match self.window {
             HoldWindow::FromNow => self.times.times.iter().for_each(|r| f(*r)),

@@ -63,13 +63,13 @@ struct Problem<'a> {
     stages: &'a [StageModel],
     capacity: Amount,
     /// Stages that must be complete before a stage may start.
-    before: Vec<Vec<usize>>,
+    before: &'a [Vec<usize>],
     /// Capacity held by tasks already placed (running).
     held: Holds<'a>,
     /// A stage is not complete before this time (its running tasks' end).
     done_at: Vec<f64>,
     /// Priority: the longest path ahead (larger first).
-    rank: Vec<f64>,
+    rank: &'a [f64],
 }
 
 /// Longest path through `next` from each stage, its own duration included.
@@ -344,11 +344,24 @@ fn schedule(p: &Problem) -> Option<Schedule> {
 pub struct Job<'a> {
     stages: &'a [StageModel],
     running: RunningTimes,
+    /// Each stage's parents and children: what gates a stage forward and
+    /// in reverse.
+    parents: Vec<Vec<usize>>,
+    children: Vec<Vec<usize>>,
+    /// Each stage's longest path to the job's end (the forward priority)
+    /// and from its start (the reverse one); neither depends on the share
+    /// or the target, so both serve every packing of the plan.
+    to_end: Vec<f64>,
+    from_start: Vec<f64>,
 }
 
 impl<'a> Job<'a> {
     pub fn new(stages: &'a [StageModel]) -> Job<'a> {
-        Job { stages, running: RunningTimes::of(stages) }
+        let parents: Vec<Vec<usize>> = stages.iter().map(|s| s.parents.clone()).collect();
+        let children = children_of(stages);
+        let to_end = longest_paths(stages, &children);
+        let from_start = longest_paths(stages, &parents);
+        Job { stages, running: RunningTimes::of(stages), parents, children, to_end, from_start }
     }
 
     /// When the job's last running task is expected to end, ms from now
@@ -361,14 +374,13 @@ impl<'a> Job<'a> {
     /// (0). `None` when some task can never fit.
     pub fn forward(&self, capacity: &Amount) -> Option<Schedule> {
         let stages = self.stages;
-        let children = children_of(stages);
         let problem = Problem {
             stages,
             capacity: *capacity,
-            before: stages.iter().map(|s| s.parents.clone()).collect(),
+            before: &self.parents,
             held: Holds { stages, times: &self.running, window: HoldWindow::FromNow },
             done_at: (0..stages.len()).map(|s| self.running.stage_until(s)).collect(),
-            rank: longest_paths(stages, &children),
+            rank: &self.to_end,
         };
         schedule(&problem)
     }
@@ -379,15 +391,13 @@ impl<'a> Job<'a> {
     /// reverse packing needs more time than `t_k`.
     pub fn reverse(&self, capacity: &Amount, t_k: f64) -> Vec<Vec<(f64, i64)>> {
         let stages = self.stages;
-        let children = children_of(stages);
-        let parents: Vec<Vec<usize>> = stages.iter().map(|s| s.parents.clone()).collect();
         let problem = Problem {
             stages,
             capacity: *capacity,
-            before: children,
+            before: &self.children,
             held: Holds { stages, times: &self.running, window: HoldWindow::UntilTarget(t_k) },
             done_at: vec![0.0; stages.len()],
-            rank: longest_paths(stages, &parents),
+            rank: &self.from_start,
         };
         let Some(rev) = schedule(&problem) else {
             // A task larger than the share: cannot happen after `forward`

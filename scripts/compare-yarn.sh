@@ -14,7 +14,9 @@
 #   (default)     full mode: examples/traces/yarn-hibench-20.json (20 jobs 5 s
 #                 apart, 4 NMs), 3 repetitions; ~15 min per repetition here.
 #   --schedulers  comma list of shepherd:<policy>[=<file.toml>], capacity, fair
-#                 (default shepherd:dress,capacity,fair).
+#                 (default shepherd:dress,capacity,fair); @async=<ms> after a
+#                 shepherd or capacity name also allocates between node
+#                 heartbeats, a round every <ms> ms (label gains -async<ms>).
 #   --utilization containers  NodeManagers measure their containers' use (1 s),
 #                 the samples record it (yarn-report's "used" columns), and
 #                 Shepherd's engine reads it (ROSE's load estimates); each NM

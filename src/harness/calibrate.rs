@@ -98,7 +98,10 @@ struct ShepherdRun {
 fn shepherd_runs(out: &Path) -> Result<Vec<ShepherdRun>, String> {
     let mut runs = Vec::new();
     for (label, dirs) in discover(out)? {
-        if !label.starts_with("shepherd") {
+        // A run with rounds between heartbeats places containers when no
+        // node heartbeats: its ask-to-allocation times are not the ones the
+        // simulator's heartbeat model stands for.
+        if !label.starts_with("shepherd") || allocates_between_heartbeats(&label) {
             continue;
         }
         for (k, dir) in dirs {
@@ -400,6 +403,17 @@ pub struct SchedulerCheck {
 pub struct CheckReport {
     pub calibration: Calibration,
     pub rows: Vec<SchedulerCheck>,
+    /// Schedulers of the output that ran with rounds between heartbeats
+    /// (`compare-yarn.sh`'s `@async=<ms>`): not simulated, since the
+    /// simulator drives every scheduler by node heartbeats only.
+    pub not_simulated: Vec<String>,
+}
+
+/// Did the harness run this scheduler with allocation rounds between node
+/// heartbeats? Its label then ends in `-async<ms>` (`SchedulerSpec`'s
+/// `@async=<ms>`).
+pub fn allocates_between_heartbeats(label: &str) -> bool {
+    label.rsplit_once("-async").is_some_and(|(_, ms)| !ms.is_empty() && ms.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The engine's stand-in for a harness scheduler, configured as the harness
@@ -432,8 +446,12 @@ fn counterpart(label: &str, run_dir: &Path) -> Result<(String, Config), String> 
 
 /// Simulate every scheduler of `out` with `cal` and compare with its real runs.
 pub fn check(out: &Path, trace: &Trace, cal: &Calibration, work: &MeasuredWork, seed: u64) -> Result<CheckReport, String> {
-    let mut rows = Vec::new();
+    let (mut rows, mut not_simulated) = (Vec::new(), Vec::new());
     for (label, dirs) in discover(out)? {
+        if allocates_between_heartbeats(&label) {
+            not_simulated.push(label);
+            continue;
+        }
         let (policy, config) = counterpart(&label, &dirs[0].1)?;
         let first = read_run(&dirs[0].1, &label, dirs[0].0)?;
         let kinds: HashMap<String, String> = first.jobs.jobs.iter().map(|j| (j.id.clone(), j.kind.clone())).collect();
@@ -485,7 +503,7 @@ pub fn check(out: &Path, trace: &Trace, cal: &Calibration, work: &MeasuredWork, 
             real_runs_small: real_small,
         });
     }
-    Ok(CheckReport { calibration: cal.clone(), rows })
+    Ok(CheckReport { calibration: cal.clone(), rows, not_simulated })
 }
 
 fn mean(v: &[f64]) -> f64 {
@@ -622,6 +640,12 @@ impl CheckReport {
             };
             out.push_str(&format!("{what}: {agree}; {pairs}\n"));
         }
+        if !self.not_simulated.is_empty() {
+            out.push_str(&format!(
+                "not simulated (rounds between heartbeats, which the simulator does not model): {}\n",
+                self.not_simulated.join(", ")
+            ));
+        }
         out
     }
 }
@@ -670,6 +694,16 @@ mod tests {
         let one = vec![row("a", &[10.0], 10.0), row("b", &[11.0, 11.5], 19.0)];
         assert_eq!(resolved_pairs(&one, |r| &r.real_runs_all, |r| Some(r.sim_mean_all)), None);
         assert_eq!(runs_agree(&one, |r| &r.real_runs_all), None);
+    }
+
+    #[test]
+    fn async_labels_are_the_ones_with_a_round_interval() {
+        for label in ["shepherd-drf-async20", "capacity-async5", "shepherd-carbyne-holds-async1000"] {
+            assert!(allocates_between_heartbeats(label), "{label}");
+        }
+        for label in ["shepherd-drf", "capacity", "fair", "shepherd-async", "shepherd-async-x", "capacity-async20b"] {
+            assert!(!allocates_between_heartbeats(label), "{label}");
+        }
     }
 
     #[test]

@@ -24,6 +24,15 @@ import org.shepherd.yarn.cluster.ShepherdCluster;
  *       one queue {@code root.default}.</li>
  * </ul>
  *
+ * <p>A suffix {@code @async=<ms>} on {@code shepherd:...} or {@code capacity}
+ * makes that scheduler also allocate between node heartbeats, a round every
+ * {@code <ms>} milliseconds: Shepherd's scheduling rounds ({@code
+ * yarn.scheduler.shepherd.async-scheduling.interval-ms}) or the
+ * CapacityScheduler's asynchronous scheduling thread ({@code
+ * schedule-asynchronously}); its label gains {@code -async<ms>}. The
+ * FairScheduler's counterpart (continuous scheduling) is deprecated in
+ * Hadoop 3 and not offered.
+ *
  * <p>All three let ApplicationMasters use up to half of the cluster (the
  * FairScheduler's default {@code maxAMShare}; the CapacityScheduler's default
  * of 10 % would run one job at a time on a cluster this small) and place
@@ -36,19 +45,43 @@ public final class SchedulerSpec {
   public final String label;
   private final String policy;
   private final File toml;
+  /** A round between heartbeats every this many ms; 0 = only on heartbeats. */
+  private final long asyncIntervalMs;
 
-  private SchedulerSpec(String spec, String label, String policy, File toml) {
+  private static final String ASYNC = "@async=";
+
+  private SchedulerSpec(String spec, String label, String policy, File toml, long asyncIntervalMs) {
     this.spec = spec;
-    this.label = label;
+    this.label = asyncIntervalMs > 0 ? label + "-async" + asyncIntervalMs : label;
     this.policy = policy;
     this.toml = toml;
+    this.asyncIntervalMs = asyncIntervalMs;
   }
 
   /** {@code baseDir}: what a relative config path is relative to. */
   public static SchedulerSpec parse(String spec, File hadoopConfDir, File baseDir) {
     String s = spec.trim();
+    long async = 0;
+    int at = s.lastIndexOf(ASYNC);
+    if (at >= 0) {
+      String ms = s.substring(at + ASYNC.length());
+      try {
+        async = Long.parseLong(ms);
+      } catch (NumberFormatException e) {
+        async = -1;
+      }
+      if (async <= 0) {
+        throw new IllegalArgumentException("scheduler `" + spec + "`: " + ASYNC + " needs a positive "
+            + "number of milliseconds, got `" + ms + "`");
+      }
+      s = s.substring(0, at);
+    }
+    if (s.equals("fair") && async > 0) {
+      throw new IllegalArgumentException("scheduler `" + spec + "`: " + ASYNC + " is offered for "
+          + "shepherd:<policy> and capacity; the FairScheduler's continuous scheduling is deprecated");
+    }
     if (s.equals("capacity") || s.equals("fair")) {
-      return new SchedulerSpec(s, s, null, null);
+      return new SchedulerSpec(spec.trim(), s, null, null, async);
     }
     if (s.startsWith("shepherd:")) {
       String rest = s.substring("shepherd:".length());
@@ -78,10 +111,11 @@ public final class SchedulerSpec {
         String stem = toml.getName().replaceFirst("\\.toml$", "").replaceFirst("^shepherd-", "");
         label = stem.startsWith(policy) ? "shepherd-" + stem : label + "-" + stem;
       }
-      return new SchedulerSpec(s, label, policy, toml);
+      return new SchedulerSpec(spec.trim(), label, policy, toml, async);
     }
     throw new IllegalArgumentException("unknown scheduler `" + spec
-        + "`; expected shepherd:<policy>[=<file.toml>], capacity or fair");
+        + "`; expected shepherd:<policy>[=<file.toml>], capacity or fair, the first two "
+        + "optionally with " + ASYNC + "<ms>");
   }
 
   /** Points {@code conf} at this scheduler; files it needs go to {@code workDir}. */
@@ -94,7 +128,10 @@ public final class SchedulerSpec {
       ShepherdCluster.useShepherd(conf, text, workDir);
       // Keep the engine's activity log for `shepherd calibrate`.
       conf.setInt(org.shepherd.yarn.ShepherdScheduler.ACTIVITY_LOG, 1_000_000);
-    } else if (label.equals("capacity")) {
+      if (asyncIntervalMs > 0) {
+        conf.setLong(org.shepherd.yarn.ShepherdScheduler.ASYNC_INTERVAL_MS, asyncIntervalMs);
+      }
+    } else if (label.startsWith("capacity")) {
       conf.set(YarnConfiguration.RM_SCHEDULER,
           "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler");
       conf.set("yarn.scheduler.capacity.root.queues", "default");
@@ -102,6 +139,11 @@ public final class SchedulerSpec {
       conf.set("yarn.scheduler.capacity.root.default.maximum-capacity", "100");
       conf.set("yarn.scheduler.capacity.maximum-am-resource-percent", "0.5");
       conf.set("yarn.scheduler.capacity.root.default.user-limit-factor", "1");
+      if (asyncIntervalMs > 0) {
+        conf.setBoolean("yarn.scheduler.capacity.schedule-asynchronously.enable", true);
+        conf.setLong("yarn.scheduler.capacity.schedule-asynchronously.scheduling-interval-ms",
+            asyncIntervalMs);
+      }
     } else {
       File alloc = new File(workDir, "fair-scheduler.xml");
       Files.write(alloc.toPath(), String.join("\n", "<?xml version=\"1.0\"?>",
@@ -125,9 +167,11 @@ public final class SchedulerSpec {
   }
 
   public String description() {
+    String rounds = asyncIntervalMs > 0 ? ", allocating between heartbeats every " + asyncIntervalMs + " ms" : "";
     if (policy != null) {
-      return "ShepherdScheduler, policy " + policy + (toml != null ? " (" + toml + ")" : "");
+      return "ShepherdScheduler, policy " + policy + (toml != null ? " (" + toml + ")" : "") + rounds;
     }
-    return label.equals("capacity") ? "CapacityScheduler, one queue" : "FairScheduler, DRF, one queue";
+    return (label.startsWith("capacity") ? "CapacityScheduler, one queue" : "FairScheduler, DRF, one queue")
+        + rounds;
   }
 }

@@ -412,7 +412,7 @@ pub struct CheckReport {
 /// Did the harness run this scheduler with allocation rounds between node
 /// heartbeats? Its label then ends in `-async<ms>` (`SchedulerSpec`'s
 /// `@async=<ms>`).
-pub fn allocates_between_heartbeats(label: &str) -> bool {
+fn allocates_between_heartbeats(label: &str) -> bool {
     label.rsplit_once("-async").is_some_and(|(_, ms)| !ms.is_empty() && ms.bytes().all(|b| b.is_ascii_digit()))
 }
 

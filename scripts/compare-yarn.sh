@@ -7,7 +7,7 @@
 #
 #   scripts/compare-yarn.sh [--quick] [--trace FILE] [--schedulers LIST]
 #                           [--repeat N] [--out DIR] [--split-mb N] [--poll-ms N]
-#                           [--utilization off|containers]
+#                           [--utilization off|containers] [--nm-heartbeat-ms N]
 #
 #   --quick       CI size: examples/traces/yarn-quick.json (4 small jobs, 2 NMs),
 #                 one repetition; fails unless every job succeeds everywhere.
@@ -22,6 +22,10 @@
 #                 Shepherd's engine reads it (ROSE's load estimates); each NM
 #                 gets an equal slice of the machine's CPU for the accounting.
 #                 Default off.
+#   --nm-heartbeat-ms N  every NodeManager heartbeats every N ms (YARN's
+#                 yarn.resourcemanager.nodemanagers.heartbeat-interval-ms;
+#                 default YARN's 1000), for every scheduler; jobs.json records
+#                 it and `shepherd calibrate` simulates with it.
 #   SHEPHERD_SKIP_BUILD=1 skips building the engine and the shim (scripts/test.sh
 #   has just built both).
 CALLER_DIR="$PWD"   # relative paths in the options are relative to here
@@ -36,6 +40,7 @@ OUT=""
 SPLIT_MB=2
 POLL_MS=500
 UTILIZATION=off
+NM_HEARTBEAT_MS=1000
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1; TRACE="$ROOT/examples/traces/yarn-quick.json"; REPEAT=1; shift ;;
@@ -46,6 +51,7 @@ while [ $# -gt 0 ]; do
     --split-mb) SPLIT_MB="$2"; shift 2 ;;
     --poll-ms) POLL_MS="$2"; shift 2 ;;
     --utilization) UTILIZATION="$2"; shift 2 ;;
+    --nm-heartbeat-ms) NM_HEARTBEAT_MS="$2"; shift 2 ;;
     *) echo "compare-yarn: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -75,6 +81,6 @@ echo "==> comparing $SCHEDULERS on $(basename "$TRACE"), $REPEAT repetition(s), 
   -Djava.util.logging.config.file="$ROOT/integration/src/main/resources/quiet-jul.properties" \
   -cp "$CP" org.shepherd.yarn.compare.CompareYarn --trace "$TRACE" --out "$OUT" \
   --schedulers "$SCHEDULERS" --repeat "$REPEAT" --split-mb "$SPLIT_MB" --poll-ms "$POLL_MS" \
-  --utilization "$UTILIZATION" --hadoop-conf "$ROOT/hadoop-conf" --base-dir "$CALLER_DIR")
+  --utilization "$UTILIZATION" --nm-heartbeat-ms "$NM_HEARTBEAT_MS" --hadoop-conf "$ROOT/hadoop-conf" --base-dir "$CALLER_DIR")
 echo "==> report"
 "$ROOT/target/release/shepherd" yarn-report "$OUT" --require-success

@@ -416,6 +416,14 @@ fn allocates_between_heartbeats(label: &str) -> bool {
     label.rsplit_once("-async").is_some_and(|(_, ms)| !ms.is_empty() && ms.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// The NodeManagers' heartbeat interval of a run (`jobs.json`'s
+/// `nm_heartbeat_ms`, the harness's `--nm-heartbeat-ms`), which its
+/// simulation must use; outputs from before the harness recorded it ran at
+/// YARN's default, the simulator's default too.
+fn heartbeat_ms(jobs: &JobsFile) -> i64 {
+    jobs.nm_heartbeat_ms.filter(|ms| *ms > 0).unwrap_or(SimOptions::default().heartbeat_ms)
+}
+
 /// The engine's stand-in for a harness scheduler, configured as the harness
 /// configured the real one.
 fn counterpart(label: &str, run_dir: &Path) -> Result<(String, Config), String> {
@@ -461,7 +469,7 @@ pub fn check(out: &Path, trace: &Trace, cal: &Calibration, work: &MeasuredWork, 
             (None, None) => return Err(format!("{label}: no cluster size in jobs.json or the trace")),
         };
         let sim_trace = measured_trace(trace, &kinds, work, cal);
-        let opts = SimOptions { cluster_model: Some(cal.clone()), seed, ..SimOptions::default() };
+        let opts = SimOptions { cluster_model: Some(cal.clone()), seed, heartbeat_ms: heartbeat_ms(&first.jobs), ..SimOptions::default() };
         let outcome = simulate(&sim_trace, &cluster, config, &opts)?;
         let sim_jct: HashMap<&str, f64> = outcome.jobs.iter().map(|j| (j.id.as_str(), j.jct_ms() as f64)).collect();
         let small: HashMap<&str, bool> = first.jobs.jobs.iter().map(|j| (j.id.as_str(), j.category == "small")).collect();
@@ -704,6 +712,17 @@ mod tests {
         for label in ["shepherd-drf", "capacity", "fair", "shepherd-async", "shepherd-async-x", "capacity-async20b"] {
             assert!(!allocates_between_heartbeats(label), "{label}");
         }
+    }
+
+    #[test]
+    fn runs_are_simulated_with_the_heartbeat_interval_they_had() {
+        let jobs = |extra: &str| -> JobsFile {
+            serde_json::from_str(&format!(r#"{{"scheduler": "capacity", "poll_ms": 500{extra}, "jobs": []}}"#)).unwrap()
+        };
+        assert_eq!(heartbeat_ms(&jobs(r#", "nm_heartbeat_ms": 3000"#)), 3000);
+        // Outputs from before the harness recorded it: YARN's default.
+        assert_eq!(heartbeat_ms(&jobs("")), 1000);
+        assert_eq!(SimOptions::default().heartbeat_ms, 1000);
     }
 
     #[test]

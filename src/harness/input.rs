@@ -17,6 +17,11 @@ pub struct JobsFile {
     /// RM REST polling interval: the resolution of the waiting times.
     #[serde(default)]
     pub poll_ms: Option<i64>,
+    /// The NodeManagers' heartbeat interval the harness set
+    /// (`--nm-heartbeat-ms`); absent in older outputs, which ran at YARN's
+    /// default of 1000 ms.
+    #[serde(default)]
+    pub nm_heartbeat_ms: Option<i64>,
     #[serde(default)]
     pub cluster: Option<ClusterInfo>,
     pub jobs: Vec<JobObs>,

@@ -23,6 +23,7 @@ import org.apache.commons.io.FileUtils;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapreduce.MRJobConfig;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.shepherd.yarn.ShepherdScheduler;
 import org.shepherd.yarn.cluster.ShepherdCluster;
 
@@ -40,7 +41,13 @@ import org.shepherd.yarn.cluster.ShepherdCluster;
  * CompareYarn --trace FILE --out DIR [--schedulers shepherd:dress,capacity,fair]
  *             [--repeat 1] [--split-mb 2] [--poll-ms 500] [--timeout-s 1800]
  *             [--hadoop-conf DIR] [--utilization off|containers]
+ *             [--nm-heartbeat-ms 1000]
  * </pre>
+ *
+ * <p>{@code --nm-heartbeat-ms} sets every NodeManager's heartbeat interval
+ * ({@code yarn.resourcemanager.nodemanagers.heartbeat-interval-ms}, YARN's
+ * default 1000 ms) for every scheduler, and {@code jobs.json} records it, so
+ * that {@code shepherd calibrate} simulates the runs with the same interval.
  *
  * <p>{@code --utilization containers} turns on the NodeManagers' container
  * monitors (1 s), gives every scheduler the same setting, records measured
@@ -76,6 +83,7 @@ public final class CompareYarn {
           + ": expected off or containers");
     }
     boolean measureUse = utilization.equals("containers");
+    long nmHeartbeatMs = nmHeartbeatMs(a.get("nm-heartbeat-ms"));
 
     TraceJob.Trace trace = TraceJob.read(traceFile);
     out.mkdirs();
@@ -98,7 +106,8 @@ public final class CompareYarn {
     for (int run = 1; run <= repeat; run++) {
       for (SchedulerSpec spec : specs) {
         File dir = new File(out, spec.label + "/run-" + run);
-        failed += runOnce(spec, run, trace, traceFile, dir, inputs, pollMs, timeoutS, measureUse);
+        failed += runOnce(spec, run, trace, traceFile, dir, inputs, pollMs, timeoutS, measureUse,
+            nmHeartbeatMs);
       }
     }
     System.out.printf("%nraw results in %s; %d job(s) did not succeed%n", out, failed);
@@ -107,8 +116,8 @@ public final class CompareYarn {
 
   /** One scheduler, one repetition. Returns the number of jobs that did not succeed. */
   static int runOnce(SchedulerSpec spec, int run, TraceJob.Trace trace, File traceFile,
-      File dir, HiBenchInputs inputs, long pollMs, long timeoutS, boolean measureUse)
-      throws Exception {
+      File dir, HiBenchInputs inputs, long pollMs, long timeoutS, boolean measureUse,
+      long nmHeartbeatMs) throws Exception {
     FileUtils.deleteQuietly(dir);
     File work = new File(dir, "work");
     work.mkdirs();
@@ -121,11 +130,13 @@ public final class CompareYarn {
     if (measureUse) {
       ShepherdCluster.measureContainerUse(conf, trace.nodes);
     }
+    conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, nmHeartbeatMs);
     spec.configure(conf, work);
     String name = "cmp-" + spec.label + "-" + run;
-    System.out.printf("%n==> %s run %d: %s, %d NodeManagers of %d MiB / %d vcores, %d jobs%n",
+    System.out.printf("%n==> %s run %d: %s, %d NodeManagers of %d MiB / %d vcores"
+        + " heartbeating every %d ms, %d jobs%n",
         spec.label, run, spec.description(), trace.nodes, trace.nodeMemoryMb, trace.nodeVcores,
-        trace.jobs.size());
+        nmHeartbeatMs, trace.jobs.size());
     long clusterStart = System.currentTimeMillis();
     try (ShepherdCluster cluster = ShepherdCluster.start(name, conf, trace.nodes, work)) {
       System.out.printf("    cluster up in %.1f s, scheduler %s%n",
@@ -171,7 +182,8 @@ public final class CompareYarn {
       } finally {
         pool.shutdownNow();
       }
-      int failed = writeJobs(cluster, spec, run, trace, traceFile, dir, pollMs, t0, errors);
+      int failed = writeJobs(cluster, spec, run, trace, traceFile, dir, pollMs, nmHeartbeatMs, t0,
+          errors);
       if (cluster.rm().getResourceScheduler() instanceof ShepherdScheduler) {
         // The engine's own view at the end (policy state, counters): what an
         // operator would look at if a run went wrong.
@@ -194,7 +206,7 @@ public final class CompareYarn {
 
   /** Matches RM applications to trace jobs by tag and writes jobs.json. */
   private static int writeJobs(ShepherdCluster cluster, SchedulerSpec spec, int run,
-      TraceJob.Trace trace, File traceFile, File dir, long pollMs, long t0,
+      TraceJob.Trace trace, File traceFile, File dir, long pollMs, long nmHeartbeatMs, long t0,
       Map<String, String> errors) throws IOException {
     Map<String, JsonNode> byTag = new HashMap<>();
     for (JsonNode app : cluster.rest("/ws/v1/cluster/apps").path("apps").path("app")) {
@@ -209,6 +221,7 @@ public final class CompareYarn {
     root.put("run", run);
     root.put("trace", traceFile.getPath());
     root.put("poll_ms", pollMs);
+    root.put("nm_heartbeat_ms", nmHeartbeatMs);
     root.put("start_ms", t0);
     ObjectNode c = root.putObject("cluster");
     c.put("nodes", trace.nodes);
@@ -263,6 +276,28 @@ public final class CompareYarn {
       m.put(argv[i].substring(2), argv[++i]);
     }
     return m;
+  }
+
+  /**
+   * {@code --nm-heartbeat-ms}: the NodeManagers' heartbeat interval, YARN's
+   * default when absent; anything but a positive number of milliseconds is
+   * rejected, naming the option and the value.
+   */
+  static long nmHeartbeatMs(String value) {
+    if (value == null) {
+      return YarnConfiguration.DEFAULT_RM_NM_HEARTBEAT_INTERVAL_MS;
+    }
+    long ms;
+    try {
+      ms = Long.parseLong(value.trim());
+    } catch (NumberFormatException e) {
+      ms = -1;
+    }
+    if (ms <= 0) {
+      throw new IllegalArgumentException("--nm-heartbeat-ms " + value
+          + ": expected a positive number of milliseconds");
+    }
+    return ms;
   }
 
   private static String required(Map<String, String> a, String key) {

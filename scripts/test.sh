@@ -19,6 +19,15 @@ if cargo fmt --version >/dev/null 2>&1; then
 else
   echo "shepherd: rustfmt not installed, format check skipped (rustup component add rustfmt)" >&2
 fi
+# Clippy's lints, warnings as errors, also before the long tests (a check
+# build of its own, ~2 minutes on a fresh clone here). A toolchain without
+# clippy skips the check and says so.
+if cargo clippy --version >/dev/null 2>&1; then
+  echo "==> Rust lints (cargo clippy --all-targets -- -D warnings)"
+  cargo clippy --release --all-targets --locked -- -D warnings
+else
+  echo "shepherd: clippy not installed, lint check skipped (rustup component add clippy)" >&2
+fi
 build_engine
 echo "==> Rust tests"
 cargo test --release --locked

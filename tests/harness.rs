@@ -232,6 +232,10 @@ fn cli_prints_tables_and_writes_files() {
     assert!(stdout.contains("shepherd-dress run-2: no poll saw a task container of job-0003"), "{stdout}");
     let row = stdout.lines().find(|l| l.starts_with("shepherd-dress  all")).expect("absolute row");
     assert!(row.contains("50.8 [48.3–53.3]") && row.contains("0.600 [0.575–0.625]"), "{row}");
+    // AM wait P50: run-1's AMs waited 1, 2 and 1 s (P50 1), run-2's 1, 2
+    // and 2 s (P50 2).
+    assert!(stdout.contains("AM wait P50"), "{stdout}");
+    assert!(row.contains("1.5 [1.0–2.0]"), "{row}");
     for f in ["summary.json", "summary.csv", "jct-cdf.svg", "wait-cdf.svg", "utilization.svg"] {
         assert!(out.join(f).is_file(), "{f} missing");
     }

@@ -136,6 +136,7 @@ const COLUMNS: &[(&str, &str, usize)] = &[
     ("wait_mean_s", "wait mean", 1),
     ("wait_p50_s", "wait P50", 1),
     ("wait_p95_s", "wait P95", 1),
+    ("am_wait_p50_s", "AM wait P50", 1),
     ("jct_mean_s", "JCT mean", 1),
     ("jct_p50_s", "JCT P50", 1),
     ("jct_p95_s", "JCT P95", 1),
@@ -162,6 +163,7 @@ pub fn absolute_table(report: &Report) -> String {
     }
     format!(
         "absolute: median [min–max] over runs; times in s; jobs = jobs that finished SUCCEEDED;\n\
+         wait = submission → first task container seen running; AM wait = submission → ApplicationMaster launch;\n\
          util = time-weighted allocated share of the cluster; used = time-weighted measured use (NM container monitors), - when not measured;\n\
          preempted = containers preempted (evicted) over all jobs; Jain = mean over 60 s windows of Jain's index across users\n{}",
         render(&header, &rows, 2)

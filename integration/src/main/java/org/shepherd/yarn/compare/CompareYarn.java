@@ -287,12 +287,7 @@ public final class CompareYarn {
     if (value == null) {
       return YarnConfiguration.DEFAULT_RM_NM_HEARTBEAT_INTERVAL_MS;
     }
-    long ms;
-    try {
-      ms = Long.parseLong(value.trim());
-    } catch (NumberFormatException e) {
-      ms = -1;
-    }
+    long ms = Millis.positive(value.trim());
     if (ms <= 0) {
       throw new IllegalArgumentException("--nm-heartbeat-ms " + value
           + ": expected a positive number of milliseconds");

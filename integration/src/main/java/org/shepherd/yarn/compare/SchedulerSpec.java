@@ -65,11 +65,7 @@ public final class SchedulerSpec {
     int at = s.lastIndexOf(ASYNC);
     if (at >= 0) {
       String ms = s.substring(at + ASYNC.length());
-      try {
-        async = Long.parseLong(ms);
-      } catch (NumberFormatException e) {
-        async = -1;
-      }
+      async = Millis.positive(ms);
       if (async <= 0) {
         throw new IllegalArgumentException("scheduler `" + spec + "`: " + ASYNC + " needs a positive "
             + "number of milliseconds, got `" + ms + "`");

@@ -40,7 +40,7 @@ OUT=""
 SPLIT_MB=2
 POLL_MS=500
 UTILIZATION=off
-NM_HEARTBEAT_MS=1000
+NM_HEARTBEAT=()   # CompareYarn's default: YARN's own interval
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1; TRACE="$ROOT/examples/traces/yarn-quick.json"; REPEAT=1; shift ;;
@@ -51,7 +51,7 @@ while [ $# -gt 0 ]; do
     --split-mb) SPLIT_MB="$2"; shift 2 ;;
     --poll-ms) POLL_MS="$2"; shift 2 ;;
     --utilization) UTILIZATION="$2"; shift 2 ;;
-    --nm-heartbeat-ms) NM_HEARTBEAT_MS="$2"; shift 2 ;;
+    --nm-heartbeat-ms) NM_HEARTBEAT=(--nm-heartbeat-ms "$2"); shift 2 ;;
     *) echo "compare-yarn: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -81,6 +81,6 @@ echo "==> comparing $SCHEDULERS on $(basename "$TRACE"), $REPEAT repetition(s), 
   -Djava.util.logging.config.file="$ROOT/integration/src/main/resources/quiet-jul.properties" \
   -cp "$CP" org.shepherd.yarn.compare.CompareYarn --trace "$TRACE" --out "$OUT" \
   --schedulers "$SCHEDULERS" --repeat "$REPEAT" --split-mb "$SPLIT_MB" --poll-ms "$POLL_MS" \
-  --utilization "$UTILIZATION" --nm-heartbeat-ms "$NM_HEARTBEAT_MS" --hadoop-conf "$ROOT/hadoop-conf" --base-dir "$CALLER_DIR")
+  --utilization "$UTILIZATION" "${NM_HEARTBEAT[@]}" --hadoop-conf "$ROOT/hadoop-conf" --base-dir "$CALLER_DIR")
 echo "==> report"
 "$ROOT/target/release/shepherd" yarn-report "$OUT" --require-success

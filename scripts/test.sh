@@ -20,8 +20,7 @@ else
   echo "shepherd: rustfmt not installed, format check skipped (rustup component add rustfmt)" >&2
 fi
 # Clippy's lints, warnings as errors, also before the long tests (a check
-# build of its own, ~2 minutes on a fresh clone here). A toolchain without
-# clippy skips the check and says so.
+# build of its own). A toolchain without clippy skips the check and says so.
 if cargo clippy --version >/dev/null 2>&1; then
   echo "==> Rust lints (cargo clippy --all-targets -- -D warnings)"
   cargo clippy --release --all-targets --locked -- -D warnings

@@ -71,7 +71,7 @@ impl Session {
     fn absorb(&mut self, batch: &[u8], now_ms: i64) -> Result<(), SessionError> {
         self.events.clear();
         wire::decode_events(batch, &mut self.events)?;
-        self.engine.state.now_ms = self.engine.state.now_ms.max(now_ms);
+        self.engine.advance_clock(now_ms);
         for e in self.events.drain(..) {
             self.engine.apply(e);
         }

@@ -144,6 +144,15 @@ impl Engine {
         self.policies.set_flat_candidates(flat);
     }
 
+    /// The driver's time is now `now_ms` (the clock never goes back): the
+    /// events applied next happened then, and what they record (an app's
+    /// ask times, its removal in the activity log) and what plugins read
+    /// from the state while observing them carry that time, not the time
+    /// of the last pass.
+    pub fn advance_clock(&mut self, now_ms: i64) {
+        self.state.now_ms = self.state.now_ms.max(now_ms);
+    }
+
     /// The size `app`'s pipeline predicts for it (container-ms), if its
     /// estimator makes a prediction.
     pub fn estimate_ms(&self, app: crate::model::AppId) -> Option<f64> {

@@ -223,6 +223,9 @@ impl<'a> Sim<'a> {
             if take_event {
                 let (t, ev) = self.clock.pop().expect("peeked");
                 self.sim_events += 1;
+                // As the RM's events reach the engine at their time (the
+                // JNI session advances its clock before each batch).
+                self.engine.advance_clock(t);
                 match ev {
                     SimEvent::Arrival(j) => self.arrive(j, t),
                     SimEvent::AmAsk(j) => self.am_ask(j),

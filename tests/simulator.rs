@@ -360,3 +360,49 @@ fn shipped_calibrations_load_and_simulate() {
     }
     assert!(seen >= 2, "expected local.json and local-ps.json in {}", dir.display());
 }
+
+/// With `activity_log`, a simulation keeps the log a harness run keeps
+/// (`activity.json`), in simulated ms, so a simulated timeline can be set
+/// beside a real one. The timeline of `application_masters_and_launch_times_are_modelled`:
+/// the AM is allocated at 0, RUNNING at 1 s and asks for its tasks at 5 s;
+/// both tasks are allocated at 5 s, RUNNING at 7 s and end at 17.5 s; the AM
+/// exits 1.5 s later, when the app goes. Without the option there is no log.
+#[test]
+fn the_activity_log_records_the_simulated_timeline() {
+    use shepherd::sim::calibration::{Calibration, Dist};
+    let mut model = Calibration::instant();
+    model.am_memory_mb = 1024;
+    model.am_launch_ms = Dist::constant(1000.0);
+    model.am_startup_ms = Dist::constant(4000.0);
+    model.task_launch_ms = Dist::constant(2000.0);
+    model.task_overhead_ms = Dist::constant(500.0);
+    model.am_exit_ms = Dist::constant(1500.0);
+    let trace = Trace { cluster: None, am: None, jobs: vec![job("a", 0, 2, 10)] };
+    let cluster = ClusterSpec { nodes: 1, memory_mb: 4096, vcores: 4, rack_size: 1 };
+    let fifo = || Config::parse("[scheduler]\npolicy = \"fifo\"\n").unwrap();
+    let opts = SimOptions { cluster_model: Some(model), ..SimOptions::default() };
+    assert!(simulate(&trace, &cluster, fifo(), &opts).unwrap().activity.is_none());
+
+    let out = simulate(&trace, &cluster, fifo(), &SimOptions { activity_log: true, ..opts }).unwrap();
+    let log = out.activity.expect("the log was asked for");
+    let containers = log["containers"].as_array().unwrap();
+    let times = |c: &serde_json::Value| {
+        (c["am"].as_bool().unwrap(), c["allocated_ms"].as_i64(), c["launched_ms"].as_i64(), c["finished_ms"].as_i64())
+    };
+    let mut seen: Vec<_> = containers.iter().map(times).collect();
+    seen.sort();
+    assert_eq!(
+        seen,
+        vec![
+            (false, Some(5_000), Some(7_000), Some(17_500)),
+            (false, Some(5_000), Some(7_000), Some(17_500)),
+            (true, Some(0), Some(1_000), Some(19_000)),
+        ]
+    );
+    assert!(containers.iter().all(|c| c["app"] == "a" && c["memory_mb"].as_i64().is_some()));
+    let apps = log["apps"].as_array().unwrap();
+    assert_eq!(apps.len(), 1);
+    let app = &apps[0];
+    assert_eq!((app["app"].as_str(), app["submit_ms"].as_i64(), app["am_ask_ms"].as_i64()), (Some("a"), Some(0), Some(0)));
+    assert_eq!((app["first_task_ask_ms"].as_i64(), app["removed_ms"].as_i64()), (Some(5_000), Some(19_000)));
+}

@@ -300,6 +300,11 @@ struct WorkloadArgs {
     /// (the simulator before calibration; the golden tests use it).
     #[arg(long, help_heading = "Simulator")]
     no_cluster_model: bool,
+    /// Simulator: with --out, also write each run's activity.json — every container's allocation, launch and end,
+    /// every app's submission, AM ask and first task ask, in simulated ms — the log a harness run keeps, to set a
+    /// simulated timeline beside a real one.
+    #[arg(long, help_heading = "Simulator")]
+    activity_log: bool,
 }
 
 impl WorkloadArgs {
@@ -351,6 +356,7 @@ impl WorkloadArgs {
                 (None, false) => d.cluster_model.clone(),
             },
             seed: self.seed.unwrap_or(1),
+            activity_log: self.activity_log,
         };
         let source = self.source(default_kind)?;
         let mut exp = Experiment::new(&source, config, None, opts)?;

@@ -1,6 +1,7 @@
 //! Files of one run in an output directory:
 //! `metrics.json` (summary), `jobs.csv`, `utilization.csv`, `fairness.csv`,
-//! `jct_cdf.svg` and `utilization.svg`.
+//! `jct_cdf.svg` and `utilization.svg`; `activity.json` when the run kept
+//! the engine's activity log.
 
 use super::svg::{cdf, Chart, Series};
 use crate::metrics::timeline::UtilizationPoint;
@@ -19,6 +20,9 @@ pub fn write_run(dir: &Path, out: &SimOutcome) -> std::io::Result<()> {
         let _ = writeln!(f, "{t},{j:.6}");
     }
     std::fs::write(dir.join("fairness.csv"), f)?;
+    if let Some(activity) = &out.activity {
+        std::fs::write(dir.join("activity.json"), serde_json::to_string_pretty(activity).expect("activity serializes") + "\n")?;
+    }
     let jct: Vec<f64> = out.jobs.iter().map(|j| j.jct_ms() as f64 / 1000.0).collect();
     std::fs::write(dir.join("jct_cdf.svg"), jct_cdf_svg(&[(out.summary.policy.clone(), jct)]))?;
     std::fs::write(dir.join("utilization.svg"), utilization_svg(&out.summary.policy, &out.utilization))?;

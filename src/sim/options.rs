@@ -38,6 +38,12 @@ pub struct SimOptions {
     pub cluster_model: Option<super::calibration::Calibration>,
     /// Seed of the draws from the cluster model's distributions.
     pub seed: u64,
+    /// Keep the engine's activity log (every container's allocation,
+    /// launch and end; every app's submission, AM ask and first task ask),
+    /// the record a harness run keeps as `activity.json`, so a simulated
+    /// timeline can be set beside a real one. Off: it holds one record per
+    /// container, which a 650 000-task trace does not need.
+    pub activity_log: bool,
 }
 
 impl Default for SimOptions {
@@ -54,6 +60,7 @@ impl Default for SimOptions {
             progress: false,
             cluster_model: Some(super::calibration::Calibration::measured()),
             seed: 1,
+            activity_log: false,
         }
     }
 }

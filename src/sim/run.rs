@@ -35,6 +35,9 @@ pub struct SimOutcome {
     pub fairness: Vec<(i64, f64)>,
     /// Simulator events handled (arrivals, task ends, node passes).
     pub sim_events: u64,
+    /// The engine's activity log, in the harness's `activity.json` format
+    /// (times in simulated ms), when `SimOptions::activity_log` asked for it.
+    pub activity: Option<serde_json::Value>,
 }
 
 struct RunningTask {
@@ -141,6 +144,10 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         min_demand = Resources::ZERO;
     }
     let mut engine = engine;
+    if opts.activity_log {
+        // Unbounded: the simulation's containers are all wanted.
+        engine.enable_activity_log(usize::MAX);
+    }
     let sim_cluster = SimCluster::start(&mut engine, cluster, min_demand);
     let mut rng = Rng::seeded(opts.seed);
     let phases = model.map(|m| &m.heartbeat_phase).filter(|d| !d.0.is_empty());
@@ -846,7 +853,8 @@ impl<'a> Sim<'a> {
                 }
             }),
         };
-        SimOutcome { summary, utilization: timeline.points(start, end), fairness: per_window, jobs, sim_events: self.sim_events }
+        let activity = self.engine.activity_json();
+        SimOutcome { summary, utilization: timeline.points(start, end), fairness: per_window, jobs, sim_events: self.sim_events, activity }
     }
 }
 

@@ -220,12 +220,11 @@ fn busy_cluster() -> shepherd::sim::calibration::Calibration {
     }
 }
 
-/// With the cluster model: every job's AM is placed first and held until
-/// it exits after the job is done; tasks start after their launch time; the
-/// job is done (for its user, and its JCT) at its last task's end, as a
-/// MapReduce client reports it, not when the AM container exits.
-#[test]
-fn application_masters_and_launch_times_are_modelled() {
+/// A cluster model with constant times: an AM is RUNNING 1 s after its
+/// allocation and asks 4 s later; a task is RUNNING 2 s after its
+/// allocation and takes 0.5 s beyond its work; the AM exits 1.5 s after the
+/// job's last task.
+fn constant_times() -> shepherd::sim::calibration::Calibration {
     use shepherd::sim::calibration::{Calibration, Dist};
     let mut model = Calibration::instant();
     model.am_memory_mb = 1024;
@@ -234,6 +233,17 @@ fn application_masters_and_launch_times_are_modelled() {
     model.task_launch_ms = Dist::constant(2000.0);
     model.task_overhead_ms = Dist::constant(500.0);
     model.am_exit_ms = Dist::constant(1500.0);
+    model
+}
+
+/// With the cluster model: every job's AM is placed first and held until
+/// it exits after the job is done; tasks start after their launch time; the
+/// job is done (for its user, and its JCT) at its last task's end, as a
+/// MapReduce client reports it, not when the AM container exits.
+#[test]
+fn application_masters_and_launch_times_are_modelled() {
+    use shepherd::sim::calibration::Calibration;
+    let model = constant_times();
     // One node of 4 GB; a job of 2 tasks of 1 GB × 10 s.
     let trace = Trace { cluster: None, am: None, jobs: vec![job("a", 0, 2, 10)] };
     let cluster = ClusterSpec { nodes: 1, memory_mb: 4096, vcores: 4, rack_size: 1 };
@@ -369,14 +379,7 @@ fn shipped_calibrations_load_and_simulate() {
 /// exits 1.5 s later, when the app goes. Without the option there is no log.
 #[test]
 fn the_activity_log_records_the_simulated_timeline() {
-    use shepherd::sim::calibration::{Calibration, Dist};
-    let mut model = Calibration::instant();
-    model.am_memory_mb = 1024;
-    model.am_launch_ms = Dist::constant(1000.0);
-    model.am_startup_ms = Dist::constant(4000.0);
-    model.task_launch_ms = Dist::constant(2000.0);
-    model.task_overhead_ms = Dist::constant(500.0);
-    model.am_exit_ms = Dist::constant(1500.0);
+    let model = constant_times();
     let trace = Trace { cluster: None, am: None, jobs: vec![job("a", 0, 2, 10)] };
     let cluster = ClusterSpec { nodes: 1, memory_mb: 4096, vcores: 4, rack_size: 1 };
     let fifo = || Config::parse("[scheduler]\npolicy = \"fifo\"\n").unwrap();

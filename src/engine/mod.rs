@@ -535,7 +535,7 @@ impl Engine {
         if !self.state.nodes.contains_key(&node) {
             return Err(EngineError::UnknownNode(node));
         }
-        self.state.now_ms = self.state.now_ms.max(now_ms);
+        self.advance_clock(now_ms);
         if let Some(n) = self.state.nodes.get_mut(&node) {
             n.last_heartbeat_ms = now_ms;
             if let Some(log) = self.activity.as_mut() {
@@ -558,7 +558,7 @@ impl Engine {
     /// Run the periodic steps due at `now_ms` (every pass does this first).
     /// True when one of them may change what a pass decides.
     pub fn tick(&mut self, now_ms: i64) -> bool {
-        self.state.now_ms = self.state.now_ms.max(now_ms);
+        self.advance_clock(now_ms);
         if self.policies.next_tick_ms().is_none_or(|t| t > now_ms) {
             return false;
         }

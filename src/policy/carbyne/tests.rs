@@ -65,7 +65,7 @@ fn pass(e: &mut Engine, now: i64) -> Vec<(u32, i32, u64)> {
 }
 
 fn finish(e: &mut Engine, container: u64, at_ms: i64, exit_status: i32) {
-    e.state.now_ms = e.state.now_ms.max(at_ms);
+    e.advance_clock(at_ms);
     e.apply(Event::ContainerFinished { container, exit_status, at_ms });
 }
 

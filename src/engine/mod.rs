@@ -535,7 +535,7 @@ impl Engine {
         if !self.state.nodes.contains_key(&node) {
             return Err(EngineError::UnknownNode(node));
         }
-        self.advance_clock(now_ms);
+        // The clock moves in `tick` below, before anything reads it.
         if let Some(n) = self.state.nodes.get_mut(&node) {
             n.last_heartbeat_ms = now_ms;
             if let Some(log) = self.activity.as_mut() {

@@ -172,11 +172,18 @@ fn skipping_idle_heartbeats_equals_naive_ticking() {
     ] {
         let params = GenParams { seed: 11, jobs: Some(12), nodes: Some(4), ..Default::default() };
         // Without the cluster model, and with one that has AM containers,
-        // every delay and per-node heartbeat phases.
-        for model in [None, Some(busy_cluster())] {
+        // every delay and per-node heartbeat phases; the RM learning of
+        // ended containers at once, or at their node's heartbeat.
+        for (model, ends_at_heartbeat) in [(None, false), (Some(busy_cluster()), false), (Some(busy_cluster()), true)] {
             let run = |naive: bool| {
-                let opts =
-                    SimOptions { naive_heartbeats: naive, gang, heartbeat_ms: 3000, cluster_model: model.clone(), ..SimOptions::default() };
+                let opts = SimOptions {
+                    naive_heartbeats: naive,
+                    gang,
+                    heartbeat_ms: 3000,
+                    cluster_model: model.clone(),
+                    ends_at_heartbeat,
+                    ..SimOptions::default()
+                };
                 let exp = Experiment::new(&Source::Generate(kind.into(), params.clone()), config.clone(), None, opts).unwrap();
                 let out = exp.run(policy).unwrap();
                 // Job timings; not `estimate_ms`, the size estimate at the
@@ -191,7 +198,7 @@ fn skipping_idle_heartbeats_equals_naive_ticking() {
             let (fast, fast_passes) = run(false);
             let (naive, naive_passes) = run(true);
             let phases = model.is_some();
-            assert_eq!(fast, naive, "{kind}/{policy} (phases: {phases})");
+            assert_eq!(fast, naive, "{kind}/{policy} (phases: {phases}, ends at heartbeat: {ends_at_heartbeat})");
             assert!(fast_passes < naive_passes, "{kind}/{policy} (phases: {phases}): {fast_passes} vs {naive_passes}");
         }
     }
@@ -408,4 +415,65 @@ fn the_activity_log_records_the_simulated_timeline() {
     let app = &apps[0];
     assert_eq!((app["app"].as_str(), app["submit_ms"].as_i64(), app["am_ask_ms"].as_i64()), (Some("a"), Some(0), Some(0)));
     assert_eq!((app["first_task_ask_ms"].as_i64(), app["removed_ms"].as_i64()), (Some(5_000), Some(19_000)));
+}
+
+/// Scheduling rounds between heartbeats (`round_ms`, the shim's
+/// asynchronous thread) and the RM learning of ended containers at their
+/// node's heartbeat (`ends_at_heartbeat`). One node of 4 GB, 3 s
+/// heartbeats; a job submitted at 0.5 s with four 1 GB × 9 s tasks, so its
+/// 1 GB AM and three tasks fill the node and the fourth waits for one to
+/// end. Launch 2 s, AM launch 1 s, AM start-up 4 s, task overhead 0.5 s.
+///
+/// * Heartbeats only: the AM is placed at the 3 s heartbeat, RUNNING at
+///   4 s, asks at 8 s; three tasks at the 9 s heartbeat end at
+///   9 + 2 + 9.5 = 20.5 s; the fourth is placed at the 21 s heartbeat. With
+///   `ends_at_heartbeat` the same: the node reports the ends at 21 s, where
+///   its own pass uses the room (the log's end times say 21 s, when the RM
+///   learned of them).
+/// * Rounds every 20 ms: the AM at 0.5 s, its asks at 5.5 s placed at once;
+///   those tasks end at 5.5 + 11.5 = 17 s, and a round places the fourth
+///   at 17 s — on room YARN would learn of only at the node's 18 s
+///   heartbeat. With `ends_at_heartbeat` it is placed at 18 s.
+#[test]
+fn rounds_place_between_heartbeats_on_room_the_rm_knows_of() {
+    let mut model = constant_times();
+    model.am_startup_ms = shepherd::sim::calibration::Dist::constant(4000.0);
+    let mut a = job("a", 0, 4, 9);
+    a.submit_ms = 500;
+    let trace = Trace { cluster: None, am: None, jobs: vec![a] };
+    let cluster = ClusterSpec { nodes: 1, memory_mb: 4096, vcores: 4, rack_size: 1 };
+    let run = |round_ms: i64, ends_at_heartbeat: bool| {
+        let opts = SimOptions {
+            cluster_model: Some(model.clone()),
+            heartbeat_ms: 3000,
+            activity_log: true,
+            round_ms,
+            ends_at_heartbeat,
+            ..SimOptions::default()
+        };
+        let out = simulate(&trace, &cluster, Config::parse("[scheduler]\npolicy = \"fifo\"\n").unwrap(), &opts).unwrap();
+        let log = out.activity.expect("asked for");
+        let mut am = None;
+        let mut tasks = vec![];
+        for c in log["containers"].as_array().unwrap() {
+            let times = (c["allocated_ms"].as_i64().unwrap(), c["finished_ms"].as_i64().unwrap());
+            match c["am"].as_bool().unwrap() {
+                true => am = Some(times.0),
+                false => tasks.push(times),
+            }
+        }
+        tasks.sort();
+        (am.unwrap(), tasks, out.jobs[0].finish_ms)
+    };
+    let three = |at: i64, end: i64| vec![(at, end); 3];
+    let with = |mut v: Vec<(i64, i64)>, last: (i64, i64)| {
+        v.push(last);
+        v
+    };
+    // Heartbeats only: the fourth task at 21 s, done at 21 + 2 + 9.5 = 32.5 s.
+    assert_eq!(run(0, false), (3_000, with(three(9_000, 20_500), (21_000, 32_500)), 32_500));
+    assert_eq!(run(0, true), (3_000, with(three(9_000, 21_000), (21_000, 33_000)), 32_500));
+    // Rounds: the AM and the first tasks without waiting for a heartbeat.
+    assert_eq!(run(20, false), (500, with(three(5_500, 17_000), (17_000, 28_500)), 28_500));
+    assert_eq!(run(20, true), (500, with(three(5_500, 18_000), (18_000, 30_000)), 29_500));
 }

@@ -305,6 +305,18 @@ struct WorkloadArgs {
     /// simulated timeline beside a real one.
     #[arg(long, help_heading = "Simulator")]
     activity_log: bool,
+    /// Simulator: scheduling rounds between heartbeats every this many ms, as the shim's
+    /// yarn.scheduler.shepherd.async-scheduling.interval-ms (default 0 = heartbeats only); use with
+    /// --ends-at-heartbeat, else a round uses room the RM would not know of yet.
+    #[arg(long, help_heading = "Simulator")]
+    round_ms: Option<i64>,
+    /// Simulator: nodes a scheduling round visits at most (async-scheduling.max-nodes, default 100; 0 = all).
+    #[arg(long, help_heading = "Simulator")]
+    round_max_nodes: Option<usize>,
+    /// Simulator: the RM learns that a task's container ended at its node's next heartbeat, as YARN does,
+    /// instead of at once (the AM still learns at once).
+    #[arg(long, help_heading = "Simulator")]
+    ends_at_heartbeat: bool,
 }
 
 impl WorkloadArgs {
@@ -340,6 +352,9 @@ impl WorkloadArgs {
             None => shepherd::Config::default(),
         };
         let d = SimOptions::default();
+        if let Some(ms) = self.round_ms.filter(|ms| *ms < 0) {
+            return Err(format!("--round-ms {ms}: must be 0 (heartbeats only) or a positive interval"));
+        }
         let opts = SimOptions {
             heartbeat_ms: self.heartbeat_ms.unwrap_or(d.heartbeat_ms),
             slowstart: self.slowstart.unwrap_or(d.slowstart),
@@ -357,6 +372,9 @@ impl WorkloadArgs {
             },
             seed: self.seed.unwrap_or(1),
             activity_log: self.activity_log,
+            round_ms: self.round_ms.unwrap_or(d.round_ms),
+            round_max_nodes: self.round_max_nodes.unwrap_or(d.round_max_nodes),
+            ends_at_heartbeat: self.ends_at_heartbeat,
         };
         let source = self.source(default_kind)?;
         let mut exp = Experiment::new(&source, config, None, opts)?;

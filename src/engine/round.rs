@@ -113,6 +113,12 @@ impl Engine {
         Ok(made)
     }
 
+    /// Whether the next round has work to look at: something changed since
+    /// the last complete round, or the last one was cut short by its bound.
+    pub fn round_due(&self) -> bool {
+        self.round.due
+    }
+
     /// The pass every heartbeat and every round runs on one node.
     pub(super) fn pass_on(&mut self, node: NodeId, now_ms: i64, out: &mut Vec<Decision>) -> usize {
         self.policies.prepare(&self.state, node);

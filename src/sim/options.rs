@@ -44,6 +44,24 @@ pub struct SimOptions {
     /// timeline can be set beside a real one. Off: it holds one record per
     /// container, which a 650 000-task trace does not need.
     pub activity_log: bool,
+    /// Scheduling rounds between heartbeats every this many ms, as the
+    /// shim's `yarn.scheduler.shepherd.async-scheduling.interval-ms` asks
+    /// the engine for them (`Engine::schedule_round`); 0 = off, heartbeats
+    /// only (YARN's default, and the shim's).
+    pub round_ms: i64,
+    /// Nodes a round visits at most (the shim's
+    /// `async-scheduling.max-nodes`, default 100; 0 = all).
+    pub round_max_nodes: usize,
+    /// The RM learns that a task's container ended at its node's next
+    /// heartbeat, as a NodeManager reports completed containers, instead of
+    /// the instant the task ends. The AM still learns at once (a MapReduce
+    /// task reports its end to its AM directly). Off by default: the
+    /// results measured before it existed stay comparable. With heartbeats
+    /// only, a node's room is used at its own heartbeat either way; what
+    /// moves is what other nodes' passes see meanwhile (shares, learned
+    /// durations). Rounds need it: without it a round places on room YARN
+    /// does not know of yet.
+    pub ends_at_heartbeat: bool,
 }
 
 impl Default for SimOptions {
@@ -61,6 +79,9 @@ impl Default for SimOptions {
             cluster_model: Some(super::calibration::Calibration::measured()),
             seed: 1,
             activity_log: false,
+            round_ms: 0,
+            round_max_nodes: 100,
+            ends_at_heartbeat: false,
         }
     }
 }

@@ -8,10 +8,17 @@
 //! as a timer of its own (`Engine::next_tick_ms`, `Engine::tick`), on the
 //! same grid; a step that may change decisions makes the nodes with room
 //! heartbeat at once, so decisions equal those of naive heartbeating.
+//!
+//! Optionally (`SimOptions::round_ms`) the engine also runs scheduling
+//! rounds between heartbeats, as the shim's asynchronous thread asks for
+//! them in the RM: the same `Engine::schedule_round`, on its own grid, after
+//! the heartbeat round of the same instant. And (`ends_at_heartbeat`) the
+//! RM may learn of an ended container only at its node's next heartbeat, as
+//! YARN does, which is what keeps a round from using room YARN cannot see.
 
 use super::am::{AmActions, JobRun};
 use super::calibration::{Calibration, HostModel};
-use super::clock::{grid_ceil, Clock, SimEvent};
+use super::clock::{grid_ceil, next_heartbeat, Clock, SimEvent};
 use super::cluster::SimCluster;
 use super::host::{After, SharedCpu};
 use super::options::SimOptions;
@@ -118,6 +125,9 @@ struct Sim<'a> {
     /// Ask → allocation of every task container, ms (u32: 49 days at most,
     /// half the memory of f64 on a 650 000-task trace).
     latencies: Vec<u32>,
+    /// Per node: task containers that ended and that its next heartbeat
+    /// reports to the RM (`SimOptions::ends_at_heartbeat`).
+    unreported: HashMap<NodeId, Vec<ContainerId>>,
 }
 
 /// Heartbeat phases are resolved to a tenth of the heartbeat interval.
@@ -193,6 +203,7 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         oversub: Default::default(),
         asked_at: HashMap::new(),
         latencies: Vec::new(),
+        unreported: HashMap::new(),
     };
     sim.over = sim.engine.policies().has_oversubscribe();
     for (i, j) in trace.jobs.iter().enumerate() {
@@ -215,12 +226,14 @@ impl<'a> Sim<'a> {
         let mut round_due: Option<i64> = None;
         let mut timer_due: Option<i64> = None;
         let mut last_round: i64 = i64::MIN;
+        // Scheduling rounds between heartbeats (`round_ms` > 0), on their
+        // own grid; one is due after any event while asks are pending.
+        let every = self.opts.round_ms;
+        let mut async_due: Option<i64> = None;
+        let mut last_async: i64 = i64::MIN;
         let mut decisions = Vec::new();
         loop {
-            let wake = match (round_due, timer_due) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
+            let wake = [round_due, timer_due, async_due].into_iter().flatten().min();
             let take_event = match (self.clock.peek_time(), wake) {
                 (Some(e), Some(t)) => e <= t,
                 (Some(_), None) => true,
@@ -241,6 +254,7 @@ impl<'a> Sim<'a> {
                     SimEvent::TaskEnd(c) => self.task_end(c, t),
                     SimEvent::AmExit(j) => self.am_exit(j, t),
                     SimEvent::HostWake(generation) => self.host_wake(t, generation),
+                    SimEvent::NodeReport(node) => self.node_report(node, t),
                 }
                 // Every node is offered a heartbeat within one period of a change.
                 self.dirty_until = self.dirty_until.max(t + hb);
@@ -251,6 +265,10 @@ impl<'a> Sim<'a> {
                 }
                 if timer_due.is_none() {
                     timer_due = self.engine.next_tick_ms().map(|nt| grid_ceil(nt.max(not_before), sub));
+                }
+                if every > 0 && self.pending > 0 {
+                    let next = grid_ceil(t.max(last_async.saturating_add(1)), every);
+                    async_due = Some(async_due.map_or(next, |d| d.min(next)));
                 }
                 if self.finished_tasks & 0xfff == 0 {
                     progress.set_position(self.finished_tasks);
@@ -277,6 +295,19 @@ impl<'a> Sim<'a> {
                     if self.every_heartbeat() && (!self.clock.is_empty() || (self.pending > 0 && made > 0)) {
                         round_due = Some(t + sub);
                     }
+                }
+                if async_due == Some(t) {
+                    async_due = None;
+                    last_async = t;
+                    let placed = self.async_round(t, &mut decisions);
+                    // The shim's thread asks every interval; the engine
+                    // answers at once while nothing changed, so the next
+                    // one that matters follows an event, or goes on from a
+                    // round that placed or was cut short by its bound.
+                    if self.pending > 0 && (placed > 0 || self.engine.round_due()) {
+                        async_due = Some(t + every);
+                    }
+                    made += placed;
                 }
                 // The periodic steps go on while a naive simulator would
                 // still heartbeat: while events are coming, or while rounds
@@ -327,25 +358,76 @@ impl<'a> Sim<'a> {
                 tracing::error!(%e, "scheduling pass failed");
                 continue;
             }
-            let batch = std::mem::take(decisions);
-            for d in batch {
-                match d {
-                    Decision::Allocate { container, app, node, key, resources, execution, .. } => {
-                        made += 1;
-                        self.allocated(container, app, node, key, resources, t);
-                        if execution == ExecutionType::Opportunistic {
-                            if let Some(rt) = self.tasks.get_mut(&container) {
-                                rt.speculative = true;
-                                self.oversub.speculative_containers += 1;
-                            }
-                        }
-                    }
-                    Decision::Preempt { container } => self.evict(container, t),
-                }
-            }
+            made += self.carry_out(decisions, t);
             self.cluster.refresh(&self.engine, node);
         }
         made
+    }
+
+    /// One scheduling round between heartbeats at `t` (the shim's
+    /// asynchronous thread): the engine picks the nodes.
+    fn async_round(&mut self, t: i64, decisions: &mut Vec<Decision>) -> usize {
+        decisions.clear();
+        self.sim_events += 1;
+        if let Err(e) = self.engine.schedule_round(t, self.opts.round_max_nodes, decisions) {
+            tracing::error!(%e, "scheduling round failed");
+            return 0;
+        }
+        self.carry_out(decisions, t)
+    }
+
+    /// Carry out a pass's or a round's decisions at `t`, as the shim does;
+    /// returns the containers allocated.
+    fn carry_out(&mut self, decisions: &mut Vec<Decision>, t: i64) -> usize {
+        let mut made = 0;
+        for d in std::mem::take(decisions) {
+            match d {
+                Decision::Allocate { container, app, node, key, resources, execution, .. } => {
+                    made += 1;
+                    self.allocated(container, app, node, key, resources, t);
+                    if execution == ExecutionType::Opportunistic {
+                        if let Some(rt) = self.tasks.get_mut(&container) {
+                            rt.speculative = true;
+                            self.oversub.speculative_containers += 1;
+                        }
+                    }
+                    self.cluster.refresh(&self.engine, node);
+                }
+                Decision::Preempt { container } => self.evict(container, t),
+            }
+        }
+        made
+    }
+
+    /// The RM learns that task container `c` on `node` ended at `t`: now,
+    /// or at the node's next heartbeat (`ends_at_heartbeat`).
+    fn report_end(&mut self, node: NodeId, c: ContainerId, t: i64) {
+        if !self.opts.ends_at_heartbeat {
+            self.engine.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: t });
+            self.cluster.refresh(&self.engine, node);
+            return;
+        }
+        let at = self.next_heartbeat(node, t);
+        let ended = self.unreported.entry(node).or_default();
+        if ended.is_empty() {
+            self.clock.push(at, SimEvent::NodeReport(node));
+        }
+        ended.push(c);
+    }
+
+    /// `node` heartbeats at `t` and reports the containers that ended since
+    /// its last heartbeat; the heartbeat round of the same instant follows.
+    fn node_report(&mut self, node: NodeId, t: i64) {
+        for c in self.unreported.remove(&node).unwrap_or_default() {
+            self.engine.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: t });
+        }
+        self.cluster.refresh(&self.engine, node);
+    }
+
+    /// The first time at or after `t` that `node` heartbeats (see `run`).
+    fn next_heartbeat(&self, node: NodeId, t: i64) -> i64 {
+        let sub = self.opts.heartbeat_ms.max(1) / self.slots;
+        next_heartbeat(t, self.slot.get(node as usize).copied().unwrap_or(0), sub, self.slots)
     }
 
     fn every_heartbeat(&self) -> bool {
@@ -700,8 +782,7 @@ impl<'a> Sim<'a> {
         self.running -= 1;
         self.running_changed(t);
         self.use_on(rt.node, t, rt.used, false);
-        self.engine.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: t });
-        self.cluster.refresh(&self.engine, rt.node);
+        self.report_end(rt.node, c, t);
         let cap = self.cluster.capacity;
         let (res, used) = (rt.resources, rt.used);
         self.timeline

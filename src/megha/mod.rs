@@ -13,12 +13,16 @@
 //! * [`proposer`]  — a GM: stale view, round-robin over partitions (the
 //!   paper's internal-partition order), propose, retry on rejection.
 //!
-//! What is here is the protocol, exercised by many proposer threads in
-//! `tests/megha_optimistic.rs` (no resource is ever double-allocated; every
-//! rejected proposal is retried). Not here yet: repartitioning at resource
-//! granularity (GMs borrowing external partitions' resources), fair-share
-//! preemption under contention, wiring into the RM between heartbeats, and
-//! the scale runs against a Sparrow-style sampling baseline.
+//! What is here is the protocol on its own, exercised by many proposer
+//! threads in `tests/megha_optimistic.rs` (no resource is ever
+//! double-allocated; every rejected proposal is retried) and timed by
+//! `shepherd bench-optimistic`. The rest of Megha lives where it is used:
+//! in the RM, a scheduling round's proposers and the engine as their one
+//! authority (`crate::engine::round`, `crate::engine::propose`); at scale,
+//! GMs and LMs with repartitioning at resource granularity and fair-share
+//! preemption, against a Sparrow-style baseline (`crate::sim::scale`).
+//! Repartitioning and preemption exist only in the latter (README, Megha,
+//! "Limits").
 
 pub mod authority;
 pub mod proposer;

@@ -34,6 +34,15 @@ fn misspelled_flags_are_errors_with_a_suggestion() {
     assert!(err.contains("--config"), "{err}");
 }
 
+/// A negative round interval is an error naming the flag and the value,
+/// not a silent "off".
+#[test]
+fn a_negative_round_interval_is_an_error() {
+    let (code, _, err) = shepherd(&["simulate", "--generate", "hibench", "--round-ms=-5", "--no-progress"]);
+    assert_ne!(code, 0, "{err}");
+    assert!(err.contains("--round-ms -5"), "{err}");
+}
+
 #[test]
 fn help_explains_every_flag() {
     let (code, out, _) = shepherd(&["compare", "--help"]);

@@ -308,10 +308,10 @@ struct WorkloadArgs {
     /// Simulator: scheduling rounds between heartbeats every this many ms, as the shim's
     /// yarn.scheduler.shepherd.async-scheduling.interval-ms (default 0 = heartbeats only); use with
     /// --ends-at-heartbeat, else a round uses room the RM would not know of yet.
-    #[arg(long, help_heading = "Simulator")]
+    #[arg(long, help_heading = "Simulator", value_name = "MS")]
     round_ms: Option<i64>,
     /// Simulator: nodes a scheduling round visits at most (async-scheduling.max-nodes, default 100; 0 = all).
-    #[arg(long, help_heading = "Simulator")]
+    #[arg(long, help_heading = "Simulator", value_name = "N")]
     round_max_nodes: Option<usize>,
     /// Simulator: the RM learns that a task's container ended at its node's next heartbeat, as YARN does,
     /// instead of at once (the AM still learns at once).

@@ -217,10 +217,7 @@ impl<'a> Sim<'a> {
     fn run(&mut self) {
         let progress = crate::report::progress::bar(self.trace.task_count() as u64, self.opts.progress);
         let hb = self.opts.heartbeat_ms.max(1);
-        // Rounds fall on a grid of heartbeat sub-intervals: one per period
-        // when every node heartbeats at the same time, `PHASE_SLOTS` when
-        // each node has its own phase (a round then visits that slot's nodes).
-        let sub = hb / self.slots;
+        let sub = self.sub_interval();
         // Next heartbeat round, and next periodic step of the engine's
         // plugins, both on that grid.
         let mut round_due: Option<i64> = None;
@@ -424,10 +421,17 @@ impl<'a> Sim<'a> {
         self.cluster.refresh(&self.engine, node);
     }
 
-    /// The first time at or after `t` that `node` heartbeats (see `run`).
+    /// Heartbeat rounds fall on a grid of heartbeat sub-intervals: one per
+    /// period when every node heartbeats at the same time, `PHASE_SLOTS`
+    /// when each node has its own phase (a round then visits that slot's
+    /// nodes).
+    fn sub_interval(&self) -> i64 {
+        self.opts.heartbeat_ms.max(1) / self.slots
+    }
+
+    /// The first time at or after `t` that `node` heartbeats.
     fn next_heartbeat(&self, node: NodeId, t: i64) -> i64 {
-        let sub = self.opts.heartbeat_ms.max(1) / self.slots;
-        next_heartbeat(t, self.slot.get(node as usize).copied().unwrap_or(0), sub, self.slots)
+        next_heartbeat(t, self.slot.get(node as usize).copied().unwrap_or(0), self.sub_interval(), self.slots)
     }
 
     fn every_heartbeat(&self) -> bool {

@@ -101,7 +101,7 @@ fn shepherd_runs(out: &Path) -> Result<Vec<ShepherdRun>, String> {
         // A run with rounds between heartbeats places containers when no
         // node heartbeats: its ask-to-allocation times are not the ones the
         // simulator's heartbeat model stands for.
-        if !label.starts_with("shepherd") || allocates_between_heartbeats(&label) {
+        if !label.starts_with("shepherd") || round_interval(&label).is_some() {
             continue;
         }
         for (k, dir) in dirs {
@@ -403,17 +403,18 @@ pub struct SchedulerCheck {
 pub struct CheckReport {
     pub calibration: Calibration,
     pub rows: Vec<SchedulerCheck>,
-    /// Schedulers of the output that ran with rounds between heartbeats
-    /// (`compare-yarn.sh`'s `@async=<ms>`): not simulated, since the
-    /// simulator drives every scheduler by node heartbeats only.
-    pub not_simulated: Vec<String>,
 }
 
-/// Did the harness run this scheduler with allocation rounds between node
-/// heartbeats? Its label then ends in `-async<ms>` (`SchedulerSpec`'s
-/// `@async=<ms>`).
-fn allocates_between_heartbeats(label: &str) -> bool {
-    label.rsplit_once("-async").is_some_and(|(_, ms)| !ms.is_empty() && ms.bytes().all(|b| b.is_ascii_digit()))
+/// The round interval of a scheduler the harness ran with allocation
+/// rounds between node heartbeats: its label then ends in `-async<ms>`
+/// (`SchedulerSpec`'s `@async=<ms>`). Returns the label without it, and
+/// the interval.
+fn round_interval(label: &str) -> Option<(&str, i64)> {
+    let (base, ms) = label.rsplit_once("-async")?;
+    if ms.is_empty() || !ms.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((base, ms.parse().ok()?))
 }
 
 /// The NodeManagers' heartbeat interval of a run (`jobs.json`'s
@@ -454,13 +455,18 @@ fn counterpart(label: &str, run_dir: &Path) -> Result<(String, Config), String> 
 
 /// Simulate every scheduler of `out` with `cal` and compare with its real runs.
 pub fn check(out: &Path, trace: &Trace, cal: &Calibration, work: &MeasuredWork, seed: u64) -> Result<CheckReport, String> {
-    let (mut rows, mut not_simulated) = (Vec::new(), Vec::new());
+    let mut rows = Vec::new();
     for (label, dirs) in discover(out)? {
-        if allocates_between_heartbeats(&label) {
-            not_simulated.push(label);
-            continue;
-        }
-        let (policy, config) = counterpart(&label, &dirs[0].1)?;
+        // A scheduler run with rounds between heartbeats is simulated with
+        // the engine's rounds at its interval, and with ended containers
+        // reaching the RM at their node's heartbeat, as they reach YARN
+        // (without that a round would place on room YARN cannot see).
+        let rounds = round_interval(&label);
+        let (policy, config) = counterpart(rounds.map_or(label.as_str(), |(base, _)| base), &dirs[0].1)?;
+        let policy = match rounds {
+            Some((_, ms)) => format!("{policy}@{ms}ms"),
+            None => policy,
+        };
         let first = read_run(&dirs[0].1, &label, dirs[0].0)?;
         let kinds: HashMap<String, String> = first.jobs.jobs.iter().map(|j| (j.id.clone(), j.kind.clone())).collect();
         let cluster = match (first.jobs.cluster, &trace.cluster) {
@@ -469,7 +475,14 @@ pub fn check(out: &Path, trace: &Trace, cal: &Calibration, work: &MeasuredWork, 
             (None, None) => return Err(format!("{label}: no cluster size in jobs.json or the trace")),
         };
         let sim_trace = measured_trace(trace, &kinds, work, cal);
-        let opts = SimOptions { cluster_model: Some(cal.clone()), seed, heartbeat_ms: heartbeat_ms(&first.jobs), ..SimOptions::default() };
+        let opts = SimOptions {
+            cluster_model: Some(cal.clone()),
+            seed,
+            heartbeat_ms: heartbeat_ms(&first.jobs),
+            round_ms: rounds.map_or(0, |(_, ms)| ms),
+            ends_at_heartbeat: rounds.is_some(),
+            ..SimOptions::default()
+        };
         let outcome = simulate(&sim_trace, &cluster, config, &opts)?;
         let sim_jct: HashMap<&str, f64> = outcome.jobs.iter().map(|j| (j.id.as_str(), j.jct_ms() as f64)).collect();
         let small: HashMap<&str, bool> = first.jobs.jobs.iter().map(|j| (j.id.as_str(), j.category == "small")).collect();
@@ -511,7 +524,7 @@ pub fn check(out: &Path, trace: &Trace, cal: &Calibration, work: &MeasuredWork, 
             real_runs_small: real_small,
         });
     }
-    Ok(CheckReport { calibration: cal.clone(), rows, not_simulated })
+    Ok(CheckReport { calibration: cal.clone(), rows })
 }
 
 fn mean(v: &[f64]) -> f64 {
@@ -595,11 +608,11 @@ impl CheckReport {
     pub fn text(&self) -> String {
         let s = |v: f64| if v.is_finite() { format!("{:.1}", v / 1000.0) } else { "-".into() };
         let mut out = String::from(
-            "scheduler              counterpart  runs  jobs  JCT error P50  P90   mean JCT all real/sim (s)   small real/sim (s)\n",
+            "scheduler                      counterpart    runs  jobs  JCT error P50  P90   mean JCT all real/sim (s)   small real/sim (s)\n",
         );
         for r in &self.rows {
             out.push_str(&format!(
-                "{:<22} {:<12} {:>4} {:>5}  {:>12.1}% {:>5.1}%   {:>10} / {:<10}   {:>8} / {:<8}\n",
+                "{:<30} {:<14} {:>4} {:>5}  {:>12.1}% {:>5.1}%   {:>10} / {:<10}   {:>8} / {:<8}\n",
                 r.label,
                 r.counterpart,
                 r.runs,
@@ -647,12 +660,6 @@ impl CheckReport {
                 }
             };
             out.push_str(&format!("{what}: {agree}; {pairs}\n"));
-        }
-        if !self.not_simulated.is_empty() {
-            out.push_str(&format!(
-                "not simulated (rounds between heartbeats, which the simulator does not model): {}\n",
-                self.not_simulated.join(", ")
-            ));
         }
         out
     }
@@ -706,11 +713,11 @@ mod tests {
 
     #[test]
     fn async_labels_are_the_ones_with_a_round_interval() {
-        for label in ["shepherd-drf-async20", "capacity-async5", "shepherd-carbyne-holds-async1000"] {
-            assert!(allocates_between_heartbeats(label), "{label}");
-        }
+        assert_eq!(round_interval("shepherd-drf-async20"), Some(("shepherd-drf", 20)));
+        assert_eq!(round_interval("capacity-async5"), Some(("capacity", 5)));
+        assert_eq!(round_interval("shepherd-carbyne-holds-async1000"), Some(("shepherd-carbyne-holds", 1000)));
         for label in ["shepherd-drf", "capacity", "fair", "shepherd-async", "shepherd-async-x", "capacity-async20b"] {
-            assert!(!allocates_between_heartbeats(label), "{label}");
+            assert_eq!(round_interval(label), None, "{label}");
         }
     }
 

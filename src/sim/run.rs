@@ -32,7 +32,7 @@ use crate::model::ask::AM_PRIORITY;
 use crate::model::{Ask, ContainerId, ExecutionType, NodeId, Resources, SchedulerKey};
 use crate::workload::rng::Rng;
 use crate::workload::{ClusterSpec, Trace};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 /// Everything a run produces.
 pub struct SimOutcome {
@@ -370,11 +370,23 @@ impl<'a> Sim<'a> {
             tracing::error!(%e, "scheduling round failed");
             return 0;
         }
-        self.carry_out(decisions, t)
+        let touched: BTreeSet<NodeId> = decisions
+            .iter()
+            .filter_map(|d| match d {
+                Decision::Allocate { node, .. } => Some(*node),
+                Decision::Preempt { .. } => None,
+            })
+            .collect();
+        let made = self.carry_out(decisions, t);
+        for node in touched {
+            self.cluster.refresh(&self.engine, node);
+        }
+        made
     }
 
     /// Carry out a pass's or a round's decisions at `t`, as the shim does;
-    /// returns the containers allocated.
+    /// returns the containers allocated. The caller re-checks the nodes
+    /// whose room changed (`SimCluster::refresh`).
     fn carry_out(&mut self, decisions: &mut Vec<Decision>, t: i64) -> usize {
         let mut made = 0;
         for d in std::mem::take(decisions) {
@@ -388,7 +400,6 @@ impl<'a> Sim<'a> {
                             self.oversub.speculative_containers += 1;
                         }
                     }
-                    self.cluster.refresh(&self.engine, node);
                 }
                 Decision::Preempt { container } => self.evict(container, t),
             }

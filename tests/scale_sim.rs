@@ -169,6 +169,57 @@ fn central_one_task_waits_for_the_nodes_heartbeat() {
     assert_eq!(latency_us(&r.runs[0]), 11_000_000 + phase - asked + 40 + 500);
 }
 
+fn with_rounds(round_nodes: usize) -> ScaleOptions {
+    let mut o = only(Arch::Central);
+    o.central.round_ms = 20;
+    o.central.round_nodes = round_nodes;
+    o
+}
+
+/// Rounds between heartbeats (Shepherd's `async-scheduling.interval-ms`):
+/// the first round asks for the scheduler at 0, and one every 20 ms after
+/// the previous one ended. One node; its heartbeat comes later than 101 ms
+/// after each second (its phase, checked).
+#[test]
+fn central_rounds_place_between_heartbeats_on_the_books_heartbeats_keep() {
+    let o = with_rounds(100);
+    let phase = central::heartbeat_phases(1, 1000, o.seed)[0];
+    assert!(phase > 101_000, "the test assumes the node's heartbeat phase is past 101 ms, got {phase} µs");
+    // Asked at 0: the round at 0 places it (one node visited, 40 µs), the
+    // launch takes 500 µs — not the heartbeat at `phase`.
+    let t = trace(1, 1, vec![job("a", 0, "u", vec![stage(vec![], 1, &[100, 100])])]);
+    let r = run_one(&t, &o);
+    assert_eq!(latency_us(run_of(&r, 0)[0]), 40 + 500);
+    // The second task of the 1-vcore node waits for room. The first ends at
+    // 100.54 ms, but the books learn of it from the node's heartbeat (at
+    // `phase`, past 101 ms); the rounds in between see no room, and the
+    // heartbeat's own pass places it.
+    assert_eq!(latency_us(run_of(&r, 1)[0]), phase + 40 + 500);
+    assert!(r.setup.contains("rounds every 20 ms"), "{}", r.setup);
+    assert_eq!(r.counters.rounds, 1, "a round with no node with room visits none");
+
+    // Asked at 30 ms: the rounds at 0 and 20 ms had nothing to do (free);
+    // the one at 40 ms places it.
+    let t = trace(1, 1, vec![job("a", 30, "u", vec![stage(vec![], 1, &[100])])]);
+    let r = run_one(&t, &o);
+    assert_eq!(latency_us(&r.runs[0]), 10_000 + 40 + 500);
+}
+
+/// A round visits at most `round_nodes` nodes, from where the last one
+/// stopped; the next waits for the scheduler's sleep after it ended.
+#[test]
+fn central_round_is_bounded_and_resumes_where_it_stopped() {
+    let o = with_rounds(1);
+    let phases = central::heartbeat_phases(3, 1000, o.seed);
+    assert!(phases.iter().all(|p| *p > 41_000), "the test assumes no heartbeat before 41 ms: {phases:?}");
+    let t = trace(3, 1, vec![job("a", 0, "u", vec![stage(vec![], 1, &[1000, 1000, 1000])])]);
+    let r = run_one(&t, &o);
+    // Rounds at 0, 20.04 and 40.08 ms place one task each, on nodes 0, 1, 2.
+    let placed: Vec<(i64, u32)> = (0..3).map(|k| (latency_us(run_of(&r, k)[0]), run_of(&r, k)[0].node)).collect();
+    assert_eq!(placed, vec![(540, 0), (20_080 + 500, 1), (40_120 + 500, 2)]);
+    check_invariants(&t, &r);
+}
+
 #[test]
 fn stages_wait_for_their_parents() {
     // map (2 tasks of 1 s) → reduce: the reduce is asked when both maps end.
@@ -276,6 +327,20 @@ fn check_invariants(t: &Trace, r: &ArchReport) {
     assert_eq!(finished_runs, r.tasks, "{what}: one finished run per task");
     assert!(per_task.iter().all(|&n| n >= 1));
     assert_never_over_capacity(t, r, t.cluster.as_ref().unwrap().capacity());
+}
+
+/// Rounds on random workloads: never over capacity, one allocation per
+/// ask, deterministic.
+#[test]
+fn central_rounds_keep_the_invariants() {
+    for (kind, seed) in [("google", 1), ("facebook", 3)] {
+        let t = generated(kind, seed);
+        let o = ScaleOptions { seed, ..with_rounds(50) };
+        let r = run_one(&t, &o);
+        check_invariants(&t, &r);
+        assert!(r.counters.rounds > 0, "{kind}: no round placed anything");
+        assert_eq!(r, run_one(&t, &o));
+    }
 }
 
 #[test]

@@ -897,6 +897,16 @@ struct ScaleSimArgs {
     /// Central: stop and report the scheduler as saturated once a heartbeat waited this long for it, s.
     #[arg(long, default_value_t = 600, help_heading = "Central")]
     central_max_queue_s: i64,
+    /// Central: scheduling rounds between heartbeats, a round then this many ms of sleep (Shepherd's
+    /// async-scheduling.interval-ms); 0 = heartbeats only.
+    #[arg(long, default_value_t = 0, help_heading = "Central", value_name = "MS")]
+    central_round_ms: i64,
+    /// Central: nodes with room a round visits at most (async-scheduling.max-nodes).
+    #[arg(long, default_value_t = 100, help_heading = "Central", value_name = "N")]
+    central_round_nodes: usize,
+    /// Central: scheduler µs per node a round visits (the heartbeat's pass).
+    #[arg(long, default_value_t = 40.0, help_heading = "Central", value_name = "US")]
+    central_round_pass_us: f64,
     /// Write the report (plus wall times and peak memory) as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -943,7 +953,14 @@ fn scale_sim(a: &ScaleSimArgs) -> Result<(), String> {
             fair_share: a.fair_share,
         },
         sparrow: SparrowOptions { schedulers: a.schedulers, probe_ratio: a.probe_ratio, message_us: a.sparrow_message_us },
-        central: CentralOptions { heartbeat_ms: a.heartbeat_ms, heartbeat_us: a.central_hb_us, max_queue_s: a.central_max_queue_s },
+        central: CentralOptions {
+            heartbeat_ms: a.heartbeat_ms,
+            heartbeat_us: a.central_hb_us,
+            max_queue_s: a.central_max_queue_s,
+            round_ms: a.central_round_ms,
+            round_nodes: a.central_round_nodes,
+            round_pass_us: a.central_round_pass_us,
+        },
         seed: a.seed,
         source,
         progress: a.progress || std::io::stderr().is_terminal(),

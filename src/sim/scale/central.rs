@@ -18,6 +18,18 @@
 //! is then stopped once a heartbeat has waited `max_queue_s` and reported
 //! as saturated (its latencies as lower bounds).
 //!
+//! Optionally (`round_ms` > 0) the scheduler also runs scheduling rounds
+//! between heartbeats, as Shepherd's RM does with
+//! `async-scheduling.interval-ms` (`crate::engine::round`): one round, then
+//! a sleep of `round_ms`, then the next; a round waits for the scheduler
+//! like a heartbeat, visits up to `round_nodes` nodes that the books show
+//! with room for the smallest task (from where the last round stopped),
+//! runs the heartbeat's allocation on each at `round_pass_us` per node, and
+//! launches what it placed one network delay after it ends. Its books are
+//! the heartbeats' books: a finished task's resources come back only with
+//! its node's next heartbeat. A round with nothing pending costs nothing
+//! (the engine answers at once).
+//!
 //! Not modelled: the ApplicationMaster's own allocate interval (asks reach
 //! the scheduler the moment they are made) and locality.
 
@@ -39,11 +51,18 @@ pub struct CentralOptions {
     pub heartbeat_us: f64,
     /// Stop as saturated when a heartbeat waited this long (s) for the scheduler.
     pub max_queue_s: i64,
+    /// Scheduling rounds between heartbeats: the sleep between two rounds,
+    /// ms (Shepherd's `async-scheduling.interval-ms`); 0 = heartbeats only.
+    pub round_ms: i64,
+    /// Nodes a round visits at most (`async-scheduling.max-nodes`).
+    pub round_nodes: usize,
+    /// Scheduler time per node a round visits (the heartbeat's pass).
+    pub round_pass_us: f64,
 }
 
 impl Default for CentralOptions {
     fn default() -> Self {
-        CentralOptions { heartbeat_ms: 1000, heartbeat_us: 40.0, max_queue_s: 600 }
+        CentralOptions { heartbeat_ms: 1000, heartbeat_us: 40.0, max_queue_s: 600, round_ms: 0, round_nodes: 100, round_pass_us: 40.0 }
     }
 }
 
@@ -97,6 +116,16 @@ struct Central<'a> {
     scheduler_free_at: i64,
     busy_us: i64,
     ready: Vec<u32>,
+    /// Rounds between heartbeats (0 = none): sleep between rounds, µs.
+    round_sleep_us: i64,
+    round_nodes: usize,
+    round_pass_us: i64,
+    /// When the next round asks for the scheduler.
+    next_round: i64,
+    /// Nodes whose books fit the smallest task shape, and where the next
+    /// round starts.
+    roomy: BTreeSet<u32>,
+    cursor: u32,
 }
 
 pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: bool, progress: bool) -> ArchReport {
@@ -124,6 +153,12 @@ pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: 
         scheduler_free_at: 0,
         busy_us: 0,
         ready: Vec::new(),
+        round_sleep_us: o.round_ms.max(0) * 1000,
+        round_nodes: o.round_nodes.max(1),
+        round_pass_us: whole_us(o.round_pass_us),
+        next_round: 0,
+        roomy: (0..w.nodes as u32).filter(|_| w.smallest_shape.fits_in(&w.node_capacity)).collect(),
+        cursor: 0,
     };
     let mut line = ProgressLine::new(progress, "central");
     if let Some(j) = w.jobs.first() {
@@ -134,6 +169,27 @@ pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: 
     while !c.jobs.all_done(w) {
         let node = c.by_phase[c.position];
         let arrived = c.cycle * c.interval_us + c.phase[node as usize];
+        if c.round_sleep_us > 0 && c.next_round < arrived {
+            // A round asks for the scheduler before the next heartbeat.
+            let asked = c.next_round;
+            let start = asked.max(c.scheduler_free_at);
+            if start - asked > max_queue_us {
+                c.rec.saturated(start);
+                break;
+            }
+            match c.events.peek_time() {
+                Some(t) if t <= start => {
+                    let (now, ev) = c.events.pop().expect("peeked");
+                    c.handle(now, ev);
+                    line.tick(now, c.jobs.tasks_finished, w.task_count());
+                }
+                _ => {
+                    let end = c.round(asked, start);
+                    c.next_round = end + c.round_sleep_us;
+                }
+            }
+            continue;
+        }
         let start = arrived.max(c.scheduler_free_at);
         if start - arrived > max_queue_us {
             c.rec.saturated(start);
@@ -161,7 +217,10 @@ pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: 
             }
         }
     }
-    let setup = format!("hb {} ms x {} µs, ρ={:.2}", o.heartbeat_ms, c.heartbeat_us, o.heartbeat_load(w.nodes));
+    let mut setup = format!("hb {} ms x {} µs, ρ={:.2}", o.heartbeat_ms, c.heartbeat_us, o.heartbeat_load(w.nodes));
+    if c.round_sleep_us > 0 {
+        setup += &format!("; rounds every {} ms, ≤ {} nodes x {} µs", o.round_ms, c.round_nodes, c.round_pass_us);
+    }
     let events = c.events.popped + heartbeats_seen;
     let busy = c.busy_us;
     c.rec.report("central", setup, w, &c.jobs, vec![("scheduler", vec![busy])], events)
@@ -219,9 +278,57 @@ impl Central<'_> {
             *books += demand;
             self.unreported[n].pop_front();
         }
-        if self.pending_tasks == 0 || !self.w.smallest_shape.fits_in(books) {
-            return;
+        if self.pending_tasks > 0 && self.w.smallest_shape.fits_in(books) {
+            for task in self.place_on(n) {
+                self.events.push(end + self.net_us, Event::TaskStart { task, node, queue_us: start - arrived });
+            }
         }
+        self.refresh(node);
+    }
+
+    /// One scheduling round asked for at `asked`, served from `start`:
+    /// the heartbeat's allocation on each node with room, up to
+    /// `round_nodes` of them. Returns when it ends.
+    fn round(&mut self, asked: i64, start: i64) -> i64 {
+        if self.pending_tasks == 0 || self.roomy.is_empty() {
+            return start;
+        }
+        self.rec.counters.rounds += 1;
+        let nodes: Vec<u32> =
+            self.roomy.range(self.cursor..).chain(self.roomy.range(..self.cursor)).take(self.round_nodes).copied().collect();
+        let mut placed = Vec::new();
+        let mut visited = 0;
+        for &node in &nodes {
+            visited += 1;
+            placed.extend(self.place_on(node as usize).into_iter().map(|task| (task, node)));
+            self.refresh(node);
+            if self.pending_tasks == 0 {
+                break;
+            }
+        }
+        self.cursor = nodes[visited - 1].wrapping_add(1);
+        let end = start + visited as i64 * self.round_pass_us;
+        self.busy_us += end - start;
+        self.scheduler_free_at = end;
+        for (task, node) in placed {
+            self.events.push(end + self.net_us, Event::TaskStart { task, node, queue_us: start - asked });
+        }
+        end
+    }
+
+    /// Whether `node`'s books still fit the smallest task (the nodes a
+    /// round visits).
+    fn refresh(&mut self, node: u32) {
+        if self.w.smallest_shape.fits_in(&self.books_free[node as usize]) {
+            self.roomy.insert(node);
+        } else {
+            self.roomy.remove(&node);
+        }
+    }
+
+    /// FIFO with skipping on node `n`'s books: the tasks placed there.
+    fn place_on(&mut self, n: usize) -> Vec<u32> {
+        let mut placed = Vec::new();
         loop {
             // FIFO with skipping: the earliest pending stage whose task fits.
             let mut best: Option<(u32, usize)> = None;
@@ -243,7 +350,8 @@ impl Central<'_> {
             self.pending_tasks -= 1;
             self.running_tasks += 1;
             self.books_free[n] -= self.w.shapes[shape];
-            self.events.push(end + self.net_us, Event::TaskStart { task, node, queue_us: start - arrived });
+            placed.push(task);
         }
+        placed
     }
 }

@@ -182,6 +182,7 @@ fn validate(o: &ScaleOptions) -> Result<(), String> {
         m.gm_batch_task_us,
         o.sparrow.message_us,
         o.central.heartbeat_us,
+        o.central.round_pass_us,
     ];
     if costs.iter().any(|c| !c.is_finite() || *c < 0.0) {
         return Err("service times must be finite and >= 0".into());
@@ -194,6 +195,12 @@ fn validate(o: &ScaleOptions) -> Result<(), String> {
     }
     if o.central.heartbeat_ms <= 0 {
         return Err(format!("heartbeat interval must be > 0 ms, got {}", o.central.heartbeat_ms));
+    }
+    if o.central.round_ms < 0 || (o.central.round_ms > 0 && o.central.round_nodes == 0) {
+        return Err(format!(
+            "central rounds need an interval >= 0 ms (0 = none) and at least one node a round, got {} ms and {} nodes",
+            o.central.round_ms, o.central.round_nodes
+        ));
     }
     Ok(())
 }

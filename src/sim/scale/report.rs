@@ -43,6 +43,8 @@ pub struct Counters {
     pub probe_cancels: u64,
     /// Central: heartbeats served.
     pub heartbeats: u64,
+    /// Central: scheduling rounds between heartbeats that visited a node.
+    pub rounds: u64,
 }
 
 /// Load of one kind of scheduling component (e.g. the 10 GMs).
@@ -413,6 +415,7 @@ impl ScaleReport {
             let extra = match r.arch.as_str() {
                 "megha" => format!("; {} matches, {} preemption attempts", c.matches, c.preemption_attempts),
                 "sparrow" => format!("; {} probes, {} answered with cancel", c.probes, c.probe_cancels),
+                "central" if c.rounds > 0 => format!("; {} heartbeats served, {} rounds", c.heartbeats, c.rounds),
                 "central" => format!("; {} heartbeats served", c.heartbeats),
                 _ => String::new(),
             };

@@ -24,6 +24,10 @@
 # Megha runs once more with each of GM_BATCHES (default 64; empty skips):
 # beyond the paper, a GM places up to that many tasks of a stage in one
 # match and each LM answers the batch once (`--gm-batch`, README).
+# The central scheduler runs once more per ROUND_HEARTBEATS interval
+# (default "1000 3000"; empty skips) with Shepherd's scheduling rounds
+# between heartbeats every ROUND_MS (default 20) ms: the RM's
+# async-scheduling.interval-ms (`--central-round-ms`, README).
 # NODES="10000 50000", WORKLOADS="google facebook", SEED=1, OUT=/tmp/megha-scale,
 # NOBUILD=1 skips the build.
 set -euo pipefail
@@ -34,6 +38,8 @@ GOOGLE_LOADS=${GOOGLE_LOADS:-0.9}
 FACEBOOK_LOADS=${FACEBOOK_LOADS:-0.7 0.9}
 SEED=${SEED:-1}
 GM_BATCHES=${GM_BATCHES-64}
+ROUND_MS=${ROUND_MS:-20}
+ROUND_HEARTBEATS=${ROUND_HEARTBEATS-1000 3000}
 NODES=${NODES:-10000 50000}
 WORKLOADS=${WORKLOADS:-google facebook}
 OUT=${OUT:-/tmp/megha-scale}
@@ -64,6 +70,11 @@ for w in $WORKLOADS; do
       $BIN scale-sim "${common[@]}" --arch central --central-hb-us 120 --json "$OUT/$tag-central120.json" | sed -n '/^arch/,/^$/p'
       echo "-- central with 3 s heartbeats"
       $BIN scale-sim "${common[@]}" --arch central --heartbeat-ms 3000 --json "$OUT/$tag-central3s.json" | sed -n '/^arch/,/^$/p'
+      for hb in $ROUND_HEARTBEATS; do
+        echo "-- central with ${hb} ms heartbeats and Shepherd's rounds between them every $ROUND_MS ms"
+        $BIN scale-sim "${common[@]}" --arch central --heartbeat-ms "$hb" --central-round-ms "$ROUND_MS" \
+          --json "$OUT/$tag-central-rounds-hb$hb.json" | sed -n '/^arch/,/^$/p'
+      done
       for b in $GM_BATCHES; do
         echo "-- megha, GM batches of $b tasks (beyond the paper)"
         $BIN scale-sim "${common[@]}" --arch megha --gm-batch "$b" --json "$OUT/$tag-megha-batch$b.json" | sed -n '/^arch/,/^$/p'

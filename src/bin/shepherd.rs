@@ -901,7 +901,7 @@ struct ScaleSimArgs {
     /// async-scheduling.interval-ms); 0 = heartbeats only.
     #[arg(long, default_value_t = 0, help_heading = "Central", value_name = "MS")]
     central_round_ms: i64,
-    /// Central: nodes with room a round visits at most (async-scheduling.max-nodes).
+    /// Central: nodes with room a round visits at most (async-scheduling.max-nodes; 0 = all).
     #[arg(long, default_value_t = 100, help_heading = "Central", value_name = "N")]
     central_round_nodes: usize,
     /// Central: scheduler µs per node a round visits (the heartbeat's pass).

@@ -54,7 +54,7 @@ pub struct CentralOptions {
     /// Scheduling rounds between heartbeats: the sleep between two rounds,
     /// ms (Shepherd's `async-scheduling.interval-ms`); 0 = heartbeats only.
     pub round_ms: i64,
-    /// Nodes a round visits at most (`async-scheduling.max-nodes`).
+    /// Nodes a round visits at most (`async-scheduling.max-nodes`; 0 = all).
     pub round_nodes: usize,
     /// Scheduler time per node a round visits (the heartbeat's pass).
     pub round_pass_us: f64,
@@ -154,7 +154,7 @@ pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: 
         busy_us: 0,
         ready: Vec::new(),
         round_sleep_us: o.round_ms.max(0) * 1000,
-        round_nodes: o.round_nodes.max(1),
+        round_nodes: if o.round_nodes == 0 { usize::MAX } else { o.round_nodes },
         round_pass_us: whole_us(o.round_pass_us),
         next_round: 0,
         roomy: (0..w.nodes as u32).filter(|_| w.smallest_shape.fits_in(&w.node_capacity)).collect(),
@@ -219,7 +219,8 @@ pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: 
     }
     let mut setup = format!("hb {} ms x {} µs, ρ={:.2}", o.heartbeat_ms, c.heartbeat_us, o.heartbeat_load(w.nodes));
     if c.round_sleep_us > 0 {
-        setup += &format!("; rounds every {} ms, ≤ {} nodes x {} µs", o.round_ms, c.round_nodes, c.round_pass_us);
+        let most = if o.round_nodes == 0 { "all".to_string() } else { format!("≤ {}", o.round_nodes) };
+        setup += &format!("; rounds every {} ms, {most} nodes x {} µs", o.round_ms, c.round_pass_us);
     }
     let events = c.events.popped + heartbeats_seen;
     let busy = c.busy_us;

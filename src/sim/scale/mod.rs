@@ -196,11 +196,8 @@ fn validate(o: &ScaleOptions) -> Result<(), String> {
     if o.central.heartbeat_ms <= 0 {
         return Err(format!("heartbeat interval must be > 0 ms, got {}", o.central.heartbeat_ms));
     }
-    if o.central.round_ms < 0 || (o.central.round_ms > 0 && o.central.round_nodes == 0) {
-        return Err(format!(
-            "central rounds need an interval >= 0 ms (0 = none) and at least one node a round, got {} ms and {} nodes",
-            o.central.round_ms, o.central.round_nodes
-        ));
+    if o.central.round_ms < 0 {
+        return Err(format!("central rounds need an interval >= 0 ms (0 = none), got {} ms", o.central.round_ms));
     }
     Ok(())
 }

@@ -318,8 +318,11 @@ impl Central<'_> {
     }
 
     /// Whether `node`'s books still fit the smallest task (the nodes a
-    /// round visits).
+    /// round visits; kept only when there are rounds).
     fn refresh(&mut self, node: u32) {
+        if self.round_sleep_us == 0 {
+            return;
+        }
         if self.w.smallest_shape.fits_in(&self.books_free[node as usize]) {
             self.roomy.insert(node);
         } else {

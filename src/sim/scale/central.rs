@@ -177,16 +177,9 @@ pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: 
                 c.rec.saturated(start);
                 break;
             }
-            match c.events.peek_time() {
-                Some(t) if t <= start => {
-                    let (now, ev) = c.events.pop().expect("peeked");
-                    c.handle(now, ev);
-                    line.tick(now, c.jobs.tasks_finished, w.task_count());
-                }
-                _ => {
-                    let end = c.round(asked, start);
-                    c.next_round = end + c.round_sleep_us;
-                }
+            if !c.event_by(start, &mut line) {
+                let end = c.round(asked, start);
+                c.next_round = end + c.round_sleep_us;
             }
             continue;
         }
@@ -196,26 +189,20 @@ pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: 
             break;
         }
         let end = start + c.heartbeat_us;
-        match c.events.peek_time() {
-            Some(t) if t <= end => {
-                let (now, ev) = c.events.pop().expect("peeked");
-                c.handle(now, ev);
-                line.tick(now, c.jobs.tasks_finished, w.task_count());
-            }
-            _ => {
-                if c.events.is_empty() && c.pending_tasks == 0 && c.running_tasks == 0 && c.unreported_empty() {
-                    break; // nothing can happen any more (cannot occur with a valid workload)
-                }
-                c.heartbeat(node, arrived, start, end);
-                heartbeats_seen += 1;
-                c.position += 1;
-                if c.position == c.by_phase.len() {
-                    c.position = 0;
-                    c.cycle += 1;
-                }
-                line.tick(end, c.jobs.tasks_finished, w.task_count());
-            }
+        if c.event_by(end, &mut line) {
+            continue;
         }
+        if c.events.is_empty() && c.pending_tasks == 0 && c.running_tasks == 0 && c.unreported_empty() {
+            break; // nothing can happen any more (cannot occur with a valid workload)
+        }
+        c.heartbeat(node, arrived, start, end);
+        heartbeats_seen += 1;
+        c.position += 1;
+        if c.position == c.by_phase.len() {
+            c.position = 0;
+            c.cycle += 1;
+        }
+        line.tick(end, c.jobs.tasks_finished, w.task_count());
     }
     let mut setup = format!("hb {} ms x {} µs, ρ={:.2}", o.heartbeat_ms, c.heartbeat_us, o.heartbeat_load(w.nodes));
     if c.round_sleep_us > 0 {
@@ -230,6 +217,20 @@ pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: 
 impl Central<'_> {
     fn unreported_empty(&self) -> bool {
         self.unreported.iter().all(|u| u.is_empty())
+    }
+
+    /// Handle the next event if it happens by `t` (before the scheduler
+    /// serves what it is about to serve at `t`).
+    fn event_by(&mut self, t: i64, line: &mut ProgressLine) -> bool {
+        match self.events.peek_time() {
+            Some(e) if e <= t => {
+                let (now, ev) = self.events.pop().expect("peeked");
+                self.handle(now, ev);
+                line.tick(now, self.jobs.tasks_finished, self.w.task_count());
+                true
+            }
+            _ => false,
+        }
     }
 
     fn handle(&mut self, now: i64, ev: Event) {

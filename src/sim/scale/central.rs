@@ -122,8 +122,8 @@ struct Central<'a> {
     round_pass_us: i64,
     /// When the next round asks for the scheduler.
     next_round: i64,
-    /// Nodes whose books fit the smallest task shape, and where the next
-    /// round starts.
+    /// Nodes whose books fit the smallest task shape (kept only when there
+    /// are rounds), and where the next round starts.
     roomy: BTreeSet<u32>,
     cursor: u32,
 }
@@ -157,7 +157,10 @@ pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: 
         round_nodes: if o.round_nodes == 0 { usize::MAX } else { o.round_nodes },
         round_pass_us: whole_us(o.round_pass_us),
         next_round: 0,
-        roomy: (0..w.nodes as u32).filter(|_| w.smallest_shape.fits_in(&w.node_capacity)).collect(),
+        roomy: match o.round_ms > 0 && w.smallest_shape.fits_in(&w.node_capacity) {
+            true => (0..w.nodes as u32).collect(),
+            false => BTreeSet::new(),
+        },
         cursor: 0,
     };
     let mut line = ProgressLine::new(progress, "central");

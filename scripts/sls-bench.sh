@@ -28,6 +28,14 @@
 #   capacity:multi     the same, but up to 100 off-switch containers per node
 #                      heartbeat (its own cap on all assignments per
 #                      heartbeat), i.e. as many as fit, as Shepherd places
+#   <any of these>@async=<ms>
+#                      allocation between node heartbeats, a round every
+#                      <ms>: Shepherd's scheduling rounds
+#                      (yarn.scheduler.shepherd.async-scheduling.interval-ms,
+#                      at most 100 nodes a round) or the CapacityScheduler's
+#                      asynchronous scheduling thread
+#                      (schedule-asynchronously, one thread over every node);
+#                      the label gains -async<ms>
 # Both CapacityScheduler setups run with the preemption monitor SLS turns on
 # for its CapacityScheduler.
 #
@@ -151,6 +159,15 @@ for n in "${NODE_LIST[@]}"; do
     # Schedulers alternate within a repetition, so slow drifts in the
     # machine's background load fall on all of them alike.
     for s in "${SCHEDULERS[@]}"; do
+      # A suffix @async=<ms>: allocation between heartbeats, a round every
+      # <ms> (Shepherd's rounds, the CapacityScheduler's asynchronous thread).
+      async_ms=0
+      if [[ "$s" == *@async=* ]]; then
+        async_ms="${s##*@async=}"
+        s="${s%@async=*}"
+        [[ "$async_ms" =~ ^[1-9][0-9]*$ ]] || {
+          echo "sls-bench: scheduler $s@async=$async_ms: @async= needs a positive number of ms" >&2; exit 1; }
+      fi
       case "$s" in
         capacity)
           label=capacity
@@ -163,6 +180,10 @@ for n in "${NODE_LIST[@]}"; do
           args=(--scheduler shepherd --policy "${s#shepherd:}" --native-library "$LIB") ;;
         *) echo "sls-bench: unknown scheduler $s (see the header of $0)" >&2; exit 1 ;;
       esac
+      if [ "$async_ms" != 0 ]; then
+        label="$label-async$async_ms"
+        args+=(--async-interval-ms "$async_ms" --label "$label")
+      fi
       run="$OUT/nodes-$n/$label/run-$k"
       rm -rf "$run"
       mkdir -p "$run"

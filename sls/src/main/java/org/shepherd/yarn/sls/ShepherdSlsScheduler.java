@@ -159,6 +159,7 @@ public class ShepherdSlsScheduler extends ShepherdScheduler
     out.put("engine_allocations", getEngineAllocations());
     out.put("fallback_allocations", getFallbackAllocations());
     out.put("fallback_heartbeats", getFallbackHeartbeats());
+    out.put("async_allocations", getAsyncAllocations());
     out.put("engine_failures", getEngineFailures());
     long[] c = getEngineCounters();
     String[] names = {"engine_events", "engine_passes", "engine_decided_allocations",

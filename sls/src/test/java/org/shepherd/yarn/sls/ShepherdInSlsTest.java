@@ -24,8 +24,9 @@ import org.shepherd.yarn.sls.bench.SynthTrace;
  * node-, rack- and any-locality, as SLS's synthetic MapReduce jobs do.
  *
  * <p>Checks that every job of the trace finished, and that every container
- * (AMs and maps) was placed by the engine, none by the shim's fallback FIFO.
- * No wall-clock assertion. About 30 s.
+ * (AMs and maps) was placed by the engine, none by the shim's fallback FIFO;
+ * once with heartbeats only and once with Shepherd's scheduling rounds
+ * between heartbeats. No wall-clock assertion. About 30 s a run.
  *
  * <p>SLS runs in a JVM of its own: SLS keeps static state (its task runner,
  * the simulation's info), and an RM whose scheduler throws on a heartbeat
@@ -38,7 +39,31 @@ public class ShepherdInSlsTest {
 
   @Test
   public void everyJobFinishesWithContainersPlacedByTheEngine() throws Exception {
-    File dir = new File("target/sls-test/shepherd-drf").getAbsoluteFile();
+    JsonNode s = runSls("shepherd-drf");
+    assertEveryJobFinishedOnTheEngine(s);
+  }
+
+  /**
+   * Shepherd's scheduling rounds between heartbeats ({@code
+   * async-scheduling.interval-ms}) inside SLS's RM: the round thread commits
+   * under the scheduler's lock while SLS's NMs heartbeat and its AMs
+   * allocate. The same checks, and rounds placed containers: with 1 s NM
+   * heartbeats and a round every 20 ms, a round reaches nearly every ask
+   * before a heartbeat does.
+   */
+  @Test
+  public void roundsBetweenHeartbeatsPlaceContainersInSls() throws Exception {
+    JsonNode s = runSls("shepherd-drf-async20", "--async-interval-ms", "20");
+    assertEveryJobFinishedOnTheEngine(s);
+    assertTrue("containers placed by rounds between heartbeats: " + s.path("counters"),
+        s.path("counters").path("async_allocations").asLong() > 0);
+    assertTrue("the round thread was found and measured: " + s.path("round_threads"),
+        s.path("round_threads").toString().contains("Shepherd asynchronous scheduling"));
+  }
+
+  /** The trace above through SLS with Shepherd's drf, in a JVM of its own; its bench-summary.json. */
+  private static JsonNode runSls(String name, String... extraArgs) throws Exception {
+    File dir = new File("target/sls-test/" + name).getAbsoluteFile();
     deleteTree(dir);
     SynthTrace trace = new SynthTrace();
     trace.nodes = 20;
@@ -65,6 +90,7 @@ public class ShepherdInSlsTest {
         "--native-library", lib, "--trace", new File(dir, "in/synth.json").getPath(),
         "--nodes", new File(dir, "in/nodes.json").getPath(), "--out", out.getPath(),
         "--timeout-s", "120"));
+    cmd.addAll(Arrays.asList(extraArgs));
     cmd.removeIf(String::isEmpty);
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
         .redirectOutput(log).start();
@@ -79,6 +105,18 @@ public class ShepherdInSlsTest {
     }
 
     JsonNode s = new ObjectMapper().readTree(new File(out, "bench-summary.json"));
+    // SLS's own outputs exist and list every job.
+    long jobsInSlsLog = Files.readAllLines(new File(out, "jobruntime.csv").toPath()).stream()
+        .filter(l -> l.startsWith("application_")).count();
+    assertEquals("jobs in SLS's jobruntime.csv", 6, jobsInSlsLog);
+    assertTrue("SLS's metrics CSVs", new File(out, "metrics").isDirectory());
+    assertTrue("SLS timed the scheduler's NODE_UPDATE handling",
+        new File(out, "metrics/sampler.scheduler.operation.handle.NODE_UPDATE.timecost.csv")
+            .isFile());
+    return s;
+  }
+
+  private static void assertEveryJobFinishedOnTheEngine(JsonNode s) {
     assertEquals("jobs in the trace", 6, s.path("jobs").asInt());
     assertEquals("jobs finished", 6, s.path("jobs_finished").asInt());
     assertEquals("tasks in the trace", 180, s.path("tasks").asInt());
@@ -90,14 +128,6 @@ public class ShepherdInSlsTest {
     assertEquals("containers placed by the fallback FIFO", 0,
         c.path("fallback_allocations").asLong());
     assertEquals("engine failures", 0, c.path("engine_failures").asLong());
-    // SLS's own outputs exist and list every job.
-    long jobsInSlsLog = Files.readAllLines(new File(out, "jobruntime.csv").toPath()).stream()
-        .filter(l -> l.startsWith("application_")).count();
-    assertEquals("jobs in SLS's jobruntime.csv", 6, jobsInSlsLog);
-    assertTrue("SLS's metrics CSVs", new File(out, "metrics").isDirectory());
-    assertTrue("SLS timed the scheduler's NODE_UPDATE handling",
-        new File(out, "metrics/sampler.scheduler.operation.handle.NODE_UPDATE.timecost.csv")
-            .isFile());
   }
 
   /** This test's classpath, with an uninstalled shim build first if one is named. */

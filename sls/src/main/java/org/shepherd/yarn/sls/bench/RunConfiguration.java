@@ -8,6 +8,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity.ProportionalCapacityPreemptionPolicy;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.apache.hadoop.yarn.sls.appmaster.MRAMSimulator;
 import org.apache.hadoop.yarn.sls.conf.SLSConfiguration;
 import org.apache.hadoop.yarn.sls.scheduler.CapacitySchedulerMetrics;
@@ -68,6 +69,11 @@ final class RunConfiguration {
       conf.set(YarnConfiguration.RM_SCHEDULER, ShepherdSlsScheduler.class.getName());
       conf.set(ShepherdScheduler.NATIVE_LIBRARY, o.nativeLibrary.getAbsolutePath());
       conf.set(ShepherdScheduler.CONFIG_FILE, shepherdConfig(o).getAbsolutePath());
+      if (o.asyncIntervalMs > 0) {
+        // Shepherd's rounds between heartbeats, at most
+        // async-scheduling.max-nodes (default 100) nodes each.
+        conf.setLong(ShepherdScheduler.ASYNC_INTERVAL_MS, o.asyncIntervalMs);
+      }
     } else {
       conf.set(YarnConfiguration.RM_SCHEDULER, TimedSlsCapacityScheduler.class.getName());
       conf.set(CapacityScheduler.class.getName(), CapacitySchedulerMetrics.class.getName());
@@ -87,6 +93,14 @@ final class RunConfiguration {
       }
       if (o.capacityNodeLocalityDelay != null) {
         conf.setInt("yarn.scheduler.capacity.node-locality-delay", o.capacityNodeLocalityDelay);
+      }
+      if (o.asyncIntervalMs > 0) {
+        // The CapacityScheduler's own allocation between heartbeats: one
+        // thread (its default) proposes over every node, its committer
+        // thread commits; node heartbeats then only report.
+        conf.setBoolean(CapacitySchedulerConfiguration.SCHEDULE_ASYNCHRONOUSLY_ENABLE, true);
+        conf.setLong(CapacitySchedulerConfiguration.SCHEDULE_ASYNCHRONOUSLY_INTERVAL,
+            o.asyncIntervalMs);
       }
       // What RMRunner sets when it swaps in SLSCapacityScheduler itself.
       conf.setBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, true);

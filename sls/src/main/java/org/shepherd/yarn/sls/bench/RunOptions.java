@@ -38,7 +38,14 @@ public final class RunOptions {
   public int capacityOffswitchPerHeartbeat;
   /** CapacityScheduler only: {@code node-locality-delay}; null = its default (40). */
   public Integer capacityNodeLocalityDelay;
-  /** Name in tables; null = {@code shepherd-<policy>} or {@code capacity}. */
+  /**
+   * Allocation between node heartbeats, a round every this many ms: Shepherd's
+   * scheduling rounds ({@code async-scheduling.interval-ms}) or the
+   * CapacityScheduler's asynchronous scheduling thread ({@code
+   * schedule-asynchronously}); 0 = heartbeats only (both schedulers' default).
+   */
+  public long asyncIntervalMs;
+  /** Name in tables; null = {@code shepherd-<policy>} or {@code capacity}, {@code -async<ms>} with rounds. */
   public String label;
 
   public static RunOptions parse(String[] args) {
@@ -65,6 +72,7 @@ public final class RunOptions {
         case "--capacity-node-locality-delay":
           o.capacityNodeLocalityDelay = Integer.parseInt(v);
           break;
+        case "--async-interval-ms": o.asyncIntervalMs = Long.parseLong(v); break;
         case "--label": o.label = v; break;
         default: throw new IllegalArgumentException("unknown option " + args[i]);
       }
@@ -77,6 +85,10 @@ public final class RunOptions {
       throw new IllegalArgumentException("--scheduler must be shepherd or capacity, not "
           + o.scheduler);
     }
+    if (o.asyncIntervalMs < 0) {
+      throw new IllegalArgumentException("--async-interval-ms must be 0 (off) or positive, not "
+          + o.asyncIntervalMs);
+    }
     if (o.scheduler.equals("shepherd") && o.nativeLibrary == null) {
       throw new IllegalArgumentException("--native-library is required for shepherd");
     }
@@ -88,6 +100,7 @@ public final class RunOptions {
     if (label != null) {
       return label;
     }
-    return scheduler.equals("shepherd") ? "shepherd-" + policy : "capacity";
+    String name = scheduler.equals("shepherd") ? "shepherd-" + policy : "capacity";
+    return asyncIntervalMs > 0 ? name + "-async" + asyncIntervalMs : name;
   }
 }

@@ -1,6 +1,7 @@
 package org.shepherd.yarn.sls.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.File;
 import java.time.Instant;
@@ -64,6 +65,7 @@ public final class SlsBenchRun {
     // clock has started: second 0 of the trace.
     long start = System.nanoTime();
     CpuUse cpuAtStart = CpuUse.now();
+    RoundThreads rounds = RoundThreads.now();
     MeasuredScheduler scheduler = MeasuredScheduler.current();
     if (scheduler == null) {
       throw new IllegalStateException("the RM's scheduler is not a benchmark scheduler");
@@ -88,6 +90,10 @@ public final class SlsBenchRun {
     s.put("process_cpu_cores", cpuAtEnd.processCores(cpuAtStart));
     s.put("machine_cpu_cores", cpuAtEnd.machineCores(cpuAtStart));
     s.put("machine_cores", Runtime.getRuntime().availableProcessors());
+    // Allocation between heartbeats runs on threads of its own (none without it).
+    s.put("round_threads_cpu_s", rounds.cpuSecondsSinceStart());
+    ArrayNode roundThreads = s.putArray("round_threads");
+    rounds.names().forEach(roundThreads::add);
     new ObjectMapper().writerWithDefaultPrettyPrinter()
         .writeValue(new File(o.out, "bench-summary.json"), s);
     try {
@@ -117,6 +123,7 @@ public final class SlsBenchRun {
     s.put("nm_memory_mb", o.nmMemoryMb);
     s.put("nm_vcores", o.nmVcores);
     s.put("nm_heartbeat_ms", o.nmHeartbeatMs);
+    s.put("async_interval_ms", o.asyncIntervalMs);
     s.put("am_heartbeat_ms", o.amHeartbeatMs);
     int jobs = number(info.get("Number of applications"));
     s.put("jobs", jobs);

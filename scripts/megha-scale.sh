@@ -28,6 +28,10 @@
 # (default "1000 3000"; empty skips) with Shepherd's scheduling rounds
 # between heartbeats every ROUND_MS (default 20) ms: the RM's
 # async-scheduling.interval-ms (`--central-round-ms`, README).
+# And once more per OOB_HEARTBEATS interval (default "1000 3000"; empty
+# skips) with out-of-band heartbeats, as YARN's NodeManagers send one when a
+# container finishes (`--central-oob-heartbeats`), heartbeats only and with
+# the rounds.
 # NODES="10000 50000", WORKLOADS="google facebook", SEED=1, OUT=/tmp/megha-scale,
 # NOBUILD=1 skips the build.
 set -euo pipefail
@@ -40,6 +44,7 @@ SEED=${SEED:-1}
 GM_BATCHES=${GM_BATCHES-64}
 ROUND_MS=${ROUND_MS:-20}
 ROUND_HEARTBEATS=${ROUND_HEARTBEATS-1000 3000}
+OOB_HEARTBEATS=${OOB_HEARTBEATS-1000 3000}
 NODES=${NODES:-10000 50000}
 WORKLOADS=${WORKLOADS:-google facebook}
 OUT=${OUT:-/tmp/megha-scale}
@@ -74,6 +79,14 @@ for w in $WORKLOADS; do
         echo "-- central with ${hb} ms heartbeats and Shepherd's rounds between them every $ROUND_MS ms"
         $BIN scale-sim "${common[@]}" --arch central --heartbeat-ms "$hb" --central-round-ms "$ROUND_MS" \
           --json "$OUT/$tag-central-rounds-hb$hb.json" | sed -n '/^arch/,/^$/p'
+      done
+      for hb in $OOB_HEARTBEATS; do
+        echo "-- central with ${hb} ms heartbeats and out-of-band heartbeats when a container finishes"
+        $BIN scale-sim "${common[@]}" --arch central --heartbeat-ms "$hb" --central-oob-heartbeats \
+          --json "$OUT/$tag-central-oob-hb$hb.json" | sed -n '/^arch/,/^$/p'
+        echo "-- the same with Shepherd's rounds every $ROUND_MS ms"
+        $BIN scale-sim "${common[@]}" --arch central --heartbeat-ms "$hb" --central-oob-heartbeats \
+          --central-round-ms "$ROUND_MS" --json "$OUT/$tag-central-oob-rounds-hb$hb.json" | sed -n '/^arch/,/^$/p'
       done
       for b in $GM_BATCHES; do
         echo "-- megha, GM batches of $b tasks (beyond the paper)"

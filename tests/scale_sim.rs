@@ -220,6 +220,83 @@ fn central_round_is_bounded_and_resumes_where_it_stopped() {
     check_invariants(&t, &r);
 }
 
+fn with_oob_heartbeats() -> ScaleOptions {
+    let mut o = only(Arch::Central);
+    o.central.oob_heartbeats = true;
+    o
+}
+
+/// Out-of-band heartbeats (YARN's NodeManagers heartbeat when a container
+/// finishes): one node of 1 vcore, two 100 ms tasks asked at 0. The first
+/// is placed by the node's periodic heartbeat at `phase` (+40 µs service,
+/// +500 µs launch) and ends 100 ms later; its node's out-of-band heartbeat
+/// reaches the scheduler 500 µs after the end, is served in 40 µs, and the
+/// second task is launched 500 µs after that — not at the next periodic
+/// heartbeat, 1 s after the first.
+#[test]
+fn central_out_of_band_heartbeat_reports_an_end_at_once() {
+    let o = with_oob_heartbeats();
+    let phase = central::heartbeat_phases(1, 1000, o.seed)[0];
+    let t = trace(1, 1, vec![job("a", 0, "u", vec![stage(vec![], 1, &[100, 100])])]);
+    let r = run_one(&t, &o);
+    assert_eq!(latency_us(run_of(&r, 0)[0]), phase + 540);
+    let first_end = phase + 540 + 100_000;
+    assert_eq!(latency_us(run_of(&r, 1)[0]), first_end + 500 + 40 + 500);
+    // The second task's end finishes the job: the run stops before its
+    // node's out-of-band heartbeat is served.
+    assert_eq!(r.counters.oob_heartbeats, 1);
+    check_invariants(&t, &r);
+    // Without them the second task waits for the periodic heartbeat.
+    let r = run_one(&t, &only(Arch::Central));
+    assert_eq!(latency_us(run_of(&r, 1)[0]), 1_000_000 + phase + 540);
+    assert_eq!(r.counters.oob_heartbeats, 0);
+}
+
+/// A node has at most one out-of-band heartbeat waiting, and it reports
+/// every end by the time it is served: two 1-vcore tasks end together on a
+/// 2-vcore node; one out-of-band heartbeat frees both vcores, and the third
+/// and fourth tasks start from it.
+#[test]
+fn central_out_of_band_heartbeats_coalesce() {
+    let o = with_oob_heartbeats();
+    let phase = central::heartbeat_phases(1, 1000, o.seed)[0];
+    let t = trace(1, 2, vec![job("a", 0, "u", vec![stage(vec![], 1, &[100, 100, 100, 100])])]);
+    let r = run_one(&t, &o);
+    let second_wave = phase + 540 + 100_000 + 500 + 40 + 500;
+    assert_eq!(latency_us(run_of(&r, 2)[0]), second_wave);
+    assert_eq!(latency_us(run_of(&r, 3)[0]), second_wave);
+    assert_eq!(r.counters.oob_heartbeats, 1);
+    check_invariants(&t, &r);
+}
+
+/// Queues served round-robin (`queues_round_robin`, as Megha's GMs serve
+/// them) against one FIFO: one node of 2 vcores; user 1's four 0.5 s tasks
+/// asked at 0, user 2's one task at 1 ms. FIFO places two of user 1's at
+/// the node's first heartbeat (at `phase`), the other two at the next (which
+/// reports the first two ended), and user 2's at the third; round-robin
+/// places one of each at the first, then user 1's in twos.
+#[test]
+fn central_queues_round_robin_serves_every_user_in_turn() {
+    let mut o = only(Arch::Central);
+    let phase = central::heartbeat_phases(1, 1000, o.seed)[0];
+    assert!(phase > 1_000, "the test assumes the node's heartbeat phase is past 1 ms, got {phase} µs");
+    let t = trace(
+        1,
+        2,
+        vec![job("a", 0, "u1", vec![stage(vec![], 1, &[500, 500, 500, 500])]), job("b", 1, "u2", vec![stage(vec![], 1, &[500])])],
+    );
+    let r = run_one(&t, &o);
+    let b_first = r.runs.iter().find(|x| x.task == 4).unwrap();
+    assert_eq!(latency_us(b_first), 2_000_000 + phase + 540 - 1000);
+    check_invariants(&t, &r);
+    o.central.queues_round_robin = true;
+    let r = run_one(&t, &o);
+    let starts: Vec<(u32, i64)> = (0..5).map(|k| (k, run_of(&r, k)[0].start_us)).collect();
+    let first = phase + 540;
+    assert_eq!(starts, vec![(0, first), (1, first + 1_000_000), (2, first + 1_000_000), (3, first + 2_000_000), (4, first)]);
+    check_invariants(&t, &r);
+}
+
 #[test]
 fn stages_wait_for_their_parents() {
     // map (2 tasks of 1 s) → reduce: the reduce is asked when both maps end.
@@ -340,6 +417,28 @@ fn central_rounds_keep_the_invariants() {
         check_invariants(&t, &r);
         assert!(r.counters.rounds > 0, "{kind}: no round placed anything");
         assert_eq!(r, run_one(&t, &o));
+    }
+}
+
+/// Out-of-band heartbeats, alone and with rounds, with one FIFO and with
+/// queues round-robin, on random workloads: never over capacity, one
+/// allocation per ask, deterministic.
+#[test]
+fn central_out_of_band_heartbeats_keep_the_invariants() {
+    for (kind, seed) in [("google", 1), ("facebook", 3)] {
+        let t = generated(kind, seed);
+        for (rounds, queues_round_robin) in [(false, false), (true, false), (false, true), (true, true)] {
+            let mut o = ScaleOptions { seed, ..with_rounds(50) };
+            o.central.oob_heartbeats = true;
+            o.central.queues_round_robin = queues_round_robin;
+            if !rounds {
+                o.central.round_ms = 0;
+            }
+            let r = run_one(&t, &o);
+            check_invariants(&t, &r);
+            assert!(r.counters.oob_heartbeats > 0, "{kind}: no out-of-band heartbeat");
+            assert_eq!(r, run_one(&t, &o));
+        }
     }
 }
 

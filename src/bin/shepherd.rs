@@ -907,6 +907,15 @@ struct ScaleSimArgs {
     /// Central: scheduler µs per node a round visits (the heartbeat's pass).
     #[arg(long, default_value_t = 40.0, help_heading = "Central", value_name = "US")]
     central_round_pass_us: f64,
+    /// Central: a node also heartbeats out of band when a container on it finishes, as YARN's
+    /// NodeManagers do (the RM learns of the end, and schedules on the node, without waiting for
+    /// the periodic heartbeat).
+    #[arg(long, help_heading = "Central")]
+    central_oob_heartbeats: bool,
+    /// Central: serve the users' queues round-robin (FIFO within each), as Megha's GMs do; default
+    /// one FIFO over every job.
+    #[arg(long, help_heading = "Central")]
+    central_queues_round_robin: bool,
     /// Write the report (plus wall times and peak memory) as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -960,6 +969,8 @@ fn scale_sim(a: &ScaleSimArgs) -> Result<(), String> {
             round_ms: a.central_round_ms,
             round_nodes: a.central_round_nodes,
             round_pass_us: a.central_round_pass_us,
+            oob_heartbeats: a.central_oob_heartbeats,
+            queues_round_robin: a.central_queues_round_robin,
         },
         seed: a.seed,
         source,

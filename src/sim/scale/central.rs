@@ -7,7 +7,10 @@
 //! heartbeat was sent: the scheduler learns of a completion only through
 //! the node's next heartbeat, as YARN's does), then allocates pending tasks
 //! in FIFO order (job submission order, then stage) that fit the node's
-//! free resources, skipping those that do not fit.
+//! free resources, skipping those that do not fit. Optionally
+//! (`queues_round_robin`) it serves the users' queues round-robin, FIFO
+//! within each, as Megha's GMs serve them (§IV-B), so the comparison with
+//! Megha is of the architecture and not of the queue discipline.
 //!
 //! A task starts on its node one network delay after the heartbeat's
 //! service ends (the launch message). The heartbeats are open-loop (as in
@@ -30,6 +33,18 @@
 //! its node's next heartbeat. A round with nothing pending costs nothing
 //! (the engine answers at once).
 //!
+//! Optionally (`oob_heartbeats`) a node also heartbeats out of band when a
+//! container on it finishes, as YARN's NodeManagers do (Hadoop 3.4's
+//! `ContainerImpl` calls `NodeStatusUpdater.sendOutofBandHeartBeat()` when a
+//! container is done, which wakes the node's heartbeat thread at once). The
+//! out-of-band heartbeat reaches the scheduler one network delay after the
+//! end, waits in the same FIFO queue, costs `heartbeat_us` like any other
+//! and, when served, reports every container the node finished by then (the
+//! RM keeps a node's reports queued until the scheduler pulls them at its
+//! next node update). A node has at most one out-of-band heartbeat waiting
+//! (the RM does not queue a second node update for a node whose last one it
+//! has not handled); an end that comes while one waits is reported by it.
+//!
 //! Not modelled: the ApplicationMaster's own allocate interval (asks reach
 //! the scheduler the moment they are made) and locality.
 
@@ -40,7 +55,8 @@ use super::server::whole_us;
 use super::workload::{JobTracker, Workload};
 use crate::model::Resources;
 use crate::workload::rng::Rng;
-use std::collections::{BTreeSet, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap, VecDeque};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct CentralOptions {
@@ -58,11 +74,26 @@ pub struct CentralOptions {
     pub round_nodes: usize,
     /// Scheduler time per node a round visits (the heartbeat's pass).
     pub round_pass_us: f64,
+    /// A node heartbeats out of band when a container on it finishes, as
+    /// YARN's NodeManagers do; off = completions wait for the periodic heartbeat.
+    pub oob_heartbeats: bool,
+    /// Serve the users' queues round-robin (one task at a time, FIFO within
+    /// a queue), as Megha's GMs do; off = one FIFO over every job.
+    pub queues_round_robin: bool,
 }
 
 impl Default for CentralOptions {
     fn default() -> Self {
-        CentralOptions { heartbeat_ms: 1000, heartbeat_us: 40.0, max_queue_s: 600, round_ms: 0, round_nodes: 100, round_pass_us: 40.0 }
+        CentralOptions {
+            heartbeat_ms: 1000,
+            heartbeat_us: 40.0,
+            max_queue_s: 600,
+            round_ms: 0,
+            round_nodes: 100,
+            round_pass_us: 40.0,
+            oob_heartbeats: false,
+            queues_round_robin: false,
+        }
     }
 }
 
@@ -102,8 +133,15 @@ struct Central<'a> {
     books_free: Vec<Resources>,
     /// Per node: (end time, demand) of finished tasks not yet reported.
     unreported: Vec<VecDeque<(i64, Resources)>>,
-    /// Per task shape: stages with unallocated tasks, by stage id (= FIFO order).
-    pending: Vec<BTreeSet<u32>>,
+    /// Per queue (one queue for FIFO, one per user with
+    /// `queues_round_robin`), per task shape: stages with unallocated
+    /// tasks, by stage id (= FIFO order).
+    pending: Vec<Vec<BTreeSet<u32>>>,
+    /// A stage's queue in `pending`: its job's user, or 0 for FIFO.
+    per_user: bool,
+    /// Queues with unallocated tasks, and the one served first next time.
+    active: BTreeSet<u32>,
+    next_queue: u32,
     /// Per stage: how many of its tasks are allocated.
     allocated_in_stage: Vec<u32>,
     pending_tasks: u64,
@@ -126,6 +164,11 @@ struct Central<'a> {
     /// are rounds), and where the next round starts.
     roomy: BTreeSet<u32>,
     cursor: u32,
+    /// Out-of-band heartbeats (on), waiting: (arrival, node), earliest first;
+    /// and whether a node has one waiting.
+    oob_on: bool,
+    oob: BinaryHeap<Reverse<(i64, u32)>>,
+    oob_waiting: Vec<bool>,
 }
 
 pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: bool, progress: bool) -> ArchReport {
@@ -142,7 +185,10 @@ pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: 
         events: EventQueue::default(),
         books_free: vec![w.node_capacity; w.nodes],
         unreported: vec![VecDeque::new(); w.nodes],
-        pending: vec![BTreeSet::new(); w.shapes.len()],
+        pending: vec![vec![BTreeSet::new(); w.shapes.len()]; if o.queues_round_robin { w.queue_names.len().max(1) } else { 1 }],
+        per_user: o.queues_round_robin,
+        active: BTreeSet::new(),
+        next_queue: 0,
         allocated_in_stage: vec![0; w.stages.len()],
         pending_tasks: 0,
         running_tasks: 0,
@@ -162,6 +208,9 @@ pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: 
             false => BTreeSet::new(),
         },
         cursor: 0,
+        oob_on: o.oob_heartbeats,
+        oob: BinaryHeap::new(),
+        oob_waiting: vec![false; if o.oob_heartbeats { w.nodes } else { 0 }],
     };
     let mut line = ProgressLine::new(progress, "central");
     if let Some(j) = w.jobs.first() {
@@ -172,6 +221,25 @@ pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: 
     while !c.jobs.all_done(w) {
         let node = c.by_phase[c.position];
         let arrived = c.cycle * c.interval_us + c.phase[node as usize];
+        let oob_next = c.oob.peek().map(|r| r.0);
+        if let Some((oob_arrived, oob_node)) = oob_next.filter(|&(a, _)| a < arrived && (c.round_sleep_us == 0 || a <= c.next_round)) {
+            // An out-of-band heartbeat reaches the scheduler first.
+            let start = oob_arrived.max(c.scheduler_free_at);
+            if start - oob_arrived > max_queue_us {
+                c.rec.saturated(start);
+                break;
+            }
+            let end = start + c.heartbeat_us;
+            if !c.event_by(end, &mut line) {
+                c.oob.pop();
+                c.oob_waiting[oob_node as usize] = false;
+                c.rec.counters.oob_heartbeats += 1;
+                // It reports what the node finished by the time it is served.
+                c.heartbeat(oob_node, oob_arrived, start, start, end);
+                heartbeats_seen += 1;
+            }
+            continue;
+        }
         if c.round_sleep_us > 0 && c.next_round < arrived {
             // A round asks for the scheduler before the next heartbeat.
             let asked = c.next_round;
@@ -198,7 +266,7 @@ pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: 
         if c.events.is_empty() && c.pending_tasks == 0 && c.running_tasks == 0 && c.unreported_empty() {
             break; // nothing can happen any more (cannot occur with a valid workload)
         }
-        c.heartbeat(node, arrived, start, end);
+        c.heartbeat(node, arrived, arrived, start, end);
         heartbeats_seen += 1;
         c.position += 1;
         if c.position == c.by_phase.len() {
@@ -254,6 +322,10 @@ impl Central<'_> {
                 self.rec.stop(w, task, node, now, false);
                 self.running_tasks -= 1;
                 self.unreported[node as usize].push_back((now, w.task_demand(task)));
+                if self.oob_on && !self.oob_waiting[node as usize] {
+                    self.oob_waiting[node as usize] = true;
+                    self.oob.push(Reverse((now + self.net_us, node)));
+                }
                 self.jobs.task_finished(w, task, now, &mut self.ready);
                 self.enqueue_ready(now);
             }
@@ -264,20 +336,23 @@ impl Central<'_> {
         for s in std::mem::take(&mut self.ready) {
             let st = &self.w.stages[s as usize];
             self.rec.ask_stage(self.w, s, now);
-            self.pending[st.shape as usize].insert(s);
+            let q = if self.per_user { self.w.jobs[st.job as usize].queue } else { 0 };
+            self.pending[q as usize][st.shape as usize].insert(s);
+            self.active.insert(q);
             self.pending_tasks += st.task_count as u64;
         }
     }
 
-    /// Serve one heartbeat of `node` sent at `arrived`, in service [start, end].
-    fn heartbeat(&mut self, node: u32, arrived: i64, start: i64, end: i64) {
+    /// Serve one heartbeat of `node` that arrived at `arrived`, in service
+    /// [start, end], reporting the containers that finished by `reported_by`.
+    fn heartbeat(&mut self, node: u32, arrived: i64, reported_by: i64, start: i64, end: i64) {
         self.rec.counters.heartbeats += 1;
         self.busy_us += end - start;
         self.scheduler_free_at = end;
         let n = node as usize;
         let books = &mut self.books_free[n];
         while let Some(&(ended, demand)) = self.unreported[n].front() {
-            if ended > arrived {
+            if ended > reported_by {
                 break;
             }
             *books += demand;
@@ -334,27 +409,40 @@ impl Central<'_> {
         }
     }
 
-    /// FIFO with skipping on node `n`'s books: the tasks placed there.
+    /// FIFO with skipping on node `n`'s books, queue by queue round-robin
+    /// (one queue for FIFO): the tasks placed there.
     fn place_on(&mut self, n: usize) -> Vec<u32> {
         let mut placed = Vec::new();
         loop {
-            // FIFO with skipping: the earliest pending stage whose task fits.
-            let mut best: Option<(u32, usize)> = None;
-            for (shape, stages) in self.pending.iter().enumerate() {
-                if let Some(&s) = stages.first() {
-                    if self.w.shapes[shape].fits_in(&self.books_free[n]) && best.is_none_or(|(b, _)| s < b) {
-                        best = Some((s, shape));
+            // The first queue from `next_queue` on with a task that fits,
+            // and in it the earliest pending stage whose task fits.
+            let free = self.books_free[n];
+            let shapes = &self.w.shapes;
+            let earliest_fit = |q: &u32| {
+                let mut best: Option<(u32, usize)> = None;
+                for (shape, stages) in self.pending[*q as usize].iter().enumerate() {
+                    if let Some(&s) = stages.first() {
+                        if shapes[shape].fits_in(&free) && best.is_none_or(|(b, _)| s < b) {
+                            best = Some((s, shape));
+                        }
                     }
                 }
-            }
-            let Some((stage, shape)) = best else { break };
+                best.map(|(stage, shape)| (*q, stage, shape))
+            };
+            let found = self.active.range(self.next_queue..).chain(self.active.range(..self.next_queue)).find_map(earliest_fit);
+            let Some((q, stage, shape)) = found else { break };
             let st = &self.w.stages[stage as usize];
             let k = &mut self.allocated_in_stage[stage as usize];
             let task = st.first_task + *k;
             *k += 1;
+            let queue = &mut self.pending[q as usize];
             if *k == st.task_count {
-                self.pending[shape].remove(&stage);
+                queue[shape].remove(&stage);
+                if queue.iter().all(|stages| stages.is_empty()) {
+                    self.active.remove(&q);
+                }
             }
+            self.next_queue = q + 1;
             self.pending_tasks -= 1;
             self.running_tasks += 1;
             self.books_free[n] -= self.w.shapes[shape];

@@ -27,7 +27,8 @@
 //! megha = GM queue + match + d + LM queue + validate + d (launch);
 //! sparrow = scheduler queue + probes + d + worker queue + d (get-task) +
 //! scheduler queue + d (the task); central = wait for the node's next
-//! heartbeat + scheduler queue + heartbeat service + d (launch). Time
+//! heartbeat (periodic, a round, or out of band after a container ended
+//! there) + scheduler queue + heartbeat service + d (launch). Time
 //! waiting for resources (a full cluster) is in all three.
 
 pub mod central;

@@ -45,6 +45,8 @@ pub struct Counters {
     pub heartbeats: u64,
     /// Central: scheduling rounds between heartbeats that visited a node.
     pub rounds: u64,
+    /// Central: out-of-band heartbeats served (included in `heartbeats`).
+    pub oob_heartbeats: u64,
 }
 
 /// Load of one kind of scheduling component (e.g. the 10 GMs).
@@ -415,8 +417,17 @@ impl ScaleReport {
             let extra = match r.arch.as_str() {
                 "megha" => format!("; {} matches, {} preemption attempts", c.matches, c.preemption_attempts),
                 "sparrow" => format!("; {} probes, {} answered with cancel", c.probes, c.probe_cancels),
-                "central" if c.rounds > 0 => format!("; {} heartbeats served, {} rounds", c.heartbeats, c.rounds),
-                "central" => format!("; {} heartbeats served", c.heartbeats),
+                "central" => {
+                    let oob = match c.oob_heartbeats {
+                        0 => String::new(),
+                        n => format!(" ({n} out of band)"),
+                    };
+                    let rounds = match c.rounds {
+                        0 => String::new(),
+                        n => format!(", {n} rounds"),
+                    };
+                    format!("; {} heartbeats served{oob}{rounds}", c.heartbeats)
+                }
                 _ => String::new(),
             };
             s.push_str(&format!(

@@ -173,8 +173,14 @@ fn skipping_idle_heartbeats_equals_naive_ticking() {
         let params = GenParams { seed: 11, jobs: Some(12), nodes: Some(4), ..Default::default() };
         // Without the cluster model, and with one that has AM containers,
         // every delay and per-node heartbeat phases; the RM learning of
-        // ended containers at once, or at their node's heartbeat.
-        for (model, ends_at_heartbeat) in [(None, false), (Some(busy_cluster()), false), (Some(busy_cluster()), true)] {
+        // ended containers at once, at their node's heartbeat, or at once
+        // with the node's out-of-band heartbeat.
+        for (model, ends_at_heartbeat, oob_heartbeats) in [
+            (None, false, false),
+            (Some(busy_cluster()), false, false),
+            (Some(busy_cluster()), true, false),
+            (Some(busy_cluster()), false, true),
+        ] {
             let run = |naive: bool| {
                 let opts = SimOptions {
                     naive_heartbeats: naive,
@@ -182,6 +188,7 @@ fn skipping_idle_heartbeats_equals_naive_ticking() {
                     heartbeat_ms: 3000,
                     cluster_model: model.clone(),
                     ends_at_heartbeat,
+                    oob_heartbeats,
                     ..SimOptions::default()
                 };
                 let exp = Experiment::new(&Source::Generate(kind.into(), params.clone()), config.clone(), None, opts).unwrap();
@@ -198,7 +205,10 @@ fn skipping_idle_heartbeats_equals_naive_ticking() {
             let (fast, fast_passes) = run(false);
             let (naive, naive_passes) = run(true);
             let phases = model.is_some();
-            assert_eq!(fast, naive, "{kind}/{policy} (phases: {phases}, ends at heartbeat: {ends_at_heartbeat})");
+            assert_eq!(
+                fast, naive,
+                "{kind}/{policy} (phases: {phases}, ends at heartbeat: {ends_at_heartbeat}, out of band: {oob_heartbeats})"
+            );
             assert!(fast_passes < naive_passes, "{kind}/{policy} (phases: {phases}): {fast_passes} vs {naive_passes}");
         }
     }
@@ -434,6 +444,11 @@ fn the_activity_log_records_the_simulated_timeline() {
 ///   those tasks end at 5.5 + 11.5 = 17 s, and a round places the fourth
 ///   at 17 s — on room YARN would learn of only at the node's 18 s
 ///   heartbeat. With `ends_at_heartbeat` it is placed at 18 s.
+/// * Out-of-band heartbeats (`oob_heartbeats`, what YARN's NodeManagers
+///   send when a container ends): the node's pass runs at each end, so
+///   the fourth task is placed at 20.5 s with heartbeats only and at 17 s
+///   with rounds, where the RM does know of the room; with
+///   `ends_at_heartbeat` as well, the same (the heartbeat is at the end).
 #[test]
 fn rounds_place_between_heartbeats_on_room_the_rm_knows_of() {
     let mut model = constant_times();
@@ -442,13 +457,14 @@ fn rounds_place_between_heartbeats_on_room_the_rm_knows_of() {
     a.submit_ms = 500;
     let trace = Trace { cluster: None, am: None, jobs: vec![a] };
     let cluster = ClusterSpec { nodes: 1, memory_mb: 4096, vcores: 4, rack_size: 1 };
-    let run = |round_ms: i64, ends_at_heartbeat: bool| {
+    let run_with = |round_ms: i64, ends_at_heartbeat: bool, oob_heartbeats: bool| {
         let opts = SimOptions {
             cluster_model: Some(model.clone()),
             heartbeat_ms: 3000,
             activity_log: true,
             round_ms,
             ends_at_heartbeat,
+            oob_heartbeats,
             ..SimOptions::default()
         };
         let out = simulate(&trace, &cluster, Config::parse("[scheduler]\npolicy = \"fifo\"\n").unwrap(), &opts).unwrap();
@@ -465,6 +481,7 @@ fn rounds_place_between_heartbeats_on_room_the_rm_knows_of() {
         tasks.sort();
         (am.unwrap(), tasks, out.jobs[0].finish_ms)
     };
+    let run = |round_ms: i64, ends_at_heartbeat: bool| run_with(round_ms, ends_at_heartbeat, false);
     let three = |at: i64, end: i64| vec![(at, end); 3];
     let with = |mut v: Vec<(i64, i64)>, last: (i64, i64)| {
         v.push(last);
@@ -476,4 +493,9 @@ fn rounds_place_between_heartbeats_on_room_the_rm_knows_of() {
     // Rounds: the AM and the first tasks without waiting for a heartbeat.
     assert_eq!(run(20, false), (500, with(three(5_500, 17_000), (17_000, 28_500)), 28_500));
     assert_eq!(run(20, true), (500, with(three(5_500, 18_000), (18_000, 30_000)), 29_500));
+    // Out-of-band heartbeats: the fourth task at the others' end.
+    for ends_at_heartbeat in [false, true] {
+        assert_eq!(run_with(0, ends_at_heartbeat, true), (3_000, with(three(9_000, 20_500), (20_500, 32_000)), 32_000));
+        assert_eq!(run_with(20, ends_at_heartbeat, true), (500, with(three(5_500, 17_000), (17_000, 28_500)), 28_500));
+    }
 }

@@ -307,16 +307,21 @@ struct WorkloadArgs {
     activity_log: bool,
     /// Simulator: scheduling rounds between heartbeats every this many ms, as the shim's
     /// yarn.scheduler.shepherd.async-scheduling.interval-ms (default 0 = heartbeats only); use with
-    /// --ends-at-heartbeat, else a round uses room the RM would not know of yet.
+    /// --oob-heartbeats, as YARN's NodeManagers report ends at once.
     #[arg(long, help_heading = "Simulator", value_name = "MS")]
     round_ms: Option<i64>,
     /// Simulator: nodes a scheduling round visits at most (async-scheduling.max-nodes, default 100; 0 = all).
     #[arg(long, help_heading = "Simulator", value_name = "N")]
     round_max_nodes: Option<usize>,
-    /// Simulator: the RM learns that a task's container ended at its node's next heartbeat, as YARN does,
-    /// instead of at once (the AM still learns at once).
+    /// Simulator: the RM learns that a task's container ended at its node's next periodic heartbeat,
+    /// instead of at once (the AM still learns at once). YARN's NodeManagers heartbeat out of band
+    /// when a container ends instead: --oob-heartbeats.
     #[arg(long, help_heading = "Simulator")]
     ends_at_heartbeat: bool,
+    /// Simulator: a node heartbeats out of band when a container on it ends, as YARN's NodeManagers
+    /// do: the RM learns of the end, and runs the node's pass, at once.
+    #[arg(long, help_heading = "Simulator")]
+    oob_heartbeats: bool,
 }
 
 impl WorkloadArgs {
@@ -375,6 +380,7 @@ impl WorkloadArgs {
             round_ms: self.round_ms.unwrap_or(d.round_ms),
             round_max_nodes: self.round_max_nodes.unwrap_or(d.round_max_nodes),
             ends_at_heartbeat: self.ends_at_heartbeat,
+            oob_heartbeats: self.oob_heartbeats,
         };
         let source = self.source(default_kind)?;
         let mut exp = Experiment::new(&source, config, None, opts)?;

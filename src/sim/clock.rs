@@ -24,6 +24,9 @@ pub enum SimEvent {
     /// This node heartbeats and reports its ended containers to the RM
     /// (`SimOptions::ends_at_heartbeat`).
     NodeReport(u32),
+    /// This node heartbeats out of band: a container on it ended
+    /// (`SimOptions::oob_heartbeats`).
+    OutOfBandHeartbeat(u32),
 }
 
 #[derive(Default)]

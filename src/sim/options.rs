@@ -53,8 +53,9 @@ pub struct SimOptions {
     /// `async-scheduling.max-nodes`, default 100; 0 = all).
     pub round_max_nodes: usize,
     /// The RM learns that a task's container ended at its node's next
-    /// heartbeat, as a NodeManager reports completed containers, instead of
-    /// the instant the task ends. The AM still learns at once (a MapReduce
+    /// periodic heartbeat, instead of the instant the task ends. YARN's
+    /// NodeManagers do not wait: they heartbeat out of band when a
+    /// container ends (`oob_heartbeats` models that). The AM still learns at once (a MapReduce
     /// task reports its end to its AM directly). Off by default: the
     /// results measured before it existed stay comparable. With heartbeats
     /// only, a node's room is used at its own heartbeat either way; what
@@ -62,6 +63,14 @@ pub struct SimOptions {
     /// durations). Rounds need it: without it a round places on room YARN
     /// does not know of yet.
     pub ends_at_heartbeat: bool,
+    /// A node heartbeats out of band when a container on it ends, as YARN's
+    /// NodeManagers do (Hadoop 3.4's `ContainerImpl` calls
+    /// `NodeStatusUpdater.sendOutofBandHeartBeat()` when a container is
+    /// done): the RM learns of the end at once and runs the node's pass
+    /// then, without waiting for its periodic heartbeat. Off by default: the
+    /// results measured before it existed stay comparable. It reports every
+    /// end at once, so `ends_at_heartbeat` changes nothing with it.
+    pub oob_heartbeats: bool,
 }
 
 impl Default for SimOptions {
@@ -82,6 +91,7 @@ impl Default for SimOptions {
             round_ms: 0,
             round_max_nodes: 100,
             ends_at_heartbeat: false,
+            oob_heartbeats: false,
         }
     }
 }

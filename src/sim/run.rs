@@ -15,6 +15,9 @@
 //! the heartbeat round of the same instant. And (`ends_at_heartbeat`) the
 //! RM may learn of an ended container only at its node's next heartbeat, as
 //! YARN does, which is what keeps a round from using room YARN cannot see.
+//! Or (`oob_heartbeats`) the node heartbeats out of band when a container
+//! on it ends, as YARN's NodeManagers do: the RM learns of the end at once
+//! and the node's pass follows at the same instant.
 
 use super::am::{AmActions, JobRun};
 use super::calibration::{Calibration, HostModel};
@@ -128,6 +131,9 @@ struct Sim<'a> {
     /// Per node: task containers that ended and that its next heartbeat
     /// reports to the RM (`SimOptions::ends_at_heartbeat`).
     unreported: HashMap<NodeId, Vec<ContainerId>>,
+    /// Nodes with an out-of-band heartbeat on the clock
+    /// (`SimOptions::oob_heartbeats`): ends at one instant share it.
+    oob_due: BTreeSet<NodeId>,
 }
 
 /// Heartbeat phases are resolved to a tenth of the heartbeat interval.
@@ -204,6 +210,7 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         asked_at: HashMap::new(),
         latencies: Vec::new(),
         unreported: HashMap::new(),
+        oob_due: BTreeSet::new(),
     };
     sim.over = sim.engine.policies().has_oversubscribe();
     for (i, j) in trace.jobs.iter().enumerate() {
@@ -252,6 +259,7 @@ impl<'a> Sim<'a> {
                     SimEvent::AmExit(j) => self.am_exit(j, t),
                     SimEvent::HostWake(generation) => self.host_wake(t, generation),
                     SimEvent::NodeReport(node) => self.node_report(node, t),
+                    SimEvent::OutOfBandHeartbeat(node) => self.out_of_band_heartbeat(node, t, &mut decisions),
                 }
                 // Every node is offered a heartbeat within one period of a change.
                 self.dirty_until = self.dirty_until.max(t + hb);
@@ -332,33 +340,50 @@ impl<'a> Sim<'a> {
         };
         let mut made = 0;
         for node in nodes {
-            if self.over {
-                let u = self.node_used[node as usize];
-                let cap = self.node_capacity;
-                // What the NodeManager measures: memory MB, vcores in millis;
-                // CPU cannot exceed the node's cores.
-                let used = Resources::new(u.0[0], u.0[1].min(cap.0[1] * 1000));
-                self.engine.apply(Event::NodeUtilization { node, used });
+            if !self.every_heartbeat() && self.pending <= 0 {
+                break;
             }
-            if !self.every_heartbeat() {
-                if self.pending <= 0 {
-                    break;
-                }
-                let free = self.engine.state.nodes[&node].free();
-                if !self.shapes.keys().any(|(m, v)| Resources::new(*m, *v).fits_in(&free)) {
-                    continue;
-                }
-            }
-            decisions.clear();
-            self.sim_events += 1;
-            if let Err(e) = self.engine.schedule_node(node, t, decisions) {
-                tracing::error!(%e, "scheduling pass failed");
-                continue;
-            }
-            made += self.carry_out(decisions, t);
-            self.cluster.refresh(&self.engine, node);
+            made += self.heartbeat(node, t, decisions);
         }
         made
+    }
+
+    /// `node`'s heartbeat at `t`: its utilization (over-subscribing
+    /// policies), then the engine's pass on it (skipped where none of the
+    /// outstanding asks fits, unless every heartbeat is simulated).
+    /// Returns the containers allocated.
+    fn heartbeat(&mut self, node: NodeId, t: i64, decisions: &mut Vec<Decision>) -> usize {
+        if self.over {
+            let u = self.node_used[node as usize];
+            let cap = self.node_capacity;
+            // What the NodeManager measures: memory MB, vcores in millis;
+            // CPU cannot exceed the node's cores.
+            let used = Resources::new(u.0[0], u.0[1].min(cap.0[1] * 1000));
+            self.engine.apply(Event::NodeUtilization { node, used });
+        }
+        if !self.every_heartbeat() {
+            let free = self.engine.state.nodes[&node].free();
+            if !self.shapes.keys().any(|(m, v)| Resources::new(*m, *v).fits_in(&free)) {
+                return 0;
+            }
+        }
+        decisions.clear();
+        self.sim_events += 1;
+        if let Err(e) = self.engine.schedule_node(node, t, decisions) {
+            tracing::error!(%e, "scheduling pass failed");
+            return 0;
+        }
+        let made = self.carry_out(decisions, t);
+        self.cluster.refresh(&self.engine, node);
+        made
+    }
+
+    /// `node` heartbeats out of band at `t` (a container on it ended).
+    fn out_of_band_heartbeat(&mut self, node: NodeId, t: i64, decisions: &mut Vec<Decision>) {
+        self.oob_due.remove(&node);
+        if self.pending > 0 || self.every_heartbeat() {
+            self.heartbeat(node, t, decisions);
+        }
     }
 
     /// One scheduling round between heartbeats at `t` (the shim's
@@ -410,6 +435,12 @@ impl<'a> Sim<'a> {
     /// The RM learns that task container `c` on `node` ended at `t`: now,
     /// or at the node's next heartbeat (`ends_at_heartbeat`).
     fn report_end(&mut self, node: NodeId, c: ContainerId, t: i64) {
+        if self.opts.oob_heartbeats {
+            self.engine.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: t });
+            self.cluster.refresh(&self.engine, node);
+            self.out_of_band_heartbeat_due(node, t);
+            return;
+        }
         if !self.opts.ends_at_heartbeat {
             self.engine.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: t });
             self.cluster.refresh(&self.engine, node);
@@ -421,6 +452,14 @@ impl<'a> Sim<'a> {
             self.clock.push(at, SimEvent::NodeReport(node));
         }
         ended.push(c);
+    }
+
+    /// A container on `node` ended at `t`: its out-of-band heartbeat follows
+    /// the events of this instant (one for every end on the node then).
+    fn out_of_band_heartbeat_due(&mut self, node: NodeId, t: i64) {
+        if self.oob_due.insert(node) {
+            self.clock.push(t, SimEvent::OutOfBandHeartbeat(node));
+        }
     }
 
     /// `node` heartbeats at `t` and reports the containers that ended since
@@ -859,6 +898,9 @@ impl<'a> Sim<'a> {
             self.use_on(node, t, Resources::new(res.0[0], res.0[1] * 1000), false);
             self.engine.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: t });
             self.cluster.refresh(&self.engine, node);
+            if self.opts.oob_heartbeats {
+                self.out_of_band_heartbeat_due(node, t);
+            }
             let cap = self.cluster.capacity;
             // Once the last job is done the makespan is over: an AM still
             // exiting then lies outside the utilization's window.

@@ -432,18 +432,16 @@ impl<'a> Sim<'a> {
         made
     }
 
-    /// The RM learns that task container `c` on `node` ended at `t`: now,
-    /// or at the node's next heartbeat (`ends_at_heartbeat`).
+    /// The RM learns that task container `c` on `node` ended at `t`: now
+    /// (with the node's out-of-band heartbeat, `oob_heartbeats`), or at the
+    /// node's next heartbeat (`ends_at_heartbeat`).
     fn report_end(&mut self, node: NodeId, c: ContainerId, t: i64) {
-        if self.opts.oob_heartbeats {
+        if self.opts.oob_heartbeats || !self.opts.ends_at_heartbeat {
             self.engine.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: t });
             self.cluster.refresh(&self.engine, node);
-            self.out_of_band_heartbeat_due(node, t);
-            return;
-        }
-        if !self.opts.ends_at_heartbeat {
-            self.engine.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: t });
-            self.cluster.refresh(&self.engine, node);
+            if self.opts.oob_heartbeats {
+                self.out_of_band_heartbeat_due(node, t);
+            }
             return;
         }
         let at = self.next_heartbeat(node, t);

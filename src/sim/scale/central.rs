@@ -224,11 +224,7 @@ pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: 
         let oob_next = c.oob.peek().map(|r| r.0);
         if let Some((oob_arrived, oob_node)) = oob_next.filter(|&(a, _)| a < arrived && (c.round_sleep_us == 0 || a <= c.next_round)) {
             // An out-of-band heartbeat reaches the scheduler first.
-            let start = oob_arrived.max(c.scheduler_free_at);
-            if start - oob_arrived > max_queue_us {
-                c.rec.saturated(start);
-                break;
-            }
+            let Some(start) = c.service_start(oob_arrived, max_queue_us) else { break };
             let end = start + c.heartbeat_us;
             if !c.event_by(end, &mut line) {
                 c.oob.pop();
@@ -243,22 +239,14 @@ pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: 
         if c.round_sleep_us > 0 && c.next_round < arrived {
             // A round asks for the scheduler before the next heartbeat.
             let asked = c.next_round;
-            let start = asked.max(c.scheduler_free_at);
-            if start - asked > max_queue_us {
-                c.rec.saturated(start);
-                break;
-            }
+            let Some(start) = c.service_start(asked, max_queue_us) else { break };
             if !c.event_by(start, &mut line) {
                 let end = c.round(asked, start);
                 c.next_round = end + c.round_sleep_us;
             }
             continue;
         }
-        let start = arrived.max(c.scheduler_free_at);
-        if start - arrived > max_queue_us {
-            c.rec.saturated(start);
-            break;
-        }
+        let Some(start) = c.service_start(arrived, max_queue_us) else { break };
         let end = start + c.heartbeat_us;
         if c.event_by(end, &mut line) {
             continue;
@@ -286,6 +274,18 @@ pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: 
 }
 
 impl Central<'_> {
+    /// When the scheduler starts serving what reached it at `arrived`
+    /// (after what it is serving); `None` once that waited over
+    /// `max_queue_us`: the run is then reported as saturated.
+    fn service_start(&mut self, arrived: i64, max_queue_us: i64) -> Option<i64> {
+        let start = arrived.max(self.scheduler_free_at);
+        if start - arrived > max_queue_us {
+            self.rec.saturated(start);
+            return None;
+        }
+        Some(start)
+    }
+
     fn unreported_empty(&self) -> bool {
         self.unreported.iter().all(|u| u.is_empty())
     }

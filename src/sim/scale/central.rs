@@ -4,8 +4,9 @@
 //! heartbeat waits in the scheduler's FIFO queue and takes
 //! `heartbeat_us` to serve. Serving a heartbeat first releases the
 //! containers the node reports finished (those that ended before the
-//! heartbeat was sent: the scheduler learns of a completion only through
-//! the node's next heartbeat, as YARN's does), then allocates pending tasks
+//! heartbeat was sent: the scheduler learns of a completion only through a
+//! heartbeat of the node, its next periodic one unless `oob_heartbeats`,
+//! below), then allocates pending tasks
 //! in FIFO order (job submission order, then stage) that fit the node's
 //! free resources, skipping those that do not fit. Optionally
 //! (`queues_round_robin`) it serves the users' queues round-robin, FIFO
@@ -30,7 +31,7 @@
 //! runs the heartbeat's allocation on each at `round_pass_us` per node, and
 //! launches what it placed one network delay after it ends. Its books are
 //! the heartbeats' books: a finished task's resources come back only with
-//! its node's next heartbeat. A round with nothing pending costs nothing
+//! a heartbeat of its node. A round with nothing pending costs nothing
 //! (the engine answers at once).
 //!
 //! Optionally (`oob_heartbeats`) a node also heartbeats out of band when a

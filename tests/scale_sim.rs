@@ -394,6 +394,8 @@ fn check_invariants(t: &Trace, r: &ArchReport) {
     assert_eq!(r.jobs_finished, r.jobs, "{what}");
     let preempted_runs = r.runs.iter().filter(|x| x.preempted).count() as u64;
     assert_eq!(r.allocations, r.tasks + preempted_runs, "{what}: one allocation per ask");
+    let by_size: u64 = r.latency_by_stage_size.iter().map(|c| c.allocations).sum();
+    assert_eq!(by_size, r.allocations, "{what}: every allocation in one stage-size class");
     assert!(preempted_runs <= r.counters.preemptions, "{what}");
     let mut per_task = vec![0u32; r.tasks as usize];
     for run in &r.runs {

@@ -281,7 +281,7 @@ impl Central<'_> {
     fn service_start(&mut self, arrived: i64, max_queue_us: i64) -> Option<i64> {
         let start = arrived.max(self.scheduler_free_at);
         if start - arrived > max_queue_us {
-            self.rec.saturated(start);
+            self.rec.saturated(self.w, start);
             return None;
         }
         Some(start)

@@ -106,6 +106,10 @@ pub struct ArchReport {
     pub latency_ms: Percentiles,
     /// Framework queueing per allocation (waits at busy GMs/LMs/schedulers).
     pub queueing_ms: Percentiles,
+    /// Ask → allocation by the size of the task's stage (tasks asked
+    /// together): where a tail comes from, large stages draining or small
+    /// ones waiting.
+    pub latency_by_stage_size: Vec<StageSizeLatency>,
     pub mean_jct_s: f64,
     pub makespan_s: f64,
     /// Σ task run time × its dominant share of a node ÷ (nodes × makespan).
@@ -126,6 +130,22 @@ pub struct ArchReport {
     pub runs: Vec<RunRecord>,
 }
 
+/// Ask → allocation of the tasks of stages of `min_tasks ..= max_tasks` tasks.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StageSizeLatency {
+    pub min_tasks: u32,
+    pub max_tasks: u32,
+    pub allocations: u64,
+    pub latency_ms: Percentiles,
+}
+
+/// Upper ends of the stage-size classes of `ArchReport::latency_by_stage_size`.
+const STAGE_SIZE_CLASSES: [u32; 6] = [1, 10, 100, 1_000, 10_000, u32::MAX];
+
+fn stage_size_class(tasks: u32) -> u8 {
+    STAGE_SIZE_CLASSES.iter().position(|&max| tasks <= max).unwrap_or(STAGE_SIZE_CLASSES.len() - 1) as u8
+}
+
 /// The ledger and the samples of one run.
 pub struct Recorder {
     capacity: Resources,
@@ -138,6 +158,8 @@ pub struct Recorder {
     preempted: Vec<u16>,
     finished: Vec<bool>,
     latency_us: Vec<i64>,
+    /// Per latency sample: the stage-size class of its task.
+    latency_class: Vec<u8>,
     queueing_us: Vec<i64>,
     censored: u64,
     saturated_at_us: Option<i64>,
@@ -164,6 +186,7 @@ impl Recorder {
             preempted: vec![0; n],
             finished: vec![false; n],
             latency_us: Vec::with_capacity(n),
+            latency_class: Vec::with_capacity(n),
             queueing_us: Vec::with_capacity(n),
             censored: 0,
             saturated_at_us: None,
@@ -193,6 +216,7 @@ impl Recorder {
         let t = task as usize;
         self.allocated[t] = self.allocated[t].saturating_add(1);
         self.latency_us.push(now_us - self.ask_us[t]);
+        self.latency_class.push(class_of(w, task));
         self.queueing_us.push(queue_us);
         self.start_us[t] = now_us;
         let used = &mut self.node_used[node as usize];
@@ -229,14 +253,34 @@ impl Recorder {
 
     /// The run stops at `now_us` because it cannot keep up: every asked,
     /// unallocated task enters the latency samples with its wait so far.
-    pub fn saturated(&mut self, now_us: i64) {
+    pub fn saturated(&mut self, w: &Workload, now_us: i64) {
         self.saturated_at_us = Some(now_us);
         for (t, &ask) in self.ask_us.iter().enumerate() {
             if ask >= 0 && self.allocated[t] == 0 {
                 self.latency_us.push(now_us - ask);
+                self.latency_class.push(class_of(w, t as u32));
                 self.censored += 1;
             }
         }
+    }
+
+    /// The latency samples split by stage-size class (before they are sorted).
+    fn by_stage_size(&self) -> Vec<StageSizeLatency> {
+        let mut classes: Vec<Vec<i64>> = vec![Vec::new(); STAGE_SIZE_CLASSES.len()];
+        for (&l, &c) in self.latency_us.iter().zip(&self.latency_class) {
+            classes[c as usize].push(l);
+        }
+        classes
+            .into_iter()
+            .enumerate()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(c, mut v)| StageSizeLatency {
+                min_tasks: if c == 0 { 1 } else { STAGE_SIZE_CLASSES[c - 1] + 1 },
+                max_tasks: STAGE_SIZE_CLASSES[c],
+                allocations: v.len() as u64,
+                latency_ms: Percentiles::of_us(&mut v),
+            })
+            .collect()
     }
 
     /// Summarize the run. `servers`: (component, busy µs of each).
@@ -291,6 +335,7 @@ impl Recorder {
             allocations: self.queueing_us.len() as u64,
             saturated_at_s: self.saturated_at_us.map(|t| t as f64 / 1e6),
             censored: self.censored,
+            latency_by_stage_size: self.by_stage_size(),
             latency_ms: Percentiles::of_us(&mut self.latency_us),
             queueing_ms: Percentiles::of_us(&mut self.queueing_us),
             mean_jct_s,
@@ -312,6 +357,10 @@ impl Recorder {
             runs: self.runs,
         }
     }
+}
+
+fn class_of(w: &Workload, task: u32) -> u8 {
+    stage_size_class(w.stages[w.task_stage[task as usize] as usize].task_count)
 }
 
 /// The workload as the reader needs it to judge the numbers.
@@ -442,6 +491,21 @@ impl ScaleReport {
                 r.allocation_mismatches
             ));
         }
+        for r in &self.runs {
+            let classes: Vec<String> = r
+                .latency_by_stage_size
+                .iter()
+                .map(|c| {
+                    let size = match (c.min_tasks, c.max_tasks) {
+                        (lo, hi) if lo == hi => format!("{lo}"),
+                        (lo, u32::MAX) => format!("> {}", lo - 1),
+                        (lo, hi) => format!("{lo}–{hi}"),
+                    };
+                    format!("{size}: {} tasks, P50 {:.2} / P99 {:.2} ms", c.allocations, c.latency_ms.p50, c.latency_ms.p99)
+                })
+                .collect();
+            s.push_str(&format!("{} by stage size (tasks): {}\n", r.arch, classes.join("; ")));
+        }
         for r in self.runs.iter().filter(|r| r.saturated_at_s.is_some()) {
             s.push_str(&format!(
                 "* {}: SATURATED — stopped at {:.0} s simulated: its scheduler's queue grew without bound ({}). \
@@ -462,6 +526,12 @@ impl ScaleReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stage_size_classes_cover_every_size_once() {
+        let classes: Vec<u8> = [1, 2, 10, 11, 100, 101, 1_000, 1_001, 10_000, 10_001, u32::MAX].map(stage_size_class).to_vec();
+        assert_eq!(classes, vec![0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]);
+    }
 
     #[test]
     fn nearest_rank_percentiles() {

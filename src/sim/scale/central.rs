@@ -138,8 +138,6 @@ struct Central<'a> {
     /// `queues_round_robin`), per task shape: stages with unallocated
     /// tasks, by stage id (= FIFO order).
     pending: Vec<Vec<BTreeSet<u32>>>,
-    /// A stage's queue in `pending`: its job's user, or 0 for FIFO.
-    per_user: bool,
     /// Queues with unallocated tasks, and the one served first next time.
     active: BTreeSet<u32>,
     next_queue: u32,
@@ -187,7 +185,6 @@ pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: 
         books_free: vec![w.node_capacity; w.nodes],
         unreported: vec![VecDeque::new(); w.nodes],
         pending: vec![vec![BTreeSet::new(); w.shapes.len()]; if o.queues_round_robin { w.queue_names.len().max(1) } else { 1 }],
-        per_user: o.queues_round_robin,
         active: BTreeSet::new(),
         next_queue: 0,
         allocated_in_stage: vec![0; w.stages.len()],
@@ -337,7 +334,8 @@ impl Central<'_> {
         for s in std::mem::take(&mut self.ready) {
             let st = &self.w.stages[s as usize];
             self.rec.ask_stage(self.w, s, now);
-            let q = if self.per_user { self.w.jobs[st.job as usize].queue } else { 0 };
+            // Its job's user's queue, or the one FIFO.
+            let q = if self.pending.len() > 1 { self.w.jobs[st.job as usize].queue } else { 0 };
             self.pending[q as usize][st.shape as usize].insert(s);
             self.active.insert(q);
             self.pending_tasks += st.task_count as u64;

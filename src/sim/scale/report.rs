@@ -143,7 +143,7 @@ pub struct StageSizeLatency {
 const STAGE_SIZE_CLASSES: [u32; 6] = [1, 10, 100, 1_000, 10_000, u32::MAX];
 
 fn stage_size_class(tasks: u32) -> u8 {
-    STAGE_SIZE_CLASSES.iter().position(|&max| tasks <= max).unwrap_or(STAGE_SIZE_CLASSES.len() - 1) as u8
+    STAGE_SIZE_CLASSES.iter().position(|&max| tasks <= max).expect("the last class ends at u32::MAX") as u8
 }
 
 /// The ledger and the samples of one run.

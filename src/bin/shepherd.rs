@@ -846,8 +846,9 @@ struct ScaleSimArgs {
     /// Vcores per node, overrides the workload's.
     #[arg(long, help_heading = "Workload")]
     node_vcores: Option<i64>,
-    /// Architectures to run, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "megha,sparrow,central")]
+    /// Architectures to run, comma-separated (ideal: a zero-cost scheduler with an exact view, the
+    /// floor of the others: tasks wait for capacity only).
+    #[arg(long, value_delimiter = ',', default_value = "megha,sparrow,central,ideal")]
     arch: Vec<String>,
     /// One-way network delay per message, µs (Sparrow's simulator default, kept by Megha §V-B).
     #[arg(long, default_value_t = 500)]
@@ -922,6 +923,10 @@ struct ScaleSimArgs {
     /// one FIFO over every job.
     #[arg(long, help_heading = "Central")]
     central_queues_round_robin: bool,
+    /// Ideal: serve the users' queues round-robin (FIFO within each), as Megha's GMs do; default
+    /// one FIFO over every job, as the central scheduler.
+    #[arg(long, help_heading = "Ideal")]
+    ideal_queues_round_robin: bool,
     /// Write the report (plus wall times and peak memory) as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -931,7 +936,7 @@ struct ScaleSimArgs {
 }
 
 fn scale_sim(a: &ScaleSimArgs) -> Result<(), String> {
-    use shepherd::sim::scale::{self, Arch, CentralOptions, MeghaOptions, ScaleOptions, SparrowOptions};
+    use shepherd::sim::scale::{self, Arch, CentralOptions, IdealOptions, MeghaOptions, ScaleOptions, SparrowOptions};
     let started = Instant::now();
     let (trace, source, nodes) = match (&a.generate, &a.trace) {
         (Some(kind), None) => {
@@ -978,6 +983,7 @@ fn scale_sim(a: &ScaleSimArgs) -> Result<(), String> {
             oob_heartbeats: a.central_oob_heartbeats,
             queues_round_robin: a.central_queues_round_robin,
         },
+        ideal: IdealOptions { queues_round_robin: a.ideal_queues_round_robin },
         seed: a.seed,
         source,
         progress: a.progress || std::io::stderr().is_terminal(),

@@ -51,6 +51,7 @@
 
 use super::events::EventQueue;
 use super::progress::ProgressLine;
+use super::queues::PendingQueues;
 use super::report::{ArchReport, Recorder};
 use super::server::whole_us;
 use super::workload::{JobTracker, Workload};
@@ -134,16 +135,8 @@ struct Central<'a> {
     books_free: Vec<Resources>,
     /// Per node: (end time, demand) of finished tasks not yet reported.
     unreported: Vec<VecDeque<(i64, Resources)>>,
-    /// Per queue (one queue for FIFO, one per user with
-    /// `queues_round_robin`), per task shape: stages with unallocated
-    /// tasks, by stage id (= FIFO order).
-    pending: Vec<Vec<BTreeSet<u32>>>,
-    /// Queues with unallocated tasks, and the one served first next time.
-    active: BTreeSet<u32>,
-    next_queue: u32,
-    /// Per stage: how many of its tasks are allocated.
-    allocated_in_stage: Vec<u32>,
-    pending_tasks: u64,
+    /// Tasks asked and not allocated, in FIFO or users' round-robin order.
+    pending: PendingQueues,
     running_tasks: u64,
     /// Nodes in phase order, and where the heartbeat stream is.
     by_phase: Vec<u32>,
@@ -184,11 +177,7 @@ pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: 
         events: EventQueue::default(),
         books_free: vec![w.node_capacity; w.nodes],
         unreported: vec![VecDeque::new(); w.nodes],
-        pending: vec![vec![BTreeSet::new(); w.shapes.len()]; if o.queues_round_robin { w.queue_names.len().max(1) } else { 1 }],
-        active: BTreeSet::new(),
-        next_queue: 0,
-        allocated_in_stage: vec![0; w.stages.len()],
-        pending_tasks: 0,
+        pending: PendingQueues::new(w, o.queues_round_robin),
         running_tasks: 0,
         by_phase,
         phase,
@@ -249,7 +238,7 @@ pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: 
         if c.event_by(end, &mut line) {
             continue;
         }
-        if c.events.is_empty() && c.pending_tasks == 0 && c.running_tasks == 0 && c.unreported_empty() {
+        if c.events.is_empty() && c.pending.tasks == 0 && c.running_tasks == 0 && c.unreported_empty() {
             break; // nothing can happen any more (cannot occur with a valid workload)
         }
         c.heartbeat(node, arrived, arrived, start, end);
@@ -332,13 +321,8 @@ impl Central<'_> {
 
     fn enqueue_ready(&mut self, now: i64) {
         for s in std::mem::take(&mut self.ready) {
-            let st = &self.w.stages[s as usize];
             self.rec.ask_stage(self.w, s, now);
-            // Its job's user's queue, or the one FIFO.
-            let q = if self.pending.len() > 1 { self.w.jobs[st.job as usize].queue } else { 0 };
-            self.pending[q as usize][st.shape as usize].insert(s);
-            self.active.insert(q);
-            self.pending_tasks += st.task_count as u64;
+            self.pending.enqueue(self.w, s);
         }
     }
 
@@ -357,7 +341,7 @@ impl Central<'_> {
             *books += demand;
             self.unreported[n].pop_front();
         }
-        if self.pending_tasks > 0 && self.w.smallest_shape.fits_in(books) {
+        if self.pending.tasks > 0 && self.w.smallest_shape.fits_in(books) {
             for task in self.place_on(n) {
                 self.events.push(end + self.net_us, Event::TaskStart { task, node, queue_us: start - arrived });
             }
@@ -369,7 +353,7 @@ impl Central<'_> {
     /// the heartbeat's allocation on each node with room, up to
     /// `round_nodes` of them. Returns when it ends.
     fn round(&mut self, asked: i64, start: i64) -> i64 {
-        if self.pending_tasks == 0 || self.roomy.is_empty() {
+        if self.pending.tasks == 0 || self.roomy.is_empty() {
             return start;
         }
         self.rec.counters.rounds += 1;
@@ -381,7 +365,7 @@ impl Central<'_> {
             visited += 1;
             placed.extend(self.place_on(node as usize).into_iter().map(|task| (task, node)));
             self.refresh(node);
-            if self.pending_tasks == 0 {
+            if self.pending.tasks == 0 {
                 break;
             }
         }
@@ -408,45 +392,10 @@ impl Central<'_> {
         }
     }
 
-    /// FIFO with skipping on node `n`'s books, queue by queue round-robin
-    /// (one queue for FIFO): the tasks placed there.
+    /// FIFO with skipping on node `n`'s books: the tasks placed there.
     fn place_on(&mut self, n: usize) -> Vec<u32> {
-        let mut placed = Vec::new();
-        loop {
-            // The first queue from `next_queue` on with a task that fits,
-            // and in it the earliest pending stage whose task fits.
-            let free = self.books_free[n];
-            let shapes = &self.w.shapes;
-            let earliest_fit = |q: &u32| {
-                let mut best: Option<(u32, usize)> = None;
-                for (shape, stages) in self.pending[*q as usize].iter().enumerate() {
-                    if let Some(&s) = stages.first() {
-                        if shapes[shape].fits_in(&free) && best.is_none_or(|(b, _)| s < b) {
-                            best = Some((s, shape));
-                        }
-                    }
-                }
-                best.map(|(stage, shape)| (*q, stage, shape))
-            };
-            let found = self.active.range(self.next_queue..).chain(self.active.range(..self.next_queue)).find_map(earliest_fit);
-            let Some((q, stage, shape)) = found else { break };
-            let st = &self.w.stages[stage as usize];
-            let k = &mut self.allocated_in_stage[stage as usize];
-            let task = st.first_task + *k;
-            *k += 1;
-            let queue = &mut self.pending[q as usize];
-            if *k == st.task_count {
-                queue[shape].remove(&stage);
-                if queue.iter().all(|stages| stages.is_empty()) {
-                    self.active.remove(&q);
-                }
-            }
-            self.next_queue = q + 1;
-            self.pending_tasks -= 1;
-            self.running_tasks += 1;
-            self.books_free[n] -= self.w.shapes[shape];
-            placed.push(task);
-        }
+        let placed = self.pending.place_on(self.w, &mut self.books_free[n]);
+        self.running_tasks += placed.len() as u64;
         placed
     }
 }

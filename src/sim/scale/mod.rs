@@ -1,5 +1,5 @@
 //! The scale simulator: allocation latency (ask → the task holds its
-//! resources on a node) of three allocation architectures on the same
+//! resources on a node) of three allocation architectures and their zero-cost floor on the same
 //! trace, at tens of thousands of nodes — issue 14 item 3, after Megha
 //! (Thiyyakat et al., §III–VI; `shared/papers/megha-decentralized-federated-scheduling.txt`).
 //!
@@ -9,6 +9,8 @@
 //! * [`sparrow`] — batch sampling with late binding (Ousterhout et al., SOSP '13).
 //! * [`central`] — one scheduler driven by node heartbeats (YARN's and
 //!   heartbeat-driven Shepherd's architecture).
+//! * [`ideal`]   — a zero-cost scheduler with an exact view: the floor of
+//!   the others, where tasks wait for capacity only.
 //!
 //! Shared pieces: [`workload`] (the trace as flat arrays; stages asked when
 //! their parents finish), [`events`] (the time-ordered queue), [`server`]
@@ -28,13 +30,16 @@
 //! sparrow = scheduler queue + probes + d + worker queue + d (get-task) +
 //! scheduler queue + d (the task); central = wait for the node's next
 //! heartbeat (periodic, a round, or out of band after a container ended
-//! there) + scheduler queue + heartbeat service + d (launch). Time
-//! waiting for resources (a full cluster) is in all three.
+//! there) + scheduler queue + heartbeat service + d (launch); ideal =
+//! nothing but the wait for resources. Time waiting for resources (a full
+//! cluster) is in all four.
 
 pub mod central;
 pub mod events;
+pub mod ideal;
 pub mod megha;
 pub mod progress;
+pub mod queues;
 pub mod report;
 pub mod server;
 pub mod sparrow;
@@ -43,6 +48,7 @@ pub mod workload;
 use crate::model::Resources;
 use crate::workload::{ClusterSpec, Trace};
 pub use central::CentralOptions;
+pub use ideal::IdealOptions;
 pub use megha::MeghaOptions;
 pub use report::{ArchReport, ScaleReport};
 pub use sparrow::SparrowOptions;
@@ -53,16 +59,18 @@ pub enum Arch {
     Megha,
     Sparrow,
     Central,
+    Ideal,
 }
 
 impl Arch {
-    pub const ALL: [Arch; 3] = [Arch::Megha, Arch::Sparrow, Arch::Central];
+    pub const ALL: [Arch; 4] = [Arch::Megha, Arch::Sparrow, Arch::Central, Arch::Ideal];
 
     pub fn name(self) -> &'static str {
         match self {
             Arch::Megha => "megha",
             Arch::Sparrow => "sparrow",
             Arch::Central => "central",
+            Arch::Ideal => "ideal",
         }
     }
 
@@ -70,7 +78,7 @@ impl Arch {
         Arch::ALL
             .into_iter()
             .find(|a| a.name() == s.trim())
-            .ok_or_else(|| format!("unknown architecture `{s}`; expected megha, sparrow or central"))
+            .ok_or_else(|| format!("unknown architecture `{s}`; expected megha, sparrow, central or ideal"))
     }
 }
 
@@ -87,6 +95,7 @@ pub struct ScaleOptions {
     pub megha: MeghaOptions,
     pub sparrow: SparrowOptions,
     pub central: CentralOptions,
+    pub ideal: IdealOptions,
     pub seed: u64,
     /// Where the trace came from, for the report's header.
     pub source: String,
@@ -106,6 +115,7 @@ impl Default for ScaleOptions {
             megha: MeghaOptions::default(),
             sparrow: SparrowOptions::default(),
             central: CentralOptions::default(),
+            ideal: IdealOptions::default(),
             seed: 1,
             source: "trace".into(),
             progress: false,
@@ -150,6 +160,7 @@ pub fn run_timed(trace: &Trace, opts: &ScaleOptions) -> Result<(ScaleReport, Vec
             Arch::Megha => megha::run(&w, &opts.megha, net, seed, keep, progress),
             Arch::Sparrow => sparrow::run(&w, &opts.sparrow, net, seed, keep, progress),
             Arch::Central => central::run(&w, &opts.central, net, seed, keep, progress),
+            Arch::Ideal => ideal::run(&w, &opts.ideal, keep, progress),
         };
         walls.push(started.elapsed().as_secs_f64());
         runs.push(r);

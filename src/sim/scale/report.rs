@@ -464,8 +464,8 @@ impl ScaleReport {
                 .collect();
             let c = &r.counters;
             let extra = match r.arch.as_str() {
-                "megha" => format!("; {} matches, {} preemption attempts", c.matches, c.preemption_attempts),
-                "sparrow" => format!("; {} probes, {} answered with cancel", c.probes, c.probe_cancels),
+                "megha" => format!("{} matches, {} preemption attempts", c.matches, c.preemption_attempts),
+                "sparrow" => format!("{} probes, {} answered with cancel", c.probes, c.probe_cancels),
                 "central" => {
                     let oob = match c.oob_heartbeats {
                         0 => String::new(),
@@ -475,16 +475,16 @@ impl ScaleReport {
                         0 => String::new(),
                         n => format!(", {n} rounds"),
                     };
-                    format!("; {} heartbeats served{oob}{rounds}", c.heartbeats)
+                    format!("{} heartbeats served{oob}{rounds}", c.heartbeats)
                 }
                 _ => String::new(),
             };
+            let events = format!("{} events", r.events);
+            let what: Vec<String> = [loads.join(", "), extra, events].into_iter().filter(|p| !p.is_empty()).collect();
             s.push_str(&format!(
-                "{}: {}{}; {} events; finished {}/{} jobs; capacity violations {}, allocation mismatches {}\n",
+                "{}: {}; finished {}/{} jobs; capacity violations {}, allocation mismatches {}\n",
                 r.arch,
-                loads.join(", "),
-                extra,
-                r.events,
+                what.join("; "),
                 r.jobs_finished,
                 r.jobs,
                 r.capacity_violations,

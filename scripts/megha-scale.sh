@@ -34,8 +34,9 @@
 # the rounds.
 # Every run also has the zero-cost floor (`--arch ideal`: an exact view, no
 # cost, no messages; tasks wait for capacity only), in the central
-# scheduler's FIFO order and in Megha's users' round-robin: where it misses
-# the latency bar, no scheduler serving that order meets it.
+# scheduler's FIFO order, in Megha's users' round-robin and smallest stage
+# first: where it misses the latency bar, no scheduler serving that order
+# meets it.
 # NODES="10000 50000", WORKLOADS="google facebook", SEED=1, OUT=/tmp/megha-scale,
 # NOBUILD=1 skips the build.
 set -euo pipefail
@@ -75,8 +76,10 @@ for w in $WORKLOADS; do
       echo "== $w-like, $n nodes, $jobs jobs, load $load, seed $SEED"
       $BIN scale-sim "${common[@]}" --arch megha,sparrow,central,ideal --json "$OUT/$tag-all.json"
       echo
-      echo "-- ideal (zero cost, exact view) serving the users' queues round-robin, as Megha's GMs"
-      $BIN scale-sim "${common[@]}" --arch ideal --ideal-queues-round-robin --json "$OUT/$tag-ideal-rr.json" | sed -n '/^arch/,/^$/p'
+      for order in users-round-robin smallest-stage-first; do
+        echo "-- ideal (zero cost, exact view), $order"
+        $BIN scale-sim "${common[@]}" --arch ideal --ideal-order "$order" --json "$OUT/$tag-ideal-$order.json" | sed -n '/^arch/,/^$/p'
+      done
       echo "-- central at 120 µs per heartbeat (engine P50 at this scale)"
       $BIN scale-sim "${common[@]}" --arch central --central-hb-us 120 --json "$OUT/$tag-central120.json" | sed -n '/^arch/,/^$/p'
       echo "-- central with 3 s heartbeats"

@@ -6,7 +6,7 @@
 
 use shepherd::model::Resources;
 use shepherd::sim::scale::report::RunRecord;
-use shepherd::sim::scale::{self, central, Arch, ArchReport, IdealOptions, MeghaOptions, ScaleOptions};
+use shepherd::sim::scale::{self, central, Arch, ArchReport, IdealOptions, MeghaOptions, QueueOrder, ScaleOptions};
 use shepherd::workload::gen::{generate, GenParams};
 use shepherd::workload::{ClusterSpec, Job, Stage, Task, Trace};
 
@@ -550,25 +550,33 @@ fn ideal_starts_a_task_the_moment_a_node_has_room_for_it() {
     check_invariants(&t, &r);
 }
 
-/// One node of 1 vcore; a (user 1: three 1 s tasks) and b (user 2: one)
-/// both at t = 0, a first. FIFO runs a's three, then b (3 s of waiting);
-/// the users' queues round-robin give the first freed slot to user 2: a0
-/// at 0, b at 1 s, a1 at 2 s, a2 at 3 s.
+/// One node of 1 vcore; at t = 0, in this order, a (user 1: three 1 s
+/// tasks), b (user 1: one) and c (user 2: two). a0 starts at once (the
+/// others are not asked yet); then each second one more task gets the
+/// slot. FIFO: a, b, c. Users round-robin (user 2 is next after a0): c4,
+/// a1, c5, a2, b. Smallest stage first: b (1 task), c (2), a (3).
 #[test]
-fn ideal_serves_the_central_order_or_the_users_round_robin() {
+fn ideal_serves_fifo_users_round_robin_or_smallest_stage_first() {
     let t = trace(
         1,
         1,
-        vec![job("a", 0, "u1", vec![stage(vec![], 1, &[1_000, 1_000, 1_000])]), job("b", 0, "u2", vec![stage(vec![], 1, &[1_000])])],
+        vec![
+            job("a", 0, "u1", vec![stage(vec![], 1, &[1_000, 1_000, 1_000])]),
+            job("b", 0, "u1", vec![stage(vec![], 1, &[1_000])]),
+            job("c", 0, "u2", vec![stage(vec![], 1, &[1_000, 1_000])]),
+        ],
     );
-    let starts = |r: &ArchReport| -> Vec<i64> { (0..4).map(|k| run_of(r, k)[0].start_us).collect() };
-    let fifo = run_one(&t, &only(Arch::Ideal));
-    assert_eq!(starts(&fifo), vec![0, 1_000_000, 2_000_000, 3_000_000]);
-    let rr = ScaleOptions { ideal: IdealOptions { queues_round_robin: true }, ..only(Arch::Ideal) };
-    let rr = run_one(&t, &rr);
-    assert_eq!(starts(&rr), vec![0, 2_000_000, 3_000_000, 1_000_000]);
-    check_invariants(&t, &fifo);
-    check_invariants(&t, &rr);
+    let s = 1_000_000;
+    for (order, expected) in [
+        (QueueOrder::Fifo, [0, s, 2 * s, 3 * s, 4 * s, 5 * s]),
+        (QueueOrder::UsersRoundRobin, [0, 2 * s, 4 * s, 5 * s, s, 3 * s]),
+        (QueueOrder::SmallestStageFirst, [0, 4 * s, 5 * s, s, 2 * s, 3 * s]),
+    ] {
+        let r = run_one(&t, &ScaleOptions { ideal: IdealOptions { order }, ..only(Arch::Ideal) });
+        let starts: Vec<i64> = (0..6).map(|k| run_of(&r, k)[0].start_us).collect();
+        assert_eq!(starts, expected, "{order:?}");
+        check_invariants(&t, &r);
+    }
 }
 
 /// Three nodes of 2 vcores; a stage of five 1-vcore tasks starts at once
@@ -594,8 +602,8 @@ fn ideal_lets_a_task_wait_only_while_no_node_has_room_for_it() {
         t.sort_by_submit();
         let capacity = t.cluster.as_ref().unwrap().capacity();
         let demand = task_demands(&t);
-        for round_robin in [false, true] {
-            let o = ScaleOptions { ideal: IdealOptions { queues_round_robin: round_robin }, ..only(Arch::Ideal) };
+        for order in QueueOrder::ALL {
+            let o = ScaleOptions { ideal: IdealOptions { order }, ..only(Arch::Ideal) };
             let r = run_one(&t, &o);
             check_invariants(&t, &r);
             let waited = r.runs.iter().filter(|x| x.start_us > x.ask_us).count();
@@ -642,10 +650,7 @@ fn ideal_lets_a_task_wait_only_while_no_node_has_room_for_it() {
                 let shapes: std::collections::HashSet<Resources> = waiting.values().copied().collect();
                 for d in shapes {
                     let roomy = free.iter().position(|f| d.fits_in(f));
-                    assert_eq!(
-                        roomy, None,
-                        "{kind}, round-robin {round_robin}: at {now} µs a task of {d:?} waits and node {roomy:?} has room"
-                    );
+                    assert_eq!(roomy, None, "{kind}, {order:?}: at {now} µs a task of {d:?} waits and node {roomy:?} has room");
                 }
             }
         }

@@ -923,10 +923,10 @@ struct ScaleSimArgs {
     /// one FIFO over every job.
     #[arg(long, help_heading = "Central")]
     central_queues_round_robin: bool,
-    /// Ideal: serve the users' queues round-robin (FIFO within each), as Megha's GMs do; default
-    /// one FIFO over every job, as the central scheduler.
-    #[arg(long, help_heading = "Ideal")]
-    ideal_queues_round_robin: bool,
+    /// Ideal: the order waiting tasks get room in: fifo (the central scheduler's), users-round-robin
+    /// (Megha's GMs'), smallest-stage-first.
+    #[arg(long, default_value = "fifo", help_heading = "Ideal")]
+    ideal_order: String,
     /// Write the report (plus wall times and peak memory) as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -936,7 +936,7 @@ struct ScaleSimArgs {
 }
 
 fn scale_sim(a: &ScaleSimArgs) -> Result<(), String> {
-    use shepherd::sim::scale::{self, Arch, CentralOptions, IdealOptions, MeghaOptions, ScaleOptions, SparrowOptions};
+    use shepherd::sim::scale::{self, Arch, CentralOptions, IdealOptions, MeghaOptions, QueueOrder, ScaleOptions, SparrowOptions};
     let started = Instant::now();
     let (trace, source, nodes) = match (&a.generate, &a.trace) {
         (Some(kind), None) => {
@@ -983,7 +983,7 @@ fn scale_sim(a: &ScaleSimArgs) -> Result<(), String> {
             oob_heartbeats: a.central_oob_heartbeats,
             queues_round_robin: a.central_queues_round_robin,
         },
-        ideal: IdealOptions { queues_round_robin: a.ideal_queues_round_robin },
+        ideal: IdealOptions { order: QueueOrder::parse(&a.ideal_order)? },
         seed: a.seed,
         source,
         progress: a.progress || std::io::stderr().is_terminal(),

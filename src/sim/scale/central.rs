@@ -51,7 +51,7 @@
 
 use super::events::EventQueue;
 use super::progress::ProgressLine;
-use super::queues::PendingQueues;
+use super::queues::{PendingQueues, QueueOrder};
 use super::report::{ArchReport, Recorder};
 use super::server::whole_us;
 use super::workload::{JobTracker, Workload};
@@ -177,7 +177,7 @@ pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: 
         events: EventQueue::default(),
         books_free: vec![w.node_capacity; w.nodes],
         unreported: vec![VecDeque::new(); w.nodes],
-        pending: PendingQueues::new(w, o.queues_round_robin),
+        pending: PendingQueues::new(w, if o.queues_round_robin { QueueOrder::UsersRoundRobin } else { QueueOrder::Fifo }),
         running_tasks: 0,
         by_phase,
         phase,

@@ -7,13 +7,13 @@
 //! nothing else: Megha's §III eq. 2 with every term but the wait for a
 //! worker's resources at zero.
 //!
-//! It serves the same order the central model does (one FIFO over every
-//! job, skipping what does not fit; or the users' queues round-robin, as
-//! Megha's GMs serve them), through the same [`PendingQueues`]. So for that
-//! order no architecture allocates sooner: a latency bar this floor misses
-//! is missed for want of capacity (or of another order), not of a faster
-//! scheduler — the question issue 14 item 3 leaves open where tasks queue
-//! for resources.
+//! It serves the central model's order (one FIFO over every job, skipping
+//! what does not fit), the users' queues round-robin as Megha's GMs serve
+//! them, or the smallest stage first, through the same [`PendingQueues`] as
+//! the central model. So for that order no architecture allocates sooner: a
+//! latency bar this floor misses is missed for want of capacity (or of
+//! another order), not of a faster scheduler — the question issue 14 item 3
+//! leaves open where tasks queue for resources.
 //!
 //! Invariant after every event: no waiting task fits any node. A task end
 //! frees room on one node only, so that node is the only one to fill; a
@@ -22,7 +22,7 @@
 
 use super::events::EventQueue;
 use super::progress::ProgressLine;
-use super::queues::PendingQueues;
+use super::queues::{PendingQueues, QueueOrder};
 use super::report::{ArchReport, Recorder};
 use super::workload::{JobTracker, Workload};
 use crate::model::Resources;
@@ -30,9 +30,9 @@ use std::collections::BTreeSet;
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct IdealOptions {
-    /// Serve the users' queues round-robin (FIFO within each), as Megha's
-    /// GMs do; default one FIFO over every job, as the central model.
-    pub queues_round_robin: bool,
+    /// The order waiting tasks get room in; default one FIFO over every
+    /// job, as the central model.
+    pub order: QueueOrder,
 }
 
 enum Event {
@@ -60,7 +60,7 @@ pub fn run(w: &Workload, o: &IdealOptions, keep_runs: bool, progress: bool) -> A
         jobs: JobTracker::new(w),
         events: EventQueue::default(),
         free: vec![w.node_capacity; w.nodes],
-        pending: PendingQueues::new(w, o.queues_round_robin),
+        pending: PendingQueues::new(w, o.order),
         // Workload::from_trace rejects shapes larger than a node.
         fits: vec![all_nodes; w.shapes.len()],
         ready: Vec::new(),
@@ -88,8 +88,7 @@ pub fn run(w: &Workload, o: &IdealOptions, keep_runs: bool, progress: bool) -> A
         s.place(freed, now);
         line.tick(now, s.jobs.tasks_finished, w.task_count());
     }
-    let order = if o.queues_round_robin { "users' queues round-robin" } else { "FIFO" };
-    let setup = format!("zero cost, exact view, {order}");
+    let setup = format!("zero cost, exact view, {}", o.order.name());
     let events = s.events.popped;
     s.rec.report("ideal", setup, w, &s.jobs, Vec::new(), events)
 }

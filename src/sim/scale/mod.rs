@@ -50,6 +50,7 @@ use crate::workload::{ClusterSpec, Trace};
 pub use central::CentralOptions;
 pub use ideal::IdealOptions;
 pub use megha::MeghaOptions;
+pub use queues::QueueOrder;
 pub use report::{ArchReport, ScaleReport};
 pub use sparrow::SparrowOptions;
 use workload::Workload;

@@ -937,6 +937,9 @@ struct ScaleSimArgs {
 
 fn scale_sim(a: &ScaleSimArgs) -> Result<(), String> {
     use shepherd::sim::scale::{self, Arch, CentralOptions, IdealOptions, MeghaOptions, QueueOrder, ScaleOptions, SparrowOptions};
+    // Options first: a bad one is reported before minutes of generating.
+    let archs = a.arch.iter().map(|s| Arch::parse(s)).collect::<Result<Vec<_>, _>>()?;
+    let ideal_order = QueueOrder::parse(&a.ideal_order)?;
     let started = Instant::now();
     let (trace, source, nodes) = match (&a.generate, &a.trace) {
         (Some(kind), None) => {
@@ -947,7 +950,6 @@ fn scale_sim(a: &ScaleSimArgs) -> Result<(), String> {
         _ => return Err(format!("need --generate KIND ({}) or --trace FILE", KINDS.join(", "))),
     };
     let generated_s = started.elapsed().as_secs_f64();
-    let archs = a.arch.iter().map(|s| Arch::parse(s)).collect::<Result<Vec<_>, _>>()?;
     let capacity = match (a.node_memory_mb, a.node_vcores, trace.cluster.as_ref()) {
         (None, None, _) => None,
         (m, v, Some(c)) => Some(shepherd::model::Resources::new(m.unwrap_or(c.memory_mb), v.unwrap_or(c.vcores))),
@@ -983,7 +985,7 @@ fn scale_sim(a: &ScaleSimArgs) -> Result<(), String> {
             oob_heartbeats: a.central_oob_heartbeats,
             queues_round_robin: a.central_queues_round_robin,
         },
-        ideal: IdealOptions { order: QueueOrder::parse(&a.ideal_order)? },
+        ideal: IdealOptions { order: ideal_order },
         seed: a.seed,
         source,
         progress: a.progress || std::io::stderr().is_terminal(),

@@ -392,7 +392,7 @@ impl Central<'_> {
         }
     }
 
-    /// FIFO with skipping on node `n`'s books: the tasks placed there.
+    /// The queue order with skipping on node `n`'s books: the tasks placed there.
     fn place_on(&mut self, n: usize) -> Vec<u32> {
         let placed = self.pending.place_on(self.w, &mut self.books_free[n]);
         self.running_tasks += placed.len() as u64;

@@ -47,7 +47,7 @@ impl QueueOrder {
 }
 
 pub struct PendingQueues {
-    smallest_first: bool,
+    order: QueueOrder,
     /// Per queue (one, or one per user when round-robin), per task shape:
     /// stages with unallocated tasks, by (rank, stage id); the rank is the
     /// stage's task count for smallest-stage-first, else 0.
@@ -65,7 +65,7 @@ impl PendingQueues {
     pub fn new(w: &Workload, order: QueueOrder) -> PendingQueues {
         let queues = if order == QueueOrder::UsersRoundRobin { w.queue_names.len().max(1) } else { 1 };
         PendingQueues {
-            smallest_first: order == QueueOrder::SmallestStageFirst,
+            order,
             pending: vec![vec![BTreeSet::new(); w.shapes.len()]; queues],
             active: BTreeSet::new(),
             next_queue: 0,
@@ -77,9 +77,9 @@ impl PendingQueues {
     /// Every task of stage `s` is asked.
     pub fn enqueue(&mut self, w: &Workload, s: u32) {
         let st = &w.stages[s as usize];
-        // Its job's user's queue, or the one FIFO.
-        let q = if self.pending.len() > 1 { w.jobs[st.job as usize].queue } else { 0 };
-        let rank = if self.smallest_first { st.task_count } else { 0 };
+        // Its job's user's queue, or the one queue.
+        let q = if self.order == QueueOrder::UsersRoundRobin { w.jobs[st.job as usize].queue } else { 0 };
+        let rank = if self.order == QueueOrder::SmallestStageFirst { st.task_count } else { 0 };
         self.pending[q as usize][st.shape as usize].insert((rank, s));
         self.active.insert(q);
         self.tasks += st.task_count as u64;
@@ -90,9 +90,9 @@ impl PendingQueues {
         self.allocated_in_stage[s as usize] < w.stages[s as usize].task_count
     }
 
-    /// FIFO with skipping on a node with `free` resources, queue by queue
-    /// round-robin (one queue for FIFO): allocates the tasks that fit, takes
-    /// their demand off `free`, and returns them.
+    /// The queue order with skipping on a node with `free` resources (the
+    /// users' queues in turn when round-robin): allocates the tasks that
+    /// fit, takes their demand off `free`, and returns them.
     pub fn place_on(&mut self, w: &Workload, free: &mut Resources) -> Vec<u32> {
         let mut placed = Vec::new();
         loop {

@@ -85,6 +85,53 @@ fn assert_never_over_capacity(t: &Trace, r: &ArchReport, capacity: Resources) {
     }
 }
 
+/// Sweep the instants at which anything happens, rebuilding every node's
+/// free resources from the runs alone: after all of an instant's asks,
+/// starts and ends, no waiting task's demand fits any node.
+fn assert_waits_only_without_room(t: &Trace, r: &ArchReport, what: &str) {
+    enum Change {
+        Asked,
+        Started,
+        Ended,
+    }
+    let demand = task_demands(t);
+    let cluster = t.cluster.as_ref().unwrap();
+    let mut free = vec![cluster.capacity(); cluster.nodes as usize];
+    let mut changes: Vec<(i64, usize, Change)> = Vec::new();
+    for (i, x) in r.runs.iter().enumerate() {
+        // A run started the instant it was asked never waits.
+        if x.start_us > x.ask_us {
+            changes.push((x.ask_us, i, Change::Asked));
+        }
+        changes.push((x.start_us, i, Change::Started));
+        changes.push((x.end_us, i, Change::Ended));
+    }
+    changes.sort_by_key(|c| c.0);
+    // Waiting runs and their demand.
+    let mut waiting: std::collections::BTreeMap<usize, Resources> = Default::default();
+    for instant in changes.chunk_by(|a, b| a.0 == b.0) {
+        for (_, i, change) in instant {
+            let x = &r.runs[*i];
+            let d = demand[x.task as usize];
+            match change {
+                Change::Asked => {
+                    waiting.insert(*i, d);
+                }
+                Change::Started => {
+                    waiting.remove(i);
+                    free[x.node as usize] -= d;
+                }
+                Change::Ended => free[x.node as usize] += d,
+            }
+        }
+        let now = instant[0].0;
+        for d in waiting.values().copied().collect::<std::collections::HashSet<_>>() {
+            let roomy = free.iter().position(|f| d.fits_in(f));
+            assert_eq!(roomy, None, "{what}: at {now} µs a task of {d:?} waits and node {roomy:?} has room");
+        }
+    }
+}
+
 /// Each task's demand, by task number. Tasks are numbered in submission
 /// order (stable); the traces here are generated sorted, so trace order is
 /// that order.
@@ -600,59 +647,13 @@ fn ideal_lets_a_task_wait_only_while_no_node_has_room_for_it() {
         let p = GenParams { seed, nodes: Some(20), jobs: Some(60), load: Some(0.95), ..GenParams::default() };
         let mut t = generate(kind, &p).unwrap();
         t.sort_by_submit();
-        let capacity = t.cluster.as_ref().unwrap().capacity();
-        let demand = task_demands(&t);
         for order in QueueOrder::ALL {
             let o = ScaleOptions { ideal: IdealOptions { order }, ..only(Arch::Ideal) };
             let r = run_one(&t, &o);
             check_invariants(&t, &r);
             let waited = r.runs.iter().filter(|x| x.start_us > x.ask_us).count();
             assert!(waited > 100, "{kind}: the check needs tasks that wait, {waited} did");
-            // Sweep the instants at which anything happens; after all of an
-            // instant's starts and ends, every waiting task's shape must fit
-            // no node's free resources.
-            let mut edges: Vec<(i64, u32, i32)> = Vec::new(); // (time, run, +1 start / -1 end)
-            let mut asks: Vec<(i64, u32, i32)> = Vec::new(); // (time, run, +1 asked / -1 started)
-            for (i, x) in r.runs.iter().enumerate() {
-                edges.push((x.start_us, i as u32, 1));
-                edges.push((x.end_us, i as u32, -1));
-                if x.start_us > x.ask_us {
-                    asks.push((x.ask_us, i as u32, 1));
-                    asks.push((x.start_us, i as u32, -1));
-                }
-            }
-            edges.sort();
-            asks.sort();
-            let mut free = vec![capacity; t.cluster.as_ref().unwrap().nodes as usize];
-            let mut waiting: std::collections::BTreeMap<u32, Resources> = Default::default();
-            let (mut e, mut a) = (0, 0);
-            while e < edges.len() || a < asks.len() {
-                let now = edges.get(e).map_or(i64::MAX, |x| x.0).min(asks.get(a).map_or(i64::MAX, |x| x.0));
-                while e < edges.len() && edges[e].0 == now {
-                    let x = &r.runs[edges[e].1 as usize];
-                    let d = demand[x.task as usize];
-                    if edges[e].2 > 0 {
-                        free[x.node as usize] -= d;
-                    } else {
-                        free[x.node as usize] += d;
-                    }
-                    e += 1;
-                }
-                while a < asks.len() && asks[a].0 == now {
-                    let run = asks[a].1;
-                    if asks[a].2 > 0 {
-                        waiting.insert(run, demand[r.runs[run as usize].task as usize]);
-                    } else {
-                        waiting.remove(&run);
-                    }
-                    a += 1;
-                }
-                let shapes: std::collections::HashSet<Resources> = waiting.values().copied().collect();
-                for d in shapes {
-                    let roomy = free.iter().position(|f| d.fits_in(f));
-                    assert_eq!(roomy, None, "{kind}, {order:?}: at {now} µs a task of {d:?} waits and node {roomy:?} has room");
-                }
-            }
+            assert_waits_only_without_room(&t, &r, &format!("{kind}, {order:?}"));
         }
     }
 }

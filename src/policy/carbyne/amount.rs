@@ -82,6 +82,19 @@ impl Amount {
         }
     }
 
+    /// Whether one `unit` fits: `count_fitting(unit) >= 1`, without the
+    /// division's floor (a packing asks this far more often than how many).
+    pub fn fits_once(&self, unit: &Amount) -> bool {
+        // floor(h ÷ n) ≥ 1 ⇔ h ÷ n ≥ 1 ⇔ h ≥ n for n > 0 (the division
+        // is correctly rounded and 1 is a double, so the last step holds
+        // in floats too); a NaN is ignored by the minimum in
+        // `count_fitting`, so it does not refuse here either.
+        self.0
+            .iter()
+            .zip(unit.0.iter())
+            .all(|(have, need)| *need <= 0.0 || (have + EPS * have.abs().max(1.0)).partial_cmp(need) != Some(std::cmp::Ordering::Less))
+    }
+
     /// Tetris' alignment (Grandl et al., SIGCOMM'14): Σ_r (demand_r ÷
     /// capacity_r)·(free_r ÷ capacity_r), the dot product of the normalised
     /// demand and free vectors; larger = a better fit.
@@ -119,5 +132,28 @@ mod tests {
         let used = Amount::of(&Resources::new(29, 29)).plus(&Amount::of(&Resources::new(21, 21)));
         assert!(used.fits_in(&half));
         assert_eq!(Amount::ZERO.count_fitting(&Amount::ZERO), i64::MAX);
+    }
+
+    /// `fits_once` answers `count_fitting(·) >= 1` on amounts around one
+    /// unit, halves and rounding residues included.
+    #[test]
+    fn fits_once_is_count_fitting_at_least_one() {
+        let mut rng = crate::workload::rng::Rng::seeded(3);
+        let (mut fit, mut not) = (0, 0);
+        for _ in 0..20_000 {
+            let unit = Amount::of(&Resources::new(rng.int(0, 8) * 512, rng.int(0, 4))).scaled(*rng.pick(&[0.5, 1.0, 1.5]));
+            // Whole multiples often, so the rounding tolerance decides.
+            let u = rng.uniform(0.0, 2.0);
+            let times = *rng.pick(&[0.5, 1.0, 2.0, u]);
+            let have = unit.scaled(times).plus(&Amount::of(&Resources::new(rng.int(-2, 2), rng.int(-1, 1)))).scaled(1.0 - 1e-12);
+            let want = have.count_fitting(&unit) >= 1;
+            assert_eq!(have.fits_once(&unit), want, "have {have:?} unit {unit:?}");
+            if want {
+                fit += 1
+            } else {
+                not += 1
+            }
+        }
+        assert!(fit > 5000 && not > 5000, "fit {fit}, not {not}");
     }
 }

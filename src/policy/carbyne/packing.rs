@@ -131,6 +131,10 @@ struct RunningTimes {
     times: Vec<f64>,
     /// Stage `s`'s times are `times[bounds[s]..bounds[s + 1]]`.
     bounds: Vec<usize>,
+    /// The stages with running tasks, ascending: the only ones that hold
+    /// anything (a job runs few of its stages at once, and a packing asks
+    /// what they hold at every step for every runnable stage).
+    running: Vec<usize>,
 }
 
 impl RunningTimes {
@@ -144,7 +148,8 @@ impl RunningTimes {
             times[from..].sort_unstable_by(f64::total_cmp);
             bounds.push(times.len());
         }
-        RunningTimes { times, bounds }
+        let running = (0..stages.len()).filter(|s| bounds[*s + 1] > bounds[*s]).collect();
+        RunningTimes { times, bounds, running }
     }
 
     fn of_stage(&self, s: usize) -> &[f64] {
@@ -238,10 +243,10 @@ impl Holds<'_> {
     /// Σ demand over the holds with a < to and b > from.
     fn overlapping(&self, from: f64, to: f64) -> Amount {
         let mut acc = Amount::ZERO;
-        for (s, stage) in self.stages.iter().enumerate() {
+        for &s in &self.times.running {
             let n = self.count_overlapping(s, from, to);
             if n > 0 {
-                acc = acc.plus(&stage.demand.scaled(n as f64));
+                acc = acc.plus(&self.stages[s].demand.scaled(n as f64));
             }
         }
         acc
@@ -282,21 +287,37 @@ fn schedule(p: &Problem) -> Option<Schedule> {
     let mut span = p.done_at.iter().copied().fold(p.held.last_end(), f64::max);
     let mut t = 0.0;
     let mut keyed: Vec<(f64, f64, usize)> = Vec::with_capacity(n);
+    // A stage once runnable stays so (`open` only falls and `t` only
+    // grows), so its parents are checked only until they are complete.
+    let mut runnable = vec![false; n];
     while to_place > 0 {
         // The runnable stages with their sort keys, computed once per stage
         // rather than per comparison.
         let free = p.capacity.minus(&used);
         keyed.clear();
-        keyed.extend(
-            (0..n)
-                .filter(|s| left[*s] > 0 && p.before[*s].iter().all(|b| complete(*b, t, &open)))
-                .map(|s| (p.rank[s], stages[s].demand.alignment(&free, &p.capacity), s)),
-        );
+        for s in 0..n {
+            if left[s] > 0 && !runnable[s] {
+                runnable[s] = p.before[s].iter().all(|b| complete(*b, t, &open));
+            }
+            // A stage with no room for one task beside what is placed
+            // places nothing this step (the placements below only take
+            // room), so it is left out of the order.
+            if left[s] > 0 && runnable[s] && free.fits_once(&stages[s].demand) {
+                keyed.push((p.rank[s], stages[s].demand.alignment(&free, &p.capacity), s));
+            }
+        }
         keyed.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
         for &(_, _, s) in &keyed {
+            // What the holds take only lowers the room: without a task's
+            // room beside the placed tasks alone, none fits (and the holds
+            // need not be summed).
+            let unheld = p.capacity.minus(&used);
+            if !unheld.fits_once(&stages[s].demand) {
+                continue;
+            }
             let d = stages[s].task_ms;
             let held = p.held.overlapping(t, t + d);
-            let room = p.capacity.minus(&used).minus(&held);
+            let room = unheld.minus(&held);
             let k = left[s].min(room.count_fitting(&stages[s].demand));
             if k > 0 {
                 left[s] -= k;

@@ -2,8 +2,9 @@
 //! (`scheduler.round_proposers`, `crate::engine` `propose`): a cluster of
 //! `nodes` NodeManagers kept full, `pending` asks queued over `apps`
 //! applications. Each measured round first finishes the containers of
-//! `batch` nodes (the next ones in turn), then asks the engine for one round,
-//! which refills those nodes. Wall-clock time per round is what an RM's
+//! `batch` nodes (the next ones in turn; all of them, or the `per_node`
+//! oldest on each), then asks the engine for one round, which refills those
+//! nodes. Wall-clock time per round is what an RM's
 //! asynchronous-scheduling thread holds the scheduler for; with several
 //! proposers it includes copying the state for each of them.
 
@@ -20,6 +21,13 @@ pub struct RoundBench {
     pub small_apps: u32,
     /// Nodes freed before each round (the round refills them).
     pub batch: u32,
+    /// Containers that finish on each freed node, oldest first (0 = all):
+    /// with 1, a round places about one container per node it visits, as
+    /// when tasks end one by one across a large cluster.
+    pub per_node: u32,
+    /// Serial rounds build their candidates afresh on every node
+    /// (`Engine::set_per_node_round_candidates`), as before they kept them.
+    pub fresh_candidates: bool,
     pub rounds: u32,
     pub policy: String,
     pub proposers: u32,
@@ -57,6 +65,7 @@ impl RoundBench {
         // this is how `round_min_work_per_proposer`'s default was chosen.
         cfg.scheduler.round_min_work_per_proposer = 0;
         let mut e = Engine::with_config(cfg).expect("config");
+        e.set_per_node_round_candidates(self.fresh_candidates);
         let cluster = BusyCluster { nodes: self.nodes, apps: self.apps, pending: self.pending, small_apps: self.small_apps };
         for event in cluster.setup() {
             e.apply(event);
@@ -83,7 +92,9 @@ impl RoundBench {
         for r in 0..self.rounds {
             let now = 1_000 + r as i64 * 20;
             for _ in 0..self.batch.min(self.nodes) {
-                for c in std::mem::take(&mut on_node[next as usize]) {
+                let live = &mut on_node[next as usize];
+                let ending = if self.per_node == 0 { live.len() } else { live.len().min(self.per_node as usize) };
+                for c in live.drain(..ending) {
                     e.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: now });
                 }
                 next = (next + 1) % self.nodes;

@@ -101,6 +101,12 @@ enum Command {
         /// Nodes whose containers finish before each round (the round refills them).
         #[arg(long, default_value_t = 100)]
         batch: u32,
+        /// Containers that finish on each of those nodes, oldest first (0 = all of them).
+        #[arg(long, default_value_t = 0)]
+        per_node: u32,
+        /// Build the candidates afresh on every node a serial round visits, as a heartbeat does (to measure what keeping them saves).
+        #[arg(long)]
+        fresh_candidates: bool,
         /// Rounds to time per setting.
         #[arg(long, default_value_t = 200)]
         rounds: u32,
@@ -453,7 +459,15 @@ fn main() -> ExitCode {
                 )
             })
         }
-        Command::BenchRound { cluster: BusyClusterArgs { nodes, pending, apps, small_apps }, batch, rounds, policy, proposers } => {
+        Command::BenchRound {
+            cluster: BusyClusterArgs { nodes, pending, apps, small_apps },
+            batch,
+            per_node,
+            fresh_candidates,
+            rounds,
+            policy,
+            proposers,
+        } => {
             println!(
                 "{:>9} {:>7} {:>11} {:>9} {:>9} {:>14} {:>10} {:>10} {:>11} {:>10}",
                 "proposers",
@@ -474,6 +488,8 @@ fn main() -> ExitCode {
                     pending,
                     small_apps,
                     batch,
+                    per_node,
+                    fresh_candidates,
                     rounds,
                     policy: policy.clone(),
                     proposers: k.max(1),

@@ -1,5 +1,8 @@
 //! The applications a pass may still serve on its node, in app order: one
 //! group's (a YARN queue's, or every app's when the queue order is flat).
+//! A heartbeat's pass builds them for its node; a scheduling round keeps
+//! them over every node it visits when the app orders allow it
+//! (`super::pass::MainQueue`), checking each key as it comes up.
 //!
 //! Most app orders key an app by what the app itself holds, so a key stays
 //! right until the app gets a container, and one heap by key serves them.
@@ -79,8 +82,13 @@ impl Candidates {
         }
     }
 
-    /// The app to serve next: the lowest key as keys stand now.
-    pub(super) fn pop(&mut self, s: &ClusterState, policies: &PolicySet) -> Option<AppId> {
+    /// The app to serve next: the lowest key as keys stand now. With
+    /// `recheck`, every key is checked when it comes up, not only those of
+    /// orders whose keys go stale: a round's candidates outlive the pass
+    /// that keyed them (`engine::round`), and an app served by an earlier
+    /// pass's leftover phase keeps its old key in the heap until then. An
+    /// app with nothing left to ask comes up as it is (the pass skips it).
+    pub(super) fn pop(&mut self, s: &ClusterState, policies: &PolicySet, recheck: bool) -> Option<AppId> {
         match self {
             Candidates::Levelled { queue, levels } => {
                 let (_, level) = levels
@@ -95,8 +103,11 @@ impl Candidates {
             // the next one is tried.
             Candidates::Keyed(h) => loop {
                 let Reverse((key, id)) = h.pop()?;
-                let Some(app) = s.apps.get(&id).filter(|a| policies.keys_go_stale(a)) else { return Some(id) };
+                let Some(app) = s.apps.get(&id).filter(|a| (recheck && a.has_pending()) || policies.keys_go_stale(a)) else {
+                    return Some(id);
+                };
                 let fresh = policies.app_key(s, app);
+                debug_assert!(!recheck || fresh >= key, "app {id}: a kept candidate's key fell ({key:?} to {fresh:?})");
                 if fresh > key {
                     h.push(Reverse((fresh, id)));
                     continue;

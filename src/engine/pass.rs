@@ -131,10 +131,21 @@ pub(super) fn run(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec
     if over {
         evict(host, node, out);
     }
-    let mut made = regular(host, node, now_ms, out, limit);
+    let mut made = regular(host, node, now_ms, out, limit, None);
     if over && (limit == 0 || made < limit) {
         made += speculative(host, node, now_ms, out, limit.saturating_sub(made));
     }
+    made
+}
+
+/// The same pass as `run`, on candidates a round keeps over the nodes it
+/// visits (`MainQueue::for_round`; only for policies that allow it, which
+/// excludes over-subscription), brought up to date after the pass.
+pub(super) fn run_on(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, main: &mut MainQueue) -> usize {
+    debug_assert!(host.policies().allows_shared_candidates());
+    let first = out.len();
+    let made = regular(host, node, now_ms, out, host.assignment_limit(), Some(main));
+    main.after_pass(host.state(), host.policies(), &out[first..]);
     made
 }
 
@@ -188,7 +199,14 @@ fn speculative(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<De
 }
 
 /// The main and leftover phases, after the node's leftover hold if any.
-fn regular(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, limit: usize) -> usize {
+fn regular(
+    host: &mut impl Host,
+    node: NodeId,
+    now_ms: i64,
+    out: &mut Vec<Decision>,
+    limit: usize,
+    mut main: Option<&mut MainQueue>,
+) -> usize {
     let mut made = 0;
     if let Some(hold) = host.state().leftover_holds.get(&node).copied() {
         match held_ask(host, node, hold, now_ms) {
@@ -196,6 +214,13 @@ fn regular(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decisi
             // Booking the held ask releases the hold (`Engine::book`).
             Held::Fits => {
                 if let Some(d) = host.allocate(hold.app, hold.key, node, now_ms, Phase::Leftover) {
+                    // A round's kept candidates must see it before the main
+                    // phase, as a fresh build would (it may have been the
+                    // app's last ask); `after_pass` notes it again, which
+                    // changes nothing.
+                    if let Some(m) = main.as_deref_mut() {
+                        m.note(host.state(), std::slice::from_ref(&d));
+                    }
                     out.push(d);
                     made += 1;
                 }
@@ -206,7 +231,7 @@ fn regular(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decisi
     if limit != 0 && made >= limit {
         return made;
     }
-    made + phases(host, node, now_ms, out, limit.saturating_sub(made))
+    made + phases(host, node, now_ms, out, limit.saturating_sub(made), main)
 }
 
 enum Held {
@@ -229,39 +254,135 @@ fn held_ask(host: &impl Host, node: NodeId, hold: LeftoverHold, now_ms: i64) -> 
     }
 }
 
-/// The main and leftover phases.
-fn phases(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, limit: usize) -> usize {
-    let by_queue = !host.policies().is_flat();
-    // Component-wise minimum over every outstanding ask: once the node's free
-    // capacity cannot hold it, no ask fits and the rest of the pass could
-    // only pop candidates that fail, so it ends early with the same result.
-    let mut smallest: Option<Resources> = None;
-    let mut lists: Vec<Vec<&App>> = vec![Vec::new(); if by_queue { host.state().queues.len() } else { 1 }];
-    // Every candidate's id in id order (the state's B-tree order), and the
-    // ones popped and not (yet) back in their group: what the node left
-    // queued if it fills is the difference, listed without a sort.
-    let mut candidates: Vec<AppId> = Vec::with_capacity(host.state().apps.len());
-    let mut popped: Vec<AppId> = Vec::new();
-    for app in host.state().pending_apps() {
-        for ask in app.asks.values().filter(|a| a.count > 0) {
-            smallest = Some(smallest.map_or(ask.capability, |m| m.min_each(&ask.capability)));
+/// The main phase's candidates: the apps with outstanding asks, grouped
+/// by queue (one group when the queue order is flat), each keyed by its
+/// app order; their ids ascending; the component-wise minimum over every
+/// outstanding ask. A heartbeat's pass builds them for its node. A round
+/// whose policies allow it builds them once and keeps them over every node
+/// it visits (`for_round`, `after_pass`), so a pass costs what it places
+/// rather than a key per app: with hundreds of apps that key-and-heap
+/// build was half of a round's time.
+pub(super) struct MainQueue {
+    groups: Vec<Candidates>,
+    /// Every candidate's id, ascending (the state's B-tree order): what a
+    /// filled node left queued is these but the popped ones.
+    ids: Vec<AppId>,
+    /// Once the node's free capacity cannot hold this, no ask fits, and
+    /// the rest of the pass could only pop candidates that fail: it ends
+    /// early with the same result.
+    smallest: Option<Resources>,
+    /// Kept over several passes: keys are checked as they come up.
+    shared: bool,
+    /// Popped in the current pass and not (yet) back in their group.
+    popped: Vec<AppId>,
+}
+
+impl MainQueue {
+    /// The candidates as the state stands, keyed; `None` when `node` is
+    /// given and cannot hold the smallest ask (no keys computed).
+    fn build(s: &ClusterState, policies: &PolicySet, node: Option<NodeId>, shared: bool) -> Option<MainQueue> {
+        let by_queue = !policies.is_flat();
+        let mut smallest: Option<Resources> = None;
+        let mut lists: Vec<Vec<&App>> = vec![Vec::new(); if by_queue { s.queues.len() } else { 1 }];
+        let mut ids: Vec<AppId> = Vec::with_capacity(s.apps.len());
+        for app in s.pending_apps() {
+            for ask in app.asks.values().filter(|a| a.count > 0) {
+                smallest = Some(smallest.map_or(ask.capability, |m| m.min_each(&ask.capability)));
+            }
+            lists[if by_queue { app.queue } else { 0 }].push(app);
+            ids.push(app.id);
         }
-        lists[if by_queue { app.queue } else { 0 }].push(app);
-        candidates.push(app.id);
+        if node.is_some_and(|n| !room_for(s, smallest, n)) {
+            return None;
+        }
+        let groups = lists.into_iter().enumerate().map(|(q, apps)| Candidates::new(q, s, policies, apps.into_iter())).collect();
+        Some(MainQueue { groups, ids, smallest, shared, popped: Vec::new() })
     }
-    let room_left = |s: &ClusterState| smallest.is_some_and(|m| s.nodes.get(&node).is_some_and(|n| m.fits_in(&n.free())));
-    if !room_left(host.state()) {
-        return 0;
+
+    /// No app has anything left to ask (kept up to date by `after_pass`,
+    /// where the state's pending apps would be a walk over every app).
+    pub(super) fn is_empty(&self) -> bool {
+        self.ids.is_empty()
     }
-    // Keys only for a node that can take something.
-    let mut groups: Vec<Candidates> =
-        lists.into_iter().enumerate().map(|(q, apps)| Candidates::new(q, host.state(), host.policies(), apps.into_iter())).collect();
+
+    /// Candidates for every pass of a round (`PolicySet::allows_shared_candidates`).
+    pub(super) fn for_round(s: &ClusterState, policies: &PolicySet) -> Option<MainQueue> {
+        Self::build(s, policies, None, true)
+    }
+
+    /// After a pass that made `decisions`: the apps it popped and did not
+    /// put back return with their keys as they stand (an app whose key grew
+    /// in the leftover phase without being popped is re-keyed when it
+    /// comes up, `Candidates::pop`), and the decisions are noted. So the
+    /// next pass starts from what a fresh build would give.
+    fn after_pass(&mut self, s: &ClusterState, policies: &PolicySet, decisions: &[Decision]) {
+        let by_queue = !policies.is_flat();
+        for id in std::mem::take(&mut self.popped) {
+            if let Some(app) = s.apps.get(&id).filter(|a| a.has_pending()) {
+                self.groups[if by_queue { app.queue } else { 0 }].push(s, policies, app);
+            }
+        }
+        self.note(s, decisions);
+    }
+
+    /// Containers given since the candidates were last brought up to date:
+    /// an app with nothing left to ask leaves the ids (its heap entry is
+    /// skipped when it comes up), and the smallest ask is found again when
+    /// an ask ran out. Noting a container twice changes nothing.
+    fn note(&mut self, s: &ClusterState, decisions: &[Decision]) {
+        let mut ask_ran_out = false;
+        for d in decisions {
+            let Decision::Allocate { app, key, .. } = d else { continue };
+            let a = s.apps.get(app);
+            ask_ran_out |= a.and_then(|a| a.asks.get(key)).is_none_or(|ask| ask.count <= 0);
+            if !a.is_some_and(|a| a.has_pending()) {
+                if let Ok(i) = self.ids.binary_search(app) {
+                    self.ids.remove(i);
+                }
+            }
+        }
+        if ask_ran_out {
+            self.smallest =
+                s.pending_apps().flat_map(|a| a.asks.values().filter(|a| a.count > 0)).map(|a| a.capability).reduce(|a, b| a.min_each(&b));
+        }
+    }
+}
+
+/// Can `node`'s free capacity hold `smallest` (component-wise minimum ask)?
+fn room_for(s: &ClusterState, smallest: Option<Resources>, node: NodeId) -> bool {
+    smallest.is_some_and(|m| s.nodes.get(&node).is_some_and(|n| m.fits_in(&n.free())))
+}
+
+/// The main and leftover phases, on `main` if a round keeps candidates
+/// over its nodes, else on candidates built for this node.
+fn phases(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, limit: usize, main: Option<&mut MainQueue>) -> usize {
+    let mut built;
+    let main = match main {
+        Some(m) if room_for(host.state(), m.smallest, node) => m,
+        Some(_) => return 0,
+        None => match MainQueue::build(host.state(), host.policies(), Some(node), false) {
+            Some(m) => {
+                built = m;
+                &mut built
+            }
+            None => return 0,
+        },
+    };
+    let smallest = main.smallest;
+    let room_left = |s: &ClusterState| room_for(s, smallest, node);
+    main.popped.clear();
 
     let mut made = 0;
     while limit == 0 || made < limit {
-        let Some(g) = next_group(host.state(), host.policies(), &groups) else { break };
-        let Some(app_id) = groups[g].pop(host.state(), host.policies()) else { break };
-        popped.push(app_id);
+        let Some(g) = next_group(host.state(), host.policies(), &main.groups) else { break };
+        let Some(app_id) = main.groups[g].pop(host.state(), host.policies(), main.shared) else { break };
+        // Only a round's kept candidates can hold an app that has nothing
+        // left to ask (its last ask went in an earlier pass's leftover
+        // phase); a fresh build lists none, so skipping it changes nothing.
+        if !host.state().apps.get(&app_id).is_some_and(|a| a.has_pending()) {
+            continue;
+        }
+        main.popped.push(app_id);
         let found = {
             let s = host.state();
             s.apps.get(&app_id).map(|app| placeable_ask(host, app, node, now_ms, false))
@@ -284,14 +405,14 @@ fn phases(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decisio
             made += 1;
         }
         if !room_left(host.state()) {
-            host.note_outranked(now_ms, node, Queued { candidates: &candidates, popped: &mut popped });
+            host.note_outranked(now_ms, node, Queued { candidates: &main.ids, popped: &mut main.popped });
             return made;
         }
         if let Some(app) = host.state().apps.get(&app_id) {
             if app.has_pending() {
-                groups[g].push(host.state(), host.policies(), app);
+                main.groups[g].push(host.state(), host.policies(), app);
                 // Back in its group: the last one popped.
-                popped.pop();
+                main.popped.pop();
             }
         }
     }

@@ -32,6 +32,8 @@ pub(super) struct RoundState {
     due: bool,
     /// The node the next round starts from.
     cursor: NodeId,
+    /// Tests and benches only (`Engine::set_per_node_round_candidates`).
+    per_node_candidates: bool,
 }
 
 impl RoundState {
@@ -93,6 +95,20 @@ impl Engine {
             let outcome = self.parallel_round(&with_room[..limit], proposers, smallest, now_ms, out);
             made = outcome.committed + outcome.retried;
             visited = limit;
+        } else if let Some(mut main) = self.shared_candidates() {
+            // One candidate heap for the whole round (`pass::MainQueue`):
+            // the same decisions as a fresh one per node, without keying
+            // every app again on every node.
+            for &node in &with_room[..limit] {
+                visited += 1;
+                self.policies.prepare(&self.state, node);
+                let placed = pass::run_on(self, node, now_ms, out, &mut main);
+                self.counters.allocations += placed as u64;
+                made += placed;
+                if main.is_empty() {
+                    break;
+                }
+            }
         } else {
             for &node in &with_room[..limit] {
                 visited += 1;
@@ -117,6 +133,22 @@ impl Engine {
     /// the last complete round, or the last one was cut short by its bound.
     pub fn round_due(&self) -> bool {
         self.round.due
+    }
+
+    /// Candidates a serial round may keep over all its nodes, when its
+    /// policies allow it and the test switch does not turn it off.
+    fn shared_candidates(&self) -> Option<pass::MainQueue> {
+        if self.round.per_node_candidates || !self.policies.allows_shared_candidates() {
+            return None;
+        }
+        pass::MainQueue::for_round(&self.state, &self.policies)
+    }
+
+    /// Build a round's candidates afresh on every node, as a heartbeat
+    /// does: for tests that check keeping them gives the same decisions,
+    /// and `shepherd bench-round --fresh-candidates`.
+    pub fn set_per_node_round_candidates(&mut self, per_node: bool) {
+        self.round.per_node_candidates = per_node;
     }
 
     /// The pass every heartbeat and every round runs on one node.

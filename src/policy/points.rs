@@ -177,6 +177,17 @@ pub trait AppOrder: Plugin {
         false
     }
 
+    /// True when an app's key is a function of the app's own allocation
+    /// and of what stays fixed while the engine schedules without an event
+    /// in between (the cluster's capacity, the clock), and never falls
+    /// when the app gets a container. A scheduling round may then keep one
+    /// candidate heap over every node it visits, re-keying an app when it
+    /// comes up (`engine::round`), instead of keying every app again on
+    /// every node: the same app comes up first either way.
+    fn keys_only_grow_with_own_containers(&self) -> bool {
+        false
+    }
+
     /// How many *levels* the order ranks apps in (GS: its priority
     /// queues), 0 for an order without levels. An order with levels
     /// promises that every app of a level shares its key's `primary` (the

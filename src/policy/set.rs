@@ -392,6 +392,25 @@ impl PolicySet {
             && !self.pipelines.iter().any(|p| p.keys_go_stale() || p.each().any(|(_, plugin)| plugin.prepares_per_node()))
     }
 
+    /// May a scheduling round keep one candidate heap over all the nodes
+    /// it visits (`engine::round`)? When every pipeline's app order keys
+    /// an app by its own containers only, its keys never fall as it gets
+    /// some (`AppOrder::keys_only_grow_with_own_containers`), and no pool
+    /// order re-ranks it (a reserve's pools move with its classification);
+    /// not with levels or keys that move with other apps' containers
+    /// (GS), a plugin whose `prepare` depends on the node (Tetris), or
+    /// speculative containers (ROSE's passes evict first).
+    pub fn allows_shared_candidates(&self) -> bool {
+        !self.has_oversubscribe()
+            && self.pipelines.iter().all(|p| {
+                p.pool_orders.is_empty()
+                    && p.app_order.plugin.keys_only_grow_with_own_containers()
+                    && p.levels() == 0
+                    && !p.keys_go_stale()
+                    && !p.each().any(|(_, plugin)| plugin.prepares_per_node())
+            })
+    }
+
     /// Does any pipeline place speculative containers (ROSE)?
     pub fn has_oversubscribe(&self) -> bool {
         self.pipelines.iter().any(|p| p.oversubscribe.is_some())

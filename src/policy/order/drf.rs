@@ -19,4 +19,9 @@ impl AppOrder for Drf {
         let share = app.allocated.dominant_share(&ctx.state.capacity);
         SortKey::new(share, app.submit_ms as f64, app.id as i64)
     }
+
+    /// The key is its dominant share of the cluster: only its own containers raise it.
+    fn keys_only_grow_with_own_containers(&self) -> bool {
+        true
+    }
 }

@@ -18,4 +18,9 @@ impl AppOrder for Fifo {
     fn key(&self, _ctx: &Ctx, app: &App) -> SortKey {
         SortKey::new(-(app.priority as f64), app.submit_ms as f64, app.id as i64)
     }
+
+    /// The key is priority and submission time: fixed.
+    fn keys_only_grow_with_own_containers(&self) -> bool {
+        true
+    }
 }

@@ -18,4 +18,9 @@ impl AppOrder for Las {
     fn key(&self, ctx: &Ctx, app: &App) -> SortKey {
         SortKey::new(app.attained_ms(ctx.state.now_ms) as f64, app.submit_ms as f64, app.id as i64)
     }
+
+    /// The key is attained service up to now: a container started now adds nothing to it.
+    fn keys_only_grow_with_own_containers(&self) -> bool {
+        true
+    }
 }

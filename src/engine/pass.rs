@@ -33,7 +33,7 @@
 //! job with the least remaining work never finds room.
 
 use super::{Decision, Engine};
-use crate::model::waiting::ascending_minus;
+use crate::model::waiting::{ascending_minus, WaitReasons};
 use crate::model::{App, AppId, Blocked, ClusterState, ContainerId, LeftoverHold, Node, NodeId, Resources, SchedulerKey, WaitReason};
 use crate::policy::{PolicySet, SortKey};
 use std::cmp::Reverse;
@@ -112,7 +112,7 @@ impl Host for Engine {
         self.state.waiting.note(app, at);
     }
     fn note_outranked(&mut self, now_ms: i64, node: NodeId, queued: Queued<'_>) {
-        self.state.waiting.outranked(now_ms, node, queued.ids());
+        queued.record(&mut self.state.waiting, now_ms, node);
     }
     fn makes_holds(&self) -> bool {
         true
@@ -275,6 +275,8 @@ pub(super) struct MainQueue {
     shared: bool,
     /// Popped in the current pass and not (yet) back in their group.
     popped: Vec<AppId>,
+    /// Kept candidates: the last fill recorded, edited at the next.
+    last_fill: LastFill,
 }
 
 impl MainQueue {
@@ -296,7 +298,7 @@ impl MainQueue {
             return None;
         }
         let groups = lists.into_iter().enumerate().map(|(q, apps)| Candidates::new(q, s, policies, apps.into_iter())).collect();
-        Some(MainQueue { groups, ids, smallest, shared, popped: Vec::new() })
+        Some(MainQueue { groups, ids, smallest, shared, popped: Vec::new(), last_fill: LastFill::default() })
     }
 
     /// No app has anything left to ask (kept up to date by `after_pass`,
@@ -338,6 +340,7 @@ impl MainQueue {
             if !a.is_some_and(|a| a.has_pending()) {
                 if let Ok(i) = self.ids.binary_search(app) {
                     self.ids.remove(i);
+                    self.last_fill.removed.push(*app);
                 }
             }
         }
@@ -379,17 +382,15 @@ fn phases(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decisio
         // Only a round's kept candidates can hold an app that has nothing
         // left to ask (its last ask went in an earlier pass's leftover
         // phase); a fresh build lists none, so skipping it changes nothing.
-        if !host.state().apps.get(&app_id).is_some_and(|a| a.has_pending()) {
-            continue;
-        }
-        main.popped.push(app_id);
         let found = {
             let s = host.state();
-            s.apps.get(&app_id).map(|app| placeable_ask(host, app, node, now_ms, false))
+            s.apps.get(&app_id).filter(|a| a.has_pending()).map(|app| placeable_ask(host, app, node, now_ms, false))
         };
+        let Some(found) = found else { continue };
+        main.popped.push(app_id);
         let key = match found {
-            Some(Ok(key)) => key,
-            Some(Err(why)) => {
+            Ok(key) => key,
+            Err(why) => {
                 let strict =
                     why != Blocked::OtherProposer && host.state().apps.get(&app_id).is_some_and(|a| host.policies().strict_order(a));
                 host.note_blocked(app_id, (now_ms, node, why));
@@ -398,14 +399,14 @@ fn phases(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decisio
                 }
                 continue;
             }
-            None => continue,
         };
         if let Some(d) = host.allocate(app_id, key, node, now_ms, Phase::Main) {
             out.push(d);
             made += 1;
         }
         if !room_left(host.state()) {
-            host.note_outranked(now_ms, node, Queued { candidates: &main.ids, popped: &mut main.popped });
+            let kept = main.shared.then_some(&mut main.last_fill);
+            host.note_outranked(now_ms, node, Queued { candidates: &main.ids, popped: &mut main.popped, kept });
             return made;
         }
         if let Some(app) = host.state().apps.get(&app_id) {
@@ -430,14 +431,50 @@ pub(super) struct Queued<'a> {
     /// Popped and not back in their group (few: each served app goes back
     /// unless it was refused or has nothing left to ask).
     popped: &'a mut Vec<AppId>,
+    /// A round's kept candidates: the last fill they recorded.
+    kept: Option<&'a mut LastFill>,
 }
 
 impl Queued<'_> {
-    /// Their ids, ascending: O(n + m log m).
-    pub(super) fn ids(self) -> Vec<AppId> {
+    /// Record them as outranked at `node` (`WaitReasons::outranked`): their
+    /// ids listed in O(n + m log m); or, for a round's kept candidates
+    /// after an earlier fill of the same round, that fill's list edited by
+    /// what changed since, in O(changes · log n) lookups.
+    pub(super) fn record(self, waiting: &mut WaitReasons, at_ms: i64, node: NodeId) {
         self.popped.sort_unstable();
-        ascending_minus(self.candidates.iter().copied(), self.popped.iter().copied()).collect()
+        let Some(last) = self.kept else {
+            waiting.outranked(at_ms, node, ascending_minus(self.candidates.iter().copied(), self.popped.iter().copied()).collect());
+            return;
+        };
+        // The last fill listed ids_then − popped_then; this one lists
+        // ids_now − popped_now, where ids_now = ids_then − removed. So the
+        // apps to drop are popped_now ∪ removed, and the apps to add those
+        // popped then and listed now.
+        let edited = last.stamp.and_then(|stamp| {
+            let mut leaving: Vec<AppId> = self.popped.iter().chain(&last.removed).copied().collect();
+            leaving.sort_unstable();
+            leaving.dedup();
+            let joining: Vec<AppId> = ascending_minus(last.popped.iter().copied(), self.popped.iter().copied())
+                .filter(|a| self.candidates.binary_search(a).is_ok())
+                .collect();
+            waiting.outranked_again(stamp, at_ms, node, &leaving, &joining)
+        });
+        let stamp = edited.unwrap_or_else(|| {
+            waiting.outranked(at_ms, node, ascending_minus(self.candidates.iter().copied(), self.popped.iter().copied()).collect())
+        });
+        *last = LastFill { stamp: Some(stamp), popped: self.popped.clone(), removed: Vec::new() };
     }
+}
+
+/// The last fill a round's kept candidates recorded, to edit at the next.
+#[derive(Default)]
+pub(super) struct LastFill {
+    /// Its stamp in `WaitReasons`.
+    stamp: Option<u64>,
+    /// What its pass had popped (left off its list), ascending.
+    popped: Vec<AppId>,
+    /// Candidates gone since (nothing left to ask).
+    removed: Vec<AppId>,
 }
 
 /// The group (queue) to serve next: the queue order's lowest key among

@@ -81,8 +81,9 @@ impl WaitReasons {
     }
 
     /// The node of a pass at `at_ms` filled before `apps`' turn; `apps`
-    /// ascending (a pass lists its candidates in id order).
-    pub fn outranked(&mut self, at_ms: i64, node: NodeId, apps: Vec<AppId>) {
+    /// ascending (a pass lists its candidates in id order). Returns the
+    /// fill's stamp, for `outranked_again`.
+    pub fn outranked(&mut self, at_ms: i64, node: NodeId, apps: Vec<AppId>) -> u64 {
         debug_assert!(apps.windows(2).all(|w| w[0] < w[1]), "fill lists must be ascending");
         let stamp = self.tick();
         let newer = Fill { stamp, at_ms, node, apps };
@@ -90,12 +91,45 @@ impl WaitReasons {
             // The apps only the older fill lists (the two are mostly the same
             // hundreds of apps each time).
             for app in ascending_minus(older.apps.iter().copied(), newer.apps.iter().copied()) {
-                if self.own.get(&app).is_none_or(|(own, _)| *own < older.stamp) {
-                    self.own.insert(app, (older.stamp, Some((older.at_ms, older.node, Blocked::Outranked))));
-                }
+                self.outranked_before(app, &older);
             }
         }
         self.filled = Some(newer);
+        stamp
+    }
+
+    /// `outranked` with the list of the latest fill, if its stamp is
+    /// `latest`, without `leaving` and with `joining` (each ascending;
+    /// `leaving` must hold every app the new list drops and none it keeps,
+    /// `joining` every app it adds and none it drops). A scheduling round
+    /// fills node after node over candidates that change by a few apps
+    /// from one fill to the next (`engine::pass::MainQueue`), so it edits
+    /// the list instead of handing over a new one. `None` (nothing
+    /// recorded) when the latest fill is another one.
+    pub fn outranked_again(&mut self, latest: u64, at_ms: i64, node: NodeId, leaving: &[AppId], joining: &[AppId]) -> Option<u64> {
+        let mut fill = self.filled.take_if(|f| f.stamp == latest)?;
+        for &app in leaving {
+            if let Ok(i) = fill.apps.binary_search(&app) {
+                fill.apps.remove(i);
+                self.outranked_before(app, &fill);
+            }
+        }
+        for &app in joining {
+            if let Err(i) = fill.apps.binary_search(&app) {
+                fill.apps.insert(i, app);
+            }
+        }
+        let stamp = self.tick();
+        self.filled = Some(Fill { stamp, at_ms, node, ..fill });
+        Some(stamp)
+    }
+
+    /// `app` was listed by the fill `older` and is not by the newer one: it
+    /// keeps `older` as its own note unless it has a newer one.
+    fn outranked_before(&mut self, app: AppId, older: &Fill) {
+        if self.own.get(&app).is_none_or(|(own, _)| *own < older.stamp) {
+            self.own.insert(app, (older.stamp, Some((older.at_ms, older.node, Blocked::Outranked))));
+        }
     }
 
     /// Why `app` waits: the newer of its own note and the latest fill that
@@ -158,8 +192,9 @@ mod tests {
         assert_eq!(w.of(1), None);
     }
 
-    /// Property: over random notes, clears, fills and departures, the view
-    /// equals what writing every note into every app at once gives.
+    /// Property: over random notes, clears, fills (new lists, or the last
+    /// one edited) and departures, the view equals what writing every note
+    /// into every app at once gives.
     #[test]
     fn resolving_on_read_equals_writing_every_note() {
         use crate::workload::rng::Rng;
@@ -167,6 +202,7 @@ mod tests {
             let mut rng = Rng::seeded(seed);
             let mut lazy = WaitReasons::default();
             let mut eager: HashMap<AppId, WaitReason> = HashMap::new();
+            let mut last: Option<(u64, Vec<AppId>)> = None;
             for t in 0..300 {
                 let app = rng.int(0, 11) as AppId;
                 let node = rng.int(0, 3) as NodeId;
@@ -185,11 +221,25 @@ mod tests {
                         for &a in &queued {
                             eager.insert(a, (t, node, Blocked::Outranked));
                         }
-                        lazy.outranked(t, node, queued);
+                        // Half the time the list is edited from the last
+                        // fill's, as a round's kept candidates do.
+                        let stamp = match &last {
+                            Some((stamp, before)) if rng.chance(0.5) => {
+                                let leaving: Vec<AppId> = ascending_minus(before.iter().copied(), queued.iter().copied()).collect();
+                                let joining: Vec<AppId> = ascending_minus(queued.iter().copied(), before.iter().copied()).collect();
+                                lazy.outranked_again(*stamp, t, node, &leaving, &joining).expect("the latest fill")
+                            }
+                            _ => lazy.outranked(t, node, queued.clone()),
+                        };
+                        assert_eq!(lazy.outranked_again(stamp + 1, t, node, &[], &[]), None, "not the latest fill");
+                        last = Some((stamp, queued));
                     }
                     _ => {
                         lazy.forget(app);
                         eager.remove(&app);
+                        if let Some((_, before)) = &mut last {
+                            before.retain(|&a| a != app);
+                        }
                     }
                 }
                 for a in 0..12 {

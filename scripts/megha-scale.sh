@@ -31,7 +31,9 @@
 # And once more per OOB_HEARTBEATS interval (default "1000 3000"; empty
 # skips) with out-of-band heartbeats, as YARN's NodeManagers send one when a
 # container finishes (`--central-oob-heartbeats`), heartbeats only and with
-# the rounds.
+# the rounds; and with rounds over every node with room charged KEPT_PASS_US
+# (default 5; empty skips) µs a node, what a round's pass costs with kept
+# candidates (`shepherd bench-round --per-node 1`, README).
 # Every run also has the zero-cost floor (`--arch ideal`: an exact view, no
 # cost, no messages; tasks wait for capacity only), in the central
 # scheduler's FIFO order, in Megha's users' round-robin and smallest stage
@@ -50,6 +52,7 @@ GM_BATCHES=${GM_BATCHES-64}
 ROUND_MS=${ROUND_MS:-20}
 ROUND_HEARTBEATS=${ROUND_HEARTBEATS-1000 3000}
 OOB_HEARTBEATS=${OOB_HEARTBEATS-1000 3000}
+KEPT_PASS_US=${KEPT_PASS_US-5}
 NODES=${NODES:-10000 50000}
 WORKLOADS=${WORKLOADS:-google facebook}
 OUT=${OUT:-/tmp/megha-scale}
@@ -96,6 +99,12 @@ for w in $WORKLOADS; do
         echo "-- the same with Shepherd's rounds every $ROUND_MS ms"
         $BIN scale-sim "${common[@]}" --arch central --heartbeat-ms "$hb" --central-oob-heartbeats \
           --central-round-ms "$ROUND_MS" --json "$OUT/$tag-central-oob-rounds-hb$hb.json" | sed -n '/^arch/,/^$/p'
+        if [ -n "$KEPT_PASS_US" ]; then
+          echo "-- rounds over every node with room at $KEPT_PASS_US µs a node (a round's pass with kept candidates)"
+          $BIN scale-sim "${common[@]}" --arch central --heartbeat-ms "$hb" --central-oob-heartbeats \
+            --central-round-ms "$ROUND_MS" --central-round-nodes 0 --central-round-pass-us "$KEPT_PASS_US" \
+            --json "$OUT/$tag-central-oob-kept-hb$hb.json" | sed -n '/^arch/,/^$/p'
+        fi
       done
       for b in $GM_BATCHES; do
         echo "-- megha, GM batches of $b tasks (beyond the paper)"

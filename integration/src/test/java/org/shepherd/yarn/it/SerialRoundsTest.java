@@ -1,0 +1,74 @@
+package org.shepherd.yarn.it;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Test;
+import org.shepherd.yarn.ShepherdScheduler;
+import org.shepherd.yarn.cluster.ShepherdCluster;
+import org.shepherd.yarn.cluster.Workloads;
+
+/**
+ * Serial scheduling rounds between heartbeats (the default one proposer) on
+ * a real cluster, under a pipeline whose rounds keep one candidate heap
+ * over every node they visit (`drf`: src/engine/pass.rs, MainQueue).
+ * NodeManagers heartbeat every 3 s and rounds run every 20 ms over every
+ * node with room ({@code async-scheduling.max-nodes = 0}), so the rounds
+ * place most containers; two users' jobs at once keep several apps in the
+ * heap. Checks that rounds placed containers, YARN carried them out, and
+ * the jobs succeed; not how fast.
+ */
+public class SerialRoundsTest {
+  private static ShepherdCluster cluster;
+
+  @BeforeClass
+  public static void startCluster() throws Exception {
+    cluster = ShepherdCluster.start("serial-rounds", "[scheduler]\npolicy = \"drf\"\n", conf -> {
+      conf.setLong(ShepherdScheduler.ASYNC_INTERVAL_MS, 20);
+      conf.setInt(ShepherdScheduler.ASYNC_MAX_NODES, 0);
+      conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 3000);
+    });
+  }
+
+  @AfterClass
+  public static void stopCluster() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test(timeout = 300_000)
+  public void keptCandidateRoundsPlaceContainersAndJobsFinish() throws Exception {
+    ShepherdScheduler s = cluster.scheduler();
+    boolean[] ok = new boolean[2];
+    Thread bob = new Thread(() -> {
+      try {
+        ok[1] = Workloads.sleep(cluster.jobConf(), "bob", "default", 3, 1, 1_000, 500);
+      } catch (Exception e) {
+        throw new RuntimeException(e);
+      }
+    });
+    bob.start();
+    ok[0] = Workloads.sleep(cluster.jobConf(), "alice", "default", 4, 1, 1_000, 500);
+    bob.join();
+    assertTrue("alice's SleepJob succeeds", ok[0]);
+    assertTrue("bob's SleepJob succeeds", ok[1]);
+    long[] counters = s.getEngineCounters();
+    long rounds = counters[6];
+    long roundAllocations = counters[7];
+    long proposals = counters[8];
+    long carriedOut = s.getAsyncAllocations();
+    System.out.printf("rounds %d, containers placed by rounds %d, carried out by YARN %d%n",
+        rounds, roundAllocations, carriedOut);
+    assertTrue("the engine ran rounds: " + rounds, rounds > 0);
+    assertTrue("rounds placed containers: " + roundAllocations, roundAllocations > 0);
+    assertEquals("serial rounds: no proposers", 0, proposals);
+    assertTrue("YARN carried out what rounds placed (" + carriedOut + " of " + roundAllocations + ")",
+        carriedOut > 0 && carriedOut <= roundAllocations);
+    assertEquals("nothing fell back to the safe FIFO", 0, s.getFallbackAllocations());
+    assertEquals("the engine never failed", 0, s.getEngineFailures());
+  }
+}

@@ -271,18 +271,18 @@ pub(super) struct MainQueue {
     /// the rest of the pass could only pop candidates that fail: it ends
     /// early with the same result.
     smallest: Option<Resources>,
-    /// Kept over several passes: keys are checked as they come up.
-    shared: bool,
     /// Popped in the current pass and not (yet) back in their group.
     popped: Vec<AppId>,
-    /// Kept candidates: the last fill recorded, edited at the next.
-    last_fill: LastFill,
+    /// `Some` when a round keeps them over several passes (keys are then
+    /// checked as they come up): the last fill they recorded, edited at
+    /// the next.
+    kept: Option<LastFill>,
 }
 
 impl MainQueue {
     /// The candidates as the state stands, keyed; `None` when `node` is
     /// given and cannot hold the smallest ask (no keys computed).
-    fn build(s: &ClusterState, policies: &PolicySet, node: Option<NodeId>, shared: bool) -> Option<MainQueue> {
+    fn build(s: &ClusterState, policies: &PolicySet, node: Option<NodeId>, kept: bool) -> Option<MainQueue> {
         let by_queue = !policies.is_flat();
         let mut smallest: Option<Resources> = None;
         let mut lists: Vec<Vec<&App>> = vec![Vec::new(); if by_queue { s.queues.len() } else { 1 }];
@@ -298,7 +298,7 @@ impl MainQueue {
             return None;
         }
         let groups = lists.into_iter().enumerate().map(|(q, apps)| Candidates::new(q, s, policies, apps.into_iter())).collect();
-        Some(MainQueue { groups, ids, smallest, shared, popped: Vec::new(), last_fill: LastFill::default() })
+        Some(MainQueue { groups, ids, smallest, popped: Vec::new(), kept: kept.then(LastFill::default) })
     }
 
     /// No app has anything left to ask (kept up to date by `after_pass`,
@@ -340,7 +340,9 @@ impl MainQueue {
             if !a.is_some_and(|a| a.has_pending()) {
                 if let Ok(i) = self.ids.binary_search(app) {
                     self.ids.remove(i);
-                    self.last_fill.removed.push(*app);
+                    if let Some(last) = &mut self.kept {
+                        last.removed.push(*app);
+                    }
                 }
             }
         }
@@ -378,13 +380,14 @@ fn phases(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decisio
     let mut made = 0;
     while limit == 0 || made < limit {
         let Some(g) = next_group(host.state(), host.policies(), &main.groups) else { break };
-        let Some(app_id) = main.groups[g].pop(host.state(), host.policies(), main.shared) else { break };
+        let kept = main.kept.is_some();
+        let Some(app_id) = main.groups[g].pop(host.state(), host.policies(), kept) else { break };
         // Only a round's kept candidates can hold an app that has nothing
         // left to ask (its last ask went in an earlier pass's leftover
         // phase); a fresh build lists none, so skipping it changes nothing.
         let found = {
             let s = host.state();
-            s.apps.get(&app_id).filter(|a| a.has_pending()).map(|app| placeable_ask(host, app, node, now_ms, false))
+            s.apps.get(&app_id).filter(|a| !kept || a.has_pending()).map(|app| placeable_ask(host, app, node, now_ms, false))
         };
         let Some(found) = found else { continue };
         main.popped.push(app_id);
@@ -405,8 +408,7 @@ fn phases(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decisio
             made += 1;
         }
         if !room_left(host.state()) {
-            let kept = main.shared.then_some(&mut main.last_fill);
-            host.note_outranked(now_ms, node, Queued { candidates: &main.ids, popped: &mut main.popped, kept });
+            host.note_outranked(now_ms, node, Queued { candidates: &main.ids, popped: &mut main.popped, kept: main.kept.as_mut() });
             return made;
         }
         if let Some(app) = host.state().apps.get(&app_id) {

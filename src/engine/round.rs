@@ -95,25 +95,19 @@ impl Engine {
             let outcome = self.parallel_round(&with_room[..limit], proposers, smallest, now_ms, out);
             made = outcome.committed + outcome.retried;
             visited = limit;
-        } else if let Some(mut main) = self.shared_candidates() {
-            // One candidate heap for the whole round (`pass::MainQueue`):
-            // the same decisions as a fresh one per node, without keying
-            // every app again on every node.
-            for &node in &with_room[..limit] {
-                visited += 1;
-                self.policies.prepare(&self.state, node);
-                let placed = pass::run_on(self, node, now_ms, out, &mut main);
-                self.counters.allocations += placed as u64;
-                made += placed;
-                if main.is_empty() {
-                    break;
-                }
-            }
         } else {
+            // One candidate heap for the whole round where the policies
+            // allow it (`pass::MainQueue`): the same decisions as a fresh
+            // one per node, without keying every app again on every node.
+            let mut kept = self.shared_candidates();
             for &node in &with_room[..limit] {
                 visited += 1;
-                made += self.pass_on(node, now_ms, out);
-                if self.state.pending_apps().next().is_none() {
+                made += self.pass_on(node, now_ms, out, kept.as_mut());
+                let nothing_left = match &kept {
+                    Some(main) => main.is_empty(),
+                    None => self.state.pending_apps().next().is_none(),
+                };
+                if nothing_left {
                     break;
                 }
             }
@@ -151,10 +145,14 @@ impl Engine {
         self.round.per_node_candidates = per_node;
     }
 
-    /// The pass every heartbeat and every round runs on one node.
-    pub(super) fn pass_on(&mut self, node: NodeId, now_ms: i64, out: &mut Vec<Decision>) -> usize {
+    /// The pass every heartbeat and every round runs on one node, on a
+    /// round's kept candidates if it has them.
+    pub(super) fn pass_on(&mut self, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, kept: Option<&mut pass::MainQueue>) -> usize {
         self.policies.prepare(&self.state, node);
-        let made = pass::run(self, node, now_ms, out);
+        let made = match kept {
+            Some(main) => pass::run_on(self, node, now_ms, out, main),
+            None => pass::run(self, node, now_ms, out),
+        };
         self.counters.allocations += made as u64;
         made
     }

@@ -393,22 +393,20 @@ impl PolicySet {
     }
 
     /// May a scheduling round keep one candidate heap over all the nodes
-    /// it visits (`engine::round`)? When every pipeline's app order keys
-    /// an app by its own containers only, its keys never fall as it gets
-    /// some (`AppOrder::keys_only_grow_with_own_containers`), and no pool
-    /// order re-ranks it (a reserve's pools move with its classification);
-    /// not with levels or keys that move with other apps' containers
-    /// (GS), a plugin whose `prepare` depends on the node (Tetris), or
-    /// speculative containers (ROSE's passes evict first).
+    /// it visits (`engine::round`)? Where several proposers may share one
+    /// `prepare` (no over-subscription, no per-node `prepare`, no keys
+    /// moving with other apps' containers), when every pipeline's app order
+    /// keys an app by its own containers only and its keys never fall as
+    /// it gets some (`AppOrder::keys_only_grow_with_own_containers`), no
+    /// pool order re-ranks it (a reserve's pools move with its
+    /// classification), and it has no levels (the pass re-keys only a
+    /// flat heap).
     pub fn allows_shared_candidates(&self) -> bool {
-        !self.has_oversubscribe()
-            && self.pipelines.iter().all(|p| {
-                p.pool_orders.is_empty()
-                    && p.app_order.plugin.keys_only_grow_with_own_containers()
-                    && p.levels() == 0
-                    && !p.keys_go_stale()
-                    && !p.each().any(|(_, plugin)| plugin.prepares_per_node())
-            })
+        self.allows_parallel_passes()
+            && self
+                .pipelines
+                .iter()
+                .all(|p| p.pool_orders.is_empty() && p.app_order.plugin.keys_only_grow_with_own_containers() && p.levels() == 0)
     }
 
     /// Does any pipeline place speculative containers (ROSE)?

@@ -99,7 +99,8 @@ impl Engine {
             // One candidate heap for the whole round where the policies
             // allow it (`pass::MainQueue`): the same decisions as a fresh
             // one per node, without keying every app again on every node.
-            let mut kept = self.shared_candidates();
+            // (Not when no node has room: keying every app would be for nothing.)
+            let mut kept = if limit == 0 { None } else { self.shared_candidates() };
             for &node in &with_room[..limit] {
                 visited += 1;
                 made += self.pass_on(node, now_ms, out, kept.as_mut());

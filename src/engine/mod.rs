@@ -545,7 +545,7 @@ impl Engine {
         self.counters.passes += 1;
         let _span = tracing::debug_span!("schedule_node", node).entered();
         self.tick(now_ms);
-        self.pass_on(node, now_ms, out, None);
+        self.pass_on(node, now_ms, out);
         Ok(())
     }
 

@@ -296,7 +296,7 @@ impl Engine {
                 break;
             }
             if self.state.nodes.get(&node).is_some_and(|n| smallest.fits_in(&n.free())) {
-                outcome.retried += self.pass_on(node, now_ms, out, None);
+                outcome.retried += self.pass_on(node, now_ms, out);
             }
         }
         outcome.commit_ns = proposing_done.elapsed().as_nanos() as u64;

@@ -99,11 +99,18 @@ impl Engine {
             // One candidate heap for the whole round where the policies
             // allow it (`pass::MainQueue`): the same decisions as a fresh
             // one per node, without keying every app again on every node.
-            // (Not when no node has room: keying every app would be for nothing.)
-            let mut kept = if limit == 0 { None } else { self.shared_candidates() };
+            // It is built after the first node's `prepare`, as a fresh one
+            // would be (DRESS re-decides categories there after nodes
+            // joined), and only when a node has room.
+            let keep = self.keeps_round_candidates();
+            let mut kept = None;
             for &node in &with_room[..limit] {
                 visited += 1;
-                made += self.pass_on(node, now_ms, out, kept.as_mut());
+                self.policies.prepare(&self.state, node);
+                if keep && kept.is_none() {
+                    kept = pass::MainQueue::for_round(&self.state, &self.policies);
+                }
+                made += self.pass_prepared(node, now_ms, out, kept.as_mut());
                 let nothing_left = match &kept {
                     Some(main) => main.is_empty(),
                     None => self.state.pending_apps().next().is_none(),
@@ -130,13 +137,10 @@ impl Engine {
         self.round.due
     }
 
-    /// Candidates a serial round may keep over all its nodes, when its
-    /// policies allow it and the test switch does not turn it off.
-    fn shared_candidates(&self) -> Option<pass::MainQueue> {
-        if self.round.per_node_candidates || !self.policies.allows_shared_candidates() {
-            return None;
-        }
-        pass::MainQueue::for_round(&self.state, &self.policies)
+    /// Whether a serial round keeps its candidates over all its nodes:
+    /// its policies allow it and the test switch does not turn it off.
+    fn keeps_round_candidates(&self) -> bool {
+        !self.round.per_node_candidates && self.policies.allows_shared_candidates()
     }
 
     /// Build a round's candidates afresh on every node, as a heartbeat
@@ -146,10 +150,16 @@ impl Engine {
         self.round.per_node_candidates = per_node;
     }
 
-    /// The pass every heartbeat and every round runs on one node, on a
-    /// round's kept candidates if it has them.
-    pub(super) fn pass_on(&mut self, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, kept: Option<&mut pass::MainQueue>) -> usize {
+    /// The pass every heartbeat (and a parallel round's retry) runs on
+    /// one node.
+    pub(super) fn pass_on(&mut self, node: NodeId, now_ms: i64, out: &mut Vec<Decision>) -> usize {
         self.policies.prepare(&self.state, node);
+        self.pass_prepared(node, now_ms, out, None)
+    }
+
+    /// The pass on one node after its `prepare`, on a serial round's kept
+    /// candidates if it has them.
+    fn pass_prepared(&mut self, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, kept: Option<&mut pass::MainQueue>) -> usize {
         let made = match kept {
             Some(main) => pass::run_on(self, node, now_ms, out, main),
             None => pass::run(self, node, now_ms, out),

@@ -127,6 +127,7 @@ impl App {
         r
     }
 
+    #[inline]
     pub fn has_pending(&self) -> bool {
         self.attempt > 0 && self.asks.values().any(|a| a.count > 0)
     }

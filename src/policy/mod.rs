@@ -56,7 +56,7 @@ pub mod sort_key;
 
 pub use gauge::{metric_part, Gauge, GaugeKind};
 pub use points::{
-    AppOrder, AskClassifier, Ctx, Estimate, Estimator, Filter, Leftover, Oversubscribe, Plugin, QueueOrder, Reserve, Sampling,
+    AppOrder, AskClassifier, Ctx, Estimate, Estimator, Filter, KeyMoves, Leftover, Oversubscribe, Plugin, QueueOrder, Reserve, Sampling,
 };
 pub use scope::Scope;
 pub use set::{Pipeline, PolicySet};

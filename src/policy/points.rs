@@ -143,6 +143,15 @@ pub trait Estimator: Plugin {
     fn predicts_after_admission(&self) -> bool {
         false
     }
+
+    /// True when an app's estimate moves only with the app's own
+    /// containers between events (the estimator learns from finished
+    /// containers and submissions, both events), so an order that reads it
+    /// may declare `KeyMoves::OwnContainers`. SLearn's does not: it books
+    /// sampled tasks as they are allocated.
+    fn estimates_move_only_with_own_containers(&self) -> bool {
+        false
+    }
 }
 
 /// *Reserve / partition*: a plugin that splits its scope's share into
@@ -157,11 +166,40 @@ pub trait Reserve: Plugin {
 
     /// May `app` take one more container for `ask` now?
     fn admits(&self, ctx: &Ctx, app: &App, ask: &Ask) -> bool;
+
+    /// True when `pool_of` changes only with events and periodic steps,
+    /// and in a pass's `prepare` that follows one, never with containers
+    /// allocated: a round may then keep apps keyed by pool over its nodes.
+    fn pools_move_only_with_events(&self) -> bool {
+        false
+    }
 }
 
 /// *Queue order*: how queues share the cluster (the root's choice).
 pub trait QueueOrder: Plugin {
     fn key(&self, state: &ClusterState, queue: &Queue) -> SortKey;
+}
+
+/// What may move an app's key between two events (`AppOrder::key_moves`).
+/// Besides what is named, a key may read what stays fixed while the
+/// engine schedules with no event in between: the cluster's capacity, the
+/// clock, the pipeline's estimate (when its estimator's estimates move
+/// likewise, `Estimator::estimates_move_only_with_own_containers`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyMoves {
+    /// Not declared, or other apps' containers or the node move it too
+    /// (GS: its priority queue's usage; Tetris: the node's free space).
+    Undeclared,
+    /// Only the app's own containers, either way (remaining-work orders:
+    /// a task started is one fewer outstanding). A round's kept heap is
+    /// exact when nothing but the main phase, which re-keys the app it
+    /// serves, gives the app a container.
+    OwnContainers,
+    /// Only the app's own containers, and never down (DRF's dominant
+    /// share, FIFO's fixed key, attained service). Exact also when a
+    /// leftover phase serves the app without re-keying it: the heap then
+    /// re-keys it when it comes up (`Candidates::pop`).
+    OwnContainersUpward,
 }
 
 /// *App order*: which application is served next. Re-evaluated after
@@ -177,15 +215,13 @@ pub trait AppOrder: Plugin {
         false
     }
 
-    /// True when an app's key is a function of the app's own allocation
-    /// and of what stays fixed while the engine schedules without an event
-    /// in between (the cluster's capacity, the clock), and never falls
-    /// when the app gets a container. A scheduling round may then keep one
-    /// candidate heap over every node it visits, re-keying an app when it
-    /// comes up (`engine::round`), instead of keying every app again on
-    /// every node: the same app comes up first either way.
-    fn keys_only_grow_with_own_containers(&self) -> bool {
-        false
+    /// What may move an app's key while the engine schedules with no event
+    /// in between (a round's passes over the nodes it visits). When only
+    /// the app's own containers move it, a round may keep one candidate
+    /// heap over every node it visits instead of keying every app again on
+    /// every node (`engine::round`, `PolicySet::allows_shared_candidates`).
+    fn key_moves(&self) -> KeyMoves {
+        KeyMoves::Undeclared
     }
 
     /// How many *levels* the order ranks apps in (GS: its priority

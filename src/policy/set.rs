@@ -9,7 +9,7 @@
 use super::estimate::NoEstimate;
 use super::points::{Ctx, Estimate, Estimator, Plugin};
 use super::registry::{self, Slot};
-use super::{AppOrder, AskClassifier, Filter, Gauge, Leftover, Oversubscribe, QueueOrder, Reserve, Scope, SortKey};
+use super::{AppOrder, AskClassifier, Filter, Gauge, KeyMoves, Leftover, Oversubscribe, QueueOrder, Reserve, Scope, SortKey};
 use crate::config::{bad, Config, ConfigError, PipelineSpec};
 use crate::event::Event;
 use crate::model::{App, Ask, Blocked, ClusterState, Container, Node, NodeId, Queue, QueueId};
@@ -54,6 +54,27 @@ impl Pipeline {
     /// Do its app orders' keys move with other apps' allocations (GS)?
     fn keys_go_stale(&self) -> bool {
         self.app_order.plugin.keys_go_stale() || self.pool_orders.iter().flatten().any(|o| o.plugin.keys_go_stale())
+    }
+
+    /// Between events, does an app's key in this pipeline move only with
+    /// the app's own containers, in a way a round's kept heap follows?
+    /// Every order that ranks it (the app order, each pool's) says so
+    /// (`AppOrder::key_moves`), reading an estimate that moves likewise;
+    /// the reserve's pools, which group the keys, move only with events;
+    /// an order whose keys may fall ranks only apps nothing but the main
+    /// phase serves (a leftover phase would give one a container without
+    /// re-keying it, and the heap re-keys only keys that grew); and it has
+    /// no levels (the pass re-keys only a flat heap).
+    fn keys_move_only_with_own_containers(&self, estimators: &[Slot<dyn Estimator>]) -> bool {
+        let orders = std::iter::once(&self.app_order).chain(self.pool_orders.iter().flatten());
+        let estimate_ok = estimators[self.estimator].plugin.estimates_move_only_with_own_containers();
+        let pools_ok = self.pooling_reserve().is_none_or(|r| r.plugin.pools_move_only_with_events());
+        let orders_ok = orders.map(|o| o.plugin.key_moves()).all(|m| match m {
+            KeyMoves::Undeclared => false,
+            KeyMoves::OwnContainers => self.leftover.is_none(),
+            KeyMoves::OwnContainersUpward => true,
+        });
+        estimate_ok && pools_ok && orders_ok && self.levels() == 0
     }
 
     /// Visit every plugin of the pipeline (not the shared estimator).
@@ -395,18 +416,11 @@ impl PolicySet {
     /// May a scheduling round keep one candidate heap over all the nodes
     /// it visits (`engine::round`)? Where several proposers may share one
     /// `prepare` (no over-subscription, no per-node `prepare`, no keys
-    /// moving with other apps' containers), when every pipeline's app order
-    /// keys an app by its own containers only and its keys never fall as
-    /// it gets some (`AppOrder::keys_only_grow_with_own_containers`), no
-    /// pool order re-ranks it (a reserve's pools move with its
-    /// classification), and it has no levels (the pass re-keys only a
-    /// flat heap).
+    /// moving with other apps' containers), when every pipeline's keys
+    /// move only with the app's own containers
+    /// (`Pipeline::keys_move_only_with_own_containers`).
     pub fn allows_shared_candidates(&self) -> bool {
-        self.allows_parallel_passes()
-            && self
-                .pipelines
-                .iter()
-                .all(|p| p.pool_orders.is_empty() && p.app_order.plugin.keys_only_grow_with_own_containers() && p.levels() == 0)
+        self.allows_parallel_passes() && self.pipelines.iter().all(|p| p.keys_move_only_with_own_containers(&self.estimators))
     }
 
     /// Does any pipeline place speculative containers (ROSE)?

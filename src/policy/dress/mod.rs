@@ -350,6 +350,13 @@ impl Reserve for Dress {
         }
         may_borrow(self.cfg.borrow_idle_pool, self.pools.figures(cat.other().index()).pending_apps > 0)
     }
+
+    /// Categories are decided on events (asks, recovered containers) and
+    /// in `sync` after a capacity change; an allocation moves the app's
+    /// pool figures, never its category (its request is unchanged).
+    fn pools_move_only_with_events(&self) -> bool {
+        true
+    }
 }
 
 impl Plugin for Dress {

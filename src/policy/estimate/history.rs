@@ -156,6 +156,12 @@ impl Estimator for History {
         };
         Some(Estimate { size_ms, remaining_ms, confidence })
     }
+
+    /// Samples come from finished apps (events); the rest is the app's
+    /// attained service.
+    fn estimates_move_only_with_own_containers(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -26,4 +26,8 @@ impl Estimator for NoEstimate {
     fn estimate(&self, _state: &ClusterState, _app: &App) -> Option<Estimate> {
         None
     }
+
+    fn estimates_move_only_with_own_containers(&self) -> bool {
+        true
+    }
 }

@@ -22,4 +22,9 @@ impl Estimator for OracleTag {
         let size = tag_value(app, ORACLE_WORK_TAG)?;
         Some(Estimate { size_ms: size, remaining_ms: size - app.attained_ms(state.now_ms) as f64, confidence: 1.0 })
     }
+
+    /// The tag and the app's attained service.
+    fn estimates_move_only_with_own_containers(&self) -> bool {
+        true
+    }
 }

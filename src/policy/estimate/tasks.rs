@@ -179,6 +179,12 @@ impl Estimator for TaskRuntimes {
     fn task_ms(&self, app: &App, key: Option<SchedulerKey>) -> Option<(f64, f64)> {
         self.runtime(app, key)
     }
+
+    /// Runtimes are learned from finished containers (events); the rest
+    /// is the app's own asks and containers.
+    fn estimates_move_only_with_own_containers(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

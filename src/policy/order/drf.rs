@@ -3,7 +3,7 @@
 //! cluster first, ties to the earlier submission.
 
 use crate::model::App;
-use crate::policy::points::{AppOrder, Ctx, Plugin};
+use crate::policy::points::{AppOrder, Ctx, KeyMoves, Plugin};
 use crate::policy::SortKey;
 
 pub struct Drf;
@@ -21,7 +21,7 @@ impl AppOrder for Drf {
     }
 
     /// The key is its dominant share of the cluster: only its own containers raise it.
-    fn keys_only_grow_with_own_containers(&self) -> bool {
-        true
+    fn key_moves(&self) -> KeyMoves {
+        KeyMoves::OwnContainersUpward
     }
 }

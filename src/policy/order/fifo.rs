@@ -3,7 +3,7 @@
 //! paper's first-come-first-serve).
 
 use crate::model::App;
-use crate::policy::points::{AppOrder, Ctx, Plugin};
+use crate::policy::points::{AppOrder, Ctx, KeyMoves, Plugin};
 use crate::policy::SortKey;
 
 pub struct Fifo;
@@ -20,7 +20,7 @@ impl AppOrder for Fifo {
     }
 
     /// The key is priority and submission time: fixed.
-    fn keys_only_grow_with_own_containers(&self) -> bool {
-        true
+    fn key_moves(&self) -> KeyMoves {
+        KeyMoves::OwnContainersUpward
     }
 }

@@ -3,7 +3,7 @@
 //! first; no size knowledge.
 
 use crate::model::App;
-use crate::policy::points::{AppOrder, Ctx, Plugin};
+use crate::policy::points::{AppOrder, Ctx, KeyMoves, Plugin};
 use crate::policy::SortKey;
 
 pub struct Las;
@@ -20,7 +20,7 @@ impl AppOrder for Las {
     }
 
     /// The key is attained service up to now: a container started now adds nothing to it.
-    fn keys_only_grow_with_own_containers(&self) -> bool {
-        true
+    fn key_moves(&self) -> KeyMoves {
+        KeyMoves::OwnContainersUpward
     }
 }

@@ -13,8 +13,9 @@ import org.shepherd.yarn.cluster.Workloads;
 
 /**
  * Serial scheduling rounds between heartbeats (the default one proposer) on
- * a real cluster, under a pipeline whose rounds keep one candidate heap
- * over every node they visit (`drf`: src/engine/pass.rs, MainQueue).
+ * a real cluster, under the default pipeline, whose rounds keep one
+ * candidate heap over every node they visit (`composed`: DRESS's pools,
+ * each by remaining work; src/engine/pass.rs, MainQueue).
  * NodeManagers heartbeat every 3 s and rounds run every 20 ms over every
  * node with room ({@code async-scheduling.max-nodes = 0}), so the rounds
  * place most containers; two users' jobs at once keep several apps in the
@@ -26,7 +27,7 @@ public class SerialRoundsTest {
 
   @BeforeClass
   public static void startCluster() throws Exception {
-    cluster = ShepherdCluster.start("serial-rounds", "[scheduler]\npolicy = \"drf\"\n", conf -> {
+    cluster = ShepherdCluster.start("serial-rounds", "[scheduler]\npolicy = \"composed\"\n", conf -> {
       conf.setLong(ShepherdScheduler.ASYNC_INTERVAL_MS, 20);
       conf.setInt(ShepherdScheduler.ASYNC_MAX_NODES, 0);
       conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 3000);

@@ -314,6 +314,7 @@ impl Engine {
     /// in partition order.
     fn propose(&self, partitions: &[Vec<NodeId>], now_ms: i64) -> Vec<Proposed> {
         let limit = self.config.scheduler.max_assignments_per_heartbeat as usize;
+        let keep = self.keeps_round_candidates();
         let (state, policies) = (&self.state, &self.policies);
         let shares = Share::split(state, partitions);
         std::thread::scope(|scope| {
@@ -341,13 +342,20 @@ impl Engine {
                         };
                         let mut scratch = Vec::new();
                         let mut offer_again = Vec::new();
+                        // Its candidates kept over its nodes, as a serial
+                        // round keeps them (`pass::MainQueue`; its copy
+                        // changes only by its own bookings).
+                        let mut kept = keep.then(|| pass::MainQueue::for_round(&p.state, policies)).flatten();
                         for (visited, &node) in nodes.iter().enumerate() {
                             if p.share_left <= 0 {
                                 offer_again.extend_from_slice(&nodes[visited..]);
                                 break;
                             }
                             p.share_ran_out.set(false);
-                            pass::run(&mut p, node, now_ms, &mut scratch);
+                            match kept.as_mut() {
+                                Some(main) => pass::run_on(&mut p, node, now_ms, &mut scratch, main),
+                                None => pass::run(&mut p, node, now_ms, &mut scratch),
+                            };
                             if p.share_ran_out.get() {
                                 offer_again.push(node);
                             }

@@ -137,9 +137,10 @@ impl Engine {
         self.round.due
     }
 
-    /// Whether a serial round keeps its candidates over all its nodes:
-    /// its policies allow it and the test switch does not turn it off.
-    fn keeps_round_candidates(&self) -> bool {
+    /// Whether a round keeps its candidates over all its nodes (a serial
+    /// round, and each proposer of a parallel one over its partition): its
+    /// policies allow it and the test switch does not turn it off.
+    pub(super) fn keeps_round_candidates(&self) -> bool {
         !self.round.per_node_candidates && self.policies.allows_shared_candidates()
     }
 

@@ -223,7 +223,8 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_gauges<'l>(
     string_from_session(&mut env, ptr, |s| super::gauge_text::encode(&s.engine.gauges()))
 }
 
-/// `[events, passes, allocations, preemptions, rejected_allocations, unknown_references]`
+/// `[events, passes, allocations, preemptions, rejected_allocations, unknown_references,
+/// rounds, round_allocations, round_proposals, round_conflicts]`
 #[no_mangle]
 pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_counters<'l>(
     mut env: JNIEnv<'l>,

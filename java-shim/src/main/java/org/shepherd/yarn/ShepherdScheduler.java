@@ -151,6 +151,16 @@ public class ShepherdScheduler extends FifoScheduler {
    */
   public static final String ASYNC_MAX_NODES = PREFIX + "async-scheduling.max-nodes";
   public static final int DEFAULT_ASYNC_MAX_NODES = 100;
+  /**
+   * Whether a node's heartbeat also runs the engine's pass on that node
+   * while rounds run (default true). false = only rounds allocate and a
+   * heartbeat just reports the node's state, as the CapacityScheduler's
+   * heartbeats do under {@code schedule-asynchronously}: a heartbeat then
+   * holds the scheduler's lock only to record what the node reported.
+   * Needs {@link #ASYNC_INTERVAL_MS} &gt; 0. While the engine is failed or
+   * degraded, heartbeats still fall back to the safe FIFO.
+   */
+  public static final String ASYNC_HEARTBEATS_ALLOCATE = PREFIX + "async-scheduling.heartbeats-allocate";
 
   /** Keys for containers the shim itself placed or recovered (wire.rs). */
   private static final long SHIM_KEY_BIT = 1L << 62;
@@ -189,6 +199,8 @@ public class ShepherdScheduler extends FifoScheduler {
   /** The asynchronous scheduling thread, if {@link #ASYNC_INTERVAL_MS} &gt; 0. */
   private AsyncScheduling async;
   private int asyncMaxNodes;
+  /** {@link #ASYNC_HEARTBEATS_ALLOCATE}. */
+  private boolean heartbeatsAllocate = true;
   /**
    * Engine app index → scheduler key → {allocation tags, constraint text}
    * of the asks that came as SchedulingRequests, re-sent with every update
@@ -218,6 +230,7 @@ public class ShepherdScheduler extends FifoScheduler {
     long asyncIntervalMs = nonNegative(conf, ASYNC_INTERVAL_MS, 0);
     asyncMaxNodes = (int) nonNegative(conf, ASYNC_MAX_NODES, DEFAULT_ASYNC_MAX_NODES);
     async = asyncIntervalMs > 0 ? new AsyncScheduling(this, asyncIntervalMs) : null;
+    heartbeatsAllocate = heartbeatsAllocate(conf, asyncIntervalMs);
     ResourceInformation[] types = ResourceUtils.getResourceTypesArray();
     resourceNames = new String[types.length];
     for (int i = 0; i < types.length; i++) {
@@ -237,6 +250,23 @@ public class ShepherdScheduler extends FifoScheduler {
     LOG.info("Shepherd scheduler started: native engine " + NativeEngine.version()
         + ", resource types " + String.join(",", resourceNames) + ", queues "
         + leafQueues.keySet());
+  }
+
+  /**
+   * {@link #ASYNC_HEARTBEATS_ALLOCATE}: `true` or `false`, and false only
+   * with rounds (else nothing would ever allocate).
+   */
+  private static boolean heartbeatsAllocate(Configuration conf, long asyncIntervalMs) {
+    String text = conf.getTrimmed(ASYNC_HEARTBEATS_ALLOCATE, "true");
+    if (!text.equals("true") && !text.equals("false")) {
+      throw new YarnRuntimeException("Shepherd scheduler cannot start: " + ASYNC_HEARTBEATS_ALLOCATE
+          + " = `" + text + "`: expected `true` or `false`");
+    }
+    if (text.equals("false") && asyncIntervalMs == 0) {
+      throw new YarnRuntimeException("Shepherd scheduler cannot start: " + ASYNC_HEARTBEATS_ALLOCATE
+          + " = `false` needs " + ASYNC_INTERVAL_MS + " > 0: without rounds nothing would allocate");
+    }
+    return text.equals("true");
   }
 
   private static long nonNegative(Configuration conf, String key, long dflt) {
@@ -259,7 +289,9 @@ public class ShepherdScheduler extends FifoScheduler {
     if (async != null) {
       async.start();
       LOG.info("Shepherd asynchronous scheduling: a round every "
-          + getConfig().get(ASYNC_INTERVAL_MS) + " ms, at most " + asyncMaxNodes + " nodes each");
+          + getConfig().get(ASYNC_INTERVAL_MS) + " ms, "
+          + (asyncMaxNodes == 0 ? "every node with room" : "at most " + asyncMaxNodes + " nodes") + " each"
+          + (heartbeatsAllocate ? "" : "; heartbeats only report (only rounds allocate)"));
     }
   }
 
@@ -947,7 +979,7 @@ public class ShepherdScheduler extends FifoScheduler {
     }
     boolean mayAllocate = mayAllocate();
     long started = System.nanoTime();
-    long[] decisions = engine.step(now, mayAllocate ? idx : -1);
+    long[] decisions = engine.step(now, mayAllocate && heartbeatsAllocate ? idx : -1);
     shimMetrics.crossingNanos.add(System.nanoTime() - started);
     publishFailures();
     // A heartbeat without decisions is one the fallback schedules, whether

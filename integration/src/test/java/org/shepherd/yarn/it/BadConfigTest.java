@@ -62,6 +62,28 @@ public class BadConfigTest {
   }
 
   @Test(timeout = 120_000)
+  public void malformedHeartbeatsAllocateNamesKeyAndValue() throws Exception {
+    File dir = Files.createTempDirectory("shepherd-badconf").toFile();
+    Configuration conf = ShepherdCluster.baseConf("", dir);
+    conf.set(ShepherdScheduler.ASYNC_INTERVAL_MS, "20");
+    conf.set(ShepherdScheduler.ASYNC_HEARTBEATS_ALLOCATE, "sometimes");
+    String msg = startFailure(conf);
+    assertTrue(msg, msg.contains(ShepherdScheduler.ASYNC_HEARTBEATS_ALLOCATE));
+    assertTrue(msg, msg.contains("sometimes"));
+  }
+
+  /** Heartbeats that do not allocate, without rounds: nothing would ever allocate. */
+  @Test(timeout = 120_000)
+  public void heartbeatsThatDoNotAllocateNeedRounds() throws Exception {
+    File dir = Files.createTempDirectory("shepherd-badconf").toFile();
+    Configuration conf = ShepherdCluster.baseConf("", dir);
+    conf.set(ShepherdScheduler.ASYNC_HEARTBEATS_ALLOCATE, "false");
+    String msg = startFailure(conf);
+    assertTrue(msg, msg.contains(ShepherdScheduler.ASYNC_HEARTBEATS_ALLOCATE));
+    assertTrue(msg, msg.contains(ShepherdScheduler.ASYNC_INTERVAL_MS));
+  }
+
+  @Test(timeout = 120_000)
   public void missingConfigFileNamesKeyAndPath() throws Exception {
     File dir = Files.createTempDirectory("shepherd-badconf").toFile();
     Configuration conf = ShepherdCluster.baseConf("", dir);

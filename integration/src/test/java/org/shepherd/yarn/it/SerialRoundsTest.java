@@ -3,7 +3,6 @@ package org.shepherd.yarn.it;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
@@ -16,11 +15,13 @@ import org.shepherd.yarn.cluster.Workloads;
  * a real cluster, under the default pipeline, whose rounds keep one
  * candidate heap over every node they visit (`composed`: DRESS's pools,
  * each by remaining work; src/engine/pass.rs, MainQueue).
- * NodeManagers heartbeat every 3 s and rounds run every 20 ms over every
- * node with room ({@code async-scheduling.max-nodes = 0}), so the rounds
- * place most containers; two users' jobs at once keep several apps in the
- * heap. Checks that rounds placed containers, YARN carried them out, and
- * the jobs succeed; not how fast.
+ * Rounds run every 20 ms over every node with room
+ * ({@code async-scheduling.max-nodes = 0}) and heartbeats only report
+ * ({@code async-scheduling.heartbeats-allocate = false}, as the
+ * CapacityScheduler's under asynchronous scheduling), so rounds place every
+ * container; two users' jobs at once keep several apps in the heap. Checks
+ * that no heartbeat ran a pass, rounds placed every container, YARN carried
+ * them out, and the jobs succeed; not how fast.
  */
 public class SerialRoundsTest {
   private static ShepherdCluster cluster;
@@ -30,7 +31,7 @@ public class SerialRoundsTest {
     cluster = ShepherdCluster.start("serial-rounds", "[scheduler]\npolicy = \"composed\"\n", conf -> {
       conf.setLong(ShepherdScheduler.ASYNC_INTERVAL_MS, 20);
       conf.setInt(ShepherdScheduler.ASYNC_MAX_NODES, 0);
-      conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 3000);
+      conf.setBoolean(ShepherdScheduler.ASYNC_HEARTBEATS_ALLOCATE, false);
     });
   }
 
@@ -58,6 +59,8 @@ public class SerialRoundsTest {
     assertTrue("alice's SleepJob succeeds", ok[0]);
     assertTrue("bob's SleepJob succeeds", ok[1]);
     long[] counters = s.getEngineCounters();
+    long heartbeatPasses = counters[1];
+    long allocations = counters[2];
     long rounds = counters[6];
     long roundAllocations = counters[7];
     long proposals = counters[8];
@@ -66,6 +69,8 @@ public class SerialRoundsTest {
         rounds, roundAllocations, carriedOut);
     assertTrue("the engine ran rounds: " + rounds, rounds > 0);
     assertTrue("rounds placed containers: " + roundAllocations, roundAllocations > 0);
+    assertEquals("no heartbeat ran a pass", 0, heartbeatPasses);
+    assertEquals("rounds placed every container", allocations, roundAllocations);
     assertEquals("serial rounds: no proposers", 0, proposals);
     assertTrue("YARN carried out what rounds placed (" + carriedOut + " of " + roundAllocations + ")",
         carriedOut > 0 && carriedOut <= roundAllocations);

@@ -34,6 +34,11 @@
 # the rounds; and with rounds over every node with room charged KEPT_PASS_US
 # (default 5; empty skips) µs a node, what a round's pass costs with kept
 # candidates (`shepherd bench-round --per-node 1`, README).
+# And once with YARN's 1 s heartbeats that only report (the RM's
+# async-scheduling.heartbeats-allocate = false, `--central-report-only-heartbeats`,
+# 7 µs each: `shepherd bench-heartbeat --report-only`), out-of-band
+# heartbeats, and rounds over every node with room every
+# REPORT_ONLY_ROUND_MS (default 5; empty skips) ms at KEPT_PASS_US µs a node.
 # Every run also has the zero-cost floor (`--arch ideal`: an exact view, no
 # cost, no messages; tasks wait for capacity only), in the central
 # scheduler's FIFO order, in Megha's users' round-robin and smallest stage
@@ -53,6 +58,7 @@ ROUND_MS=${ROUND_MS:-20}
 ROUND_HEARTBEATS=${ROUND_HEARTBEATS-1000 3000}
 OOB_HEARTBEATS=${OOB_HEARTBEATS-1000 3000}
 KEPT_PASS_US=${KEPT_PASS_US-5}
+REPORT_ONLY_ROUND_MS=${REPORT_ONLY_ROUND_MS-5}
 NODES=${NODES:-10000 50000}
 WORKLOADS=${WORKLOADS:-google facebook}
 OUT=${OUT:-/tmp/megha-scale}
@@ -106,6 +112,12 @@ for w in $WORKLOADS; do
             --json "$OUT/$tag-central-oob-kept-hb$hb.json" | sed -n '/^arch/,/^$/p'
         fi
       done
+      if [ -n "$KEPT_PASS_US" ] && [ -n "$REPORT_ONLY_ROUND_MS" ]; then
+        echo "-- 1 s heartbeats that only report, out-of-band heartbeats, rounds over every node with room every $REPORT_ONLY_ROUND_MS ms at $KEPT_PASS_US µs a node"
+        $BIN scale-sim "${common[@]}" --arch central --heartbeat-ms 1000 --central-oob-heartbeats --central-report-only-heartbeats \
+          --central-round-ms "$REPORT_ONLY_ROUND_MS" --central-round-nodes 0 --central-round-pass-us "$KEPT_PASS_US" \
+          --json "$OUT/$tag-central-report-only.json" | sed -n '/^arch/,/^$/p'
+      fi
       for b in $GM_BATCHES; do
         echo "-- megha, GM batches of $b tasks (beyond the paper)"
         $BIN scale-sim "${common[@]}" --arch megha --gm-batch "$b" --json "$OUT/$tag-megha-batch$b.json" | sed -n '/^arch/,/^$/p'

@@ -274,6 +274,30 @@ fn central_round_is_bounded_and_resumes_where_it_stopped() {
     check_invariants(&t, &r);
 }
 
+/// Heartbeats that only report (`async-scheduling.heartbeats-allocate =
+/// false`): the same two tasks on a 1-vcore node as above. The round at 0
+/// places the first; the node's heartbeat at `phase` reports its end (at
+/// 7 µs, placing nothing) and the next round places the second.
+#[test]
+fn central_report_only_heartbeats_leave_placing_to_rounds() {
+    let mut o = with_rounds(100);
+    o.central.report_only_heartbeats = true;
+    let phase = central::heartbeat_phases(1, 1000, o.seed)[0];
+    let t = trace(1, 1, vec![job("a", 0, "u", vec![stage(vec![], 1, &[100, 100])])]);
+    let r = run_one(&t, &o);
+    assert_eq!(latency_us(run_of(&r, 0)[0]), 40 + 500);
+    // Rounds run every 20 ms after the previous one ends (each visiting no
+    // node until the heartbeat frees the vcore); the first round after the
+    // heartbeat's 7 µs places the second task.
+    let second = latency_us(run_of(&r, 1)[0]);
+    assert!(second > phase + 7 + 500 && second <= phase + 7 + 20_000 + 40 + 500, "{second} (heartbeat at {phase})");
+    assert!(r.setup.contains("(report only)"), "{}", r.setup);
+    check_invariants(&t, &r);
+    // Heartbeats that allocate place it with the heartbeat itself.
+    let r = run_one(&t, &with_rounds(100));
+    assert_eq!(latency_us(run_of(&r, 1)[0]), phase + 40 + 500);
+}
+
 fn with_oob_heartbeats() -> ScaleOptions {
     let mut o = only(Arch::Central);
     o.central.oob_heartbeats = true;

@@ -3,6 +3,8 @@
 //! heartbeat finishes the containers on one node (as a real NM heartbeat
 //! reports completions) and asks the engine to fill it again, through
 //! `Session::step` — the exact path a JNI crossing takes, minus the JVM copy.
+//! With `report_only` it times heartbeats that only report (rounds do the
+//! allocating), and refills the node untimed.
 
 use super::busy_cluster::{percentile, BusyCluster};
 use crate::bridge::session::Session;
@@ -20,6 +22,11 @@ pub struct HeartbeatBench {
     pub policy: String,
     /// Config text (TOML); its `scheduler.policy` is replaced by `policy`.
     pub config: String,
+    /// Time heartbeats that only report (the shim's
+    /// `async-scheduling.heartbeats-allocate = false`: the engine applies
+    /// the node's completions and runs no pass); a round-like pass on the
+    /// node, not timed, refills it after each.
+    pub report_only: bool,
 }
 
 pub struct HeartbeatReport {
@@ -85,9 +92,12 @@ impl HeartbeatBench {
                 w.event(&Event::ContainerFinished { container: *c, exit_status: 0, at_ms: i as i64 }, 2);
             }
             let (t, c) = (Instant::now(), thread_cpu_ns());
-            let out = s.step(&w.buf, i as i64, Some(n)).expect("heartbeat").to_vec();
+            let mut out = s.step(&w.buf, i as i64, (!self.report_only).then_some(n)).expect("heartbeat").to_vec();
             cpu.push(thread_cpu_ns().saturating_sub(c));
             samples.push(t.elapsed().as_nanos() as u64);
+            if self.report_only {
+                out = s.step(&[], i as i64, Some(n)).expect("refill").to_vec();
+            }
             allocations += collect(&out, &mut on_node) as u64;
             // Replace what ran with new demand from the same apps (not timed).
             let mut w = EventWriter::default();

@@ -91,6 +91,11 @@ enum Command {
         /// Carbyne's is 1 000 at 10 000 pending asks, 3 000 at 50 000).
         #[arg(long, default_value_t = 1000.0)]
         target_us: f64,
+        /// Time heartbeats that only report the node's completions, without a pass (the shim's
+        /// async-scheduling.heartbeats-allocate = false, rounds allocating); the node is refilled
+        /// after each, untimed.
+        #[arg(long)]
+        report_only: bool,
     },
     /// Scheduling rounds between heartbeats with 1 and more proposers (scheduler.round_proposers,
     /// without round_min_work_per_proposer): wall time per round, containers per second of round
@@ -442,6 +447,7 @@ fn main() -> ExitCode {
             policy,
             config,
             target_us,
+            report_only,
         } => {
             let config = config.map(|p| std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))).transpose();
             config.and_then(|config| {
@@ -454,6 +460,7 @@ fn main() -> ExitCode {
                         heartbeats: heartbeats as _,
                         policy,
                         config: config.unwrap_or_default(),
+                        report_only,
                     },
                     target_us,
                 )
@@ -806,7 +813,8 @@ fn bench_heartbeat(b: shepherd::bench::heartbeat::HeartbeatBench, target_us: f64
     let r = b.run();
     let cpu_p99 = r.cpu_percentile(99.0);
     println!(
-        "engine decision time per heartbeat ({} policy, {} nodes, {} pending asks over {} apps{}, {} heartbeats, {} allocations):",
+        "engine {} per heartbeat ({} policy, {} nodes, {} pending asks over {} apps{}, {} heartbeats, {} allocations):",
+        if b.report_only { "time to take a report-only heartbeat (no pass; refilled untimed)" } else { "decision time" },
         b.policy,
         b.nodes,
         b.pending,
@@ -939,6 +947,13 @@ struct ScaleSimArgs {
     /// one FIFO over every job.
     #[arg(long, help_heading = "Central")]
     central_queues_round_robin: bool,
+    /// Central: heartbeats only report (the books learn of ends) and place nothing; only rounds
+    /// allocate (async-scheduling.heartbeats-allocate = false); needs --central-round-ms > 0.
+    #[arg(long, help_heading = "Central")]
+    central_report_only_heartbeats: bool,
+    /// Central: scheduler µs per report-only heartbeat (bench-heartbeat --report-only P50).
+    #[arg(long, default_value_t = 7.0, help_heading = "Central", value_name = "US")]
+    central_report_us: f64,
     /// Ideal: the order waiting tasks get room in: fifo (the central scheduler's), users-round-robin
     /// (Megha's GMs'), smallest-stage-first.
     #[arg(long, default_value = "fifo", help_heading = "Ideal")]
@@ -956,6 +971,9 @@ fn scale_sim(a: &ScaleSimArgs) -> Result<(), String> {
     // Options first: a bad one is reported before minutes of generating.
     let archs = a.arch.iter().map(|s| Arch::parse(s)).collect::<Result<Vec<_>, _>>()?;
     let ideal_order = QueueOrder::parse(&a.ideal_order)?;
+    if a.central_report_only_heartbeats && a.central_round_ms <= 0 {
+        return Err("--central-report-only-heartbeats needs --central-round-ms > 0: without rounds nothing would allocate".into());
+    }
     let started = Instant::now();
     let (trace, source, nodes) = match (&a.generate, &a.trace) {
         (Some(kind), None) => {
@@ -1000,6 +1018,8 @@ fn scale_sim(a: &ScaleSimArgs) -> Result<(), String> {
             round_pass_us: a.central_round_pass_us,
             oob_heartbeats: a.central_oob_heartbeats,
             queues_round_robin: a.central_queues_round_robin,
+            report_only_heartbeats: a.central_report_only_heartbeats,
+            report_us: a.central_report_us,
         },
         ideal: IdealOptions { order: ideal_order },
         seed: a.seed,

@@ -449,6 +449,8 @@ fn the_activity_log_records_the_simulated_timeline() {
 ///   the fourth task is placed at 20.5 s with heartbeats only and at 17 s
 ///   with rounds, where the RM does know of the room; with
 ///   `ends_at_heartbeat` as well, the same (the heartbeat is at the end).
+/// * Heartbeats that only report: no pass on a heartbeat, the same times
+///   as with rounds.
 #[test]
 fn rounds_place_between_heartbeats_on_room_the_rm_knows_of() {
     let mut model = constant_times();
@@ -457,7 +459,9 @@ fn rounds_place_between_heartbeats_on_room_the_rm_knows_of() {
     a.submit_ms = 500;
     let trace = Trace { cluster: None, am: None, jobs: vec![a] };
     let cluster = ClusterSpec { nodes: 1, memory_mb: 4096, vcores: 4, rack_size: 1 };
-    let run_with = |round_ms: i64, ends_at_heartbeat: bool, oob_heartbeats: bool| {
+    // `naive`: every heartbeat runs the engine (the simulator otherwise
+    // skips those where no ask fits, which give empty passes).
+    let run_full = |round_ms: i64, ends_at_heartbeat: bool, oob_heartbeats: bool, report_only_heartbeats: bool, naive: bool| {
         let opts = SimOptions {
             cluster_model: Some(model.clone()),
             heartbeat_ms: 3000,
@@ -465,6 +469,8 @@ fn rounds_place_between_heartbeats_on_room_the_rm_knows_of() {
             round_ms,
             ends_at_heartbeat,
             oob_heartbeats,
+            report_only_heartbeats,
+            naive_heartbeats: naive,
             ..SimOptions::default()
         };
         let out = simulate(&trace, &cluster, Config::parse("[scheduler]\npolicy = \"fifo\"\n").unwrap(), &opts).unwrap();
@@ -479,7 +485,10 @@ fn rounds_place_between_heartbeats_on_room_the_rm_knows_of() {
             }
         }
         tasks.sort();
-        (am.unwrap(), tasks, out.jobs[0].finish_ms)
+        ((am.unwrap(), tasks, out.jobs[0].finish_ms), out.summary.engine_passes)
+    };
+    let run_with = |round_ms: i64, ends_at_heartbeat: bool, oob_heartbeats: bool| {
+        run_full(round_ms, ends_at_heartbeat, oob_heartbeats, false, false).0
     };
     let run = |round_ms: i64, ends_at_heartbeat: bool| run_with(round_ms, ends_at_heartbeat, false);
     let three = |at: i64, end: i64| vec![(at, end); 3];
@@ -497,5 +506,15 @@ fn rounds_place_between_heartbeats_on_room_the_rm_knows_of() {
     for ends_at_heartbeat in [false, true] {
         assert_eq!(run_with(0, ends_at_heartbeat, true), (3_000, with(three(9_000, 20_500), (20_500, 32_000)), 32_000));
         assert_eq!(run_with(20, ends_at_heartbeat, true), (500, with(three(5_500, 17_000), (17_000, 28_500)), 28_500));
+    }
+    // Heartbeats that only report (`async-scheduling.heartbeats-allocate =
+    // false`): no heartbeat runs a pass, even with every heartbeat
+    // simulated (which otherwise runs one each), and the rounds place every
+    // task as above (they placed each before a heartbeat could).
+    for (ends_at_heartbeat, oob_heartbeats) in [(false, false), (true, false), (false, true)] {
+        let (placed, passes) = run_full(20, ends_at_heartbeat, oob_heartbeats, true, true);
+        assert_eq!(passes, 0);
+        assert_eq!(placed, run_with(20, ends_at_heartbeat, oob_heartbeats));
+        assert!(run_full(20, ends_at_heartbeat, oob_heartbeats, false, true).1 > 0, "heartbeats that allocate run passes");
     }
 }

@@ -333,6 +333,10 @@ struct WorkloadArgs {
     /// do: the RM learns of the end, and runs the node's pass, at once.
     #[arg(long, help_heading = "Simulator")]
     oob_heartbeats: bool,
+    /// Simulator: heartbeats only report and run no pass; only rounds allocate (the shim's
+    /// async-scheduling.heartbeats-allocate = false). Needs --round-ms > 0.
+    #[arg(long, help_heading = "Simulator")]
+    report_only_heartbeats: bool,
 }
 
 impl WorkloadArgs {
@@ -371,6 +375,9 @@ impl WorkloadArgs {
         if let Some(ms) = self.round_ms.filter(|ms| *ms < 0) {
             return Err(format!("--round-ms {ms}: must be 0 (heartbeats only) or a positive interval"));
         }
+        if self.report_only_heartbeats && self.round_ms.unwrap_or(0) <= 0 {
+            return Err("--report-only-heartbeats needs --round-ms > 0: without rounds nothing would allocate".into());
+        }
         let opts = SimOptions {
             heartbeat_ms: self.heartbeat_ms.unwrap_or(d.heartbeat_ms),
             slowstart: self.slowstart.unwrap_or(d.slowstart),
@@ -392,6 +399,7 @@ impl WorkloadArgs {
             round_max_nodes: self.round_max_nodes.unwrap_or(d.round_max_nodes),
             ends_at_heartbeat: self.ends_at_heartbeat,
             oob_heartbeats: self.oob_heartbeats,
+            report_only_heartbeats: self.report_only_heartbeats,
         };
         let source = self.source(default_kind)?;
         let mut exp = Experiment::new(&source, config, None, opts)?;

@@ -71,6 +71,10 @@ pub struct SimOptions {
     /// results measured before it existed stay comparable. It reports every
     /// end at once, so `ends_at_heartbeat` changes nothing with it.
     pub oob_heartbeats: bool,
+    /// Heartbeats only report and run no pass; only rounds allocate (the
+    /// shim's `async-scheduling.heartbeats-allocate = false`). Needs
+    /// `round_ms` > 0.
+    pub report_only_heartbeats: bool,
 }
 
 impl Default for SimOptions {
@@ -92,6 +96,7 @@ impl Default for SimOptions {
             round_max_nodes: 100,
             ends_at_heartbeat: false,
             oob_heartbeats: false,
+            report_only_heartbeats: false,
         }
     }
 }

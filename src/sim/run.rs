@@ -350,7 +350,8 @@ impl<'a> Sim<'a> {
 
     /// `node`'s heartbeat at `t`: its utilization (over-subscribing
     /// policies), then the engine's pass on it (skipped where none of the
-    /// outstanding asks fits, unless every heartbeat is simulated).
+    /// outstanding asks fits, unless every heartbeat is simulated, and
+    /// always with `report_only_heartbeats`).
     /// Returns the containers allocated.
     fn heartbeat(&mut self, node: NodeId, t: i64, decisions: &mut Vec<Decision>) -> usize {
         if self.over {
@@ -360,6 +361,9 @@ impl<'a> Sim<'a> {
             // CPU cannot exceed the node's cores.
             let used = Resources::new(u.0[0], u.0[1].min(cap.0[1] * 1000));
             self.engine.apply(Event::NodeUtilization { node, used });
+        }
+        if self.opts.report_only_heartbeats {
+            return 0;
         }
         if !self.every_heartbeat() {
             let free = self.engine.state.nodes[&node].free();

@@ -33,6 +33,11 @@ public class BadConfigTest {
     }
   }
 
+  /** An RM config with Shepherd and its built-in policy defaults. */
+  private static Configuration defaultShepherdConf() throws Exception {
+    return ShepherdCluster.baseConf("", Files.createTempDirectory("shepherd-badconf").toFile());
+  }
+
   @Test(timeout = 120_000)
   public void unknownPolicyNamesKeyAndValue() throws Exception {
     File dir = Files.createTempDirectory("shepherd-badconf").toFile();
@@ -44,8 +49,7 @@ public class BadConfigTest {
 
   @Test(timeout = 120_000)
   public void missingNativeLibraryNamesTheKey() throws Exception {
-    File dir = Files.createTempDirectory("shepherd-badconf").toFile();
-    Configuration conf = ShepherdCluster.baseConf("", dir);
+    Configuration conf = defaultShepherdConf();
     conf.set(ShepherdScheduler.NATIVE_LIBRARY, "/nonexistent/libshepherd.so");
     String msg = startFailure(conf);
     assertTrue(msg, msg.contains(ShepherdScheduler.NATIVE_LIBRARY) || msg.contains("lib"));
@@ -53,8 +57,7 @@ public class BadConfigTest {
 
   @Test(timeout = 120_000)
   public void negativeAsyncIntervalNamesKeyAndValue() throws Exception {
-    File dir = Files.createTempDirectory("shepherd-badconf").toFile();
-    Configuration conf = ShepherdCluster.baseConf("", dir);
+    Configuration conf = defaultShepherdConf();
     conf.set(ShepherdScheduler.ASYNC_INTERVAL_MS, "-5");
     String msg = startFailure(conf);
     assertTrue(msg, msg.contains(ShepherdScheduler.ASYNC_INTERVAL_MS));
@@ -63,8 +66,7 @@ public class BadConfigTest {
 
   @Test(timeout = 120_000)
   public void malformedHeartbeatsAllocateNamesKeyAndValue() throws Exception {
-    File dir = Files.createTempDirectory("shepherd-badconf").toFile();
-    Configuration conf = ShepherdCluster.baseConf("", dir);
+    Configuration conf = defaultShepherdConf();
     conf.set(ShepherdScheduler.ASYNC_INTERVAL_MS, "20");
     conf.set(ShepherdScheduler.ASYNC_HEARTBEATS_ALLOCATE, "sometimes");
     String msg = startFailure(conf);
@@ -75,8 +77,7 @@ public class BadConfigTest {
   /** Heartbeats that do not allocate, without rounds: nothing would ever allocate. */
   @Test(timeout = 120_000)
   public void heartbeatsThatDoNotAllocateNeedRounds() throws Exception {
-    File dir = Files.createTempDirectory("shepherd-badconf").toFile();
-    Configuration conf = ShepherdCluster.baseConf("", dir);
+    Configuration conf = defaultShepherdConf();
     conf.set(ShepherdScheduler.ASYNC_HEARTBEATS_ALLOCATE, "false");
     String msg = startFailure(conf);
     assertTrue(msg, msg.contains(ShepherdScheduler.ASYNC_HEARTBEATS_ALLOCATE));
@@ -85,8 +86,7 @@ public class BadConfigTest {
 
   @Test(timeout = 120_000)
   public void missingConfigFileNamesKeyAndPath() throws Exception {
-    File dir = Files.createTempDirectory("shepherd-badconf").toFile();
-    Configuration conf = ShepherdCluster.baseConf("", dir);
+    Configuration conf = defaultShepherdConf();
     conf.set(ShepherdScheduler.CONFIG_FILE, "/nonexistent/shepherd.toml");
     String msg = startFailure(conf);
     assertTrue(msg, msg.contains(ShepherdScheduler.CONFIG_FILE));

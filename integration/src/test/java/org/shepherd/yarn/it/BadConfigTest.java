@@ -33,6 +33,13 @@ public class BadConfigTest {
     }
   }
 
+  /** The start-up failure's message names every one of {@code parts}. */
+  private static void assertNames(String msg, String... parts) {
+    for (String part : parts) {
+      assertTrue(msg, msg.contains(part));
+    }
+  }
+
   /** An RM config with Shepherd and its built-in policy defaults. */
   private static Configuration defaultShepherdConf() throws Exception {
     return ShepherdCluster.baseConf("", Files.createTempDirectory("shepherd-badconf").toFile());
@@ -43,8 +50,7 @@ public class BadConfigTest {
     File dir = Files.createTempDirectory("shepherd-badconf").toFile();
     Configuration conf = ShepherdCluster.baseConf("[scheduler]\npolicy = \"lottery\"\n", dir);
     String msg = startFailure(conf);
-    assertTrue(msg, msg.contains("scheduler.policy"));
-    assertTrue(msg, msg.contains("lottery"));
+    assertNames(msg, "scheduler.policy", "lottery");
   }
 
   @Test(timeout = 120_000)
@@ -60,8 +66,7 @@ public class BadConfigTest {
     Configuration conf = defaultShepherdConf();
     conf.set(ShepherdScheduler.ASYNC_INTERVAL_MS, "-5");
     String msg = startFailure(conf);
-    assertTrue(msg, msg.contains(ShepherdScheduler.ASYNC_INTERVAL_MS));
-    assertTrue(msg, msg.contains("-5"));
+    assertNames(msg, ShepherdScheduler.ASYNC_INTERVAL_MS, "-5");
   }
 
   @Test(timeout = 120_000)
@@ -70,8 +75,7 @@ public class BadConfigTest {
     conf.set(ShepherdScheduler.ASYNC_INTERVAL_MS, "20");
     conf.set(ShepherdScheduler.ASYNC_HEARTBEATS_ALLOCATE, "sometimes");
     String msg = startFailure(conf);
-    assertTrue(msg, msg.contains(ShepherdScheduler.ASYNC_HEARTBEATS_ALLOCATE));
-    assertTrue(msg, msg.contains("sometimes"));
+    assertNames(msg, ShepherdScheduler.ASYNC_HEARTBEATS_ALLOCATE, "sometimes");
   }
 
   /** Heartbeats that do not allocate, without rounds: nothing would ever allocate. */
@@ -80,8 +84,7 @@ public class BadConfigTest {
     Configuration conf = defaultShepherdConf();
     conf.set(ShepherdScheduler.ASYNC_HEARTBEATS_ALLOCATE, "false");
     String msg = startFailure(conf);
-    assertTrue(msg, msg.contains(ShepherdScheduler.ASYNC_HEARTBEATS_ALLOCATE));
-    assertTrue(msg, msg.contains(ShepherdScheduler.ASYNC_INTERVAL_MS));
+    assertNames(msg, ShepherdScheduler.ASYNC_HEARTBEATS_ALLOCATE, ShepherdScheduler.ASYNC_INTERVAL_MS);
   }
 
   @Test(timeout = 120_000)
@@ -89,7 +92,6 @@ public class BadConfigTest {
     Configuration conf = defaultShepherdConf();
     conf.set(ShepherdScheduler.CONFIG_FILE, "/nonexistent/shepherd.toml");
     String msg = startFailure(conf);
-    assertTrue(msg, msg.contains(ShepherdScheduler.CONFIG_FILE));
-    assertTrue(msg, msg.contains("/nonexistent/shepherd.toml"));
+    assertNames(msg, ShepherdScheduler.CONFIG_FILE, "/nonexistent/shepherd.toml");
   }
 }

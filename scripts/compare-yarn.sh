@@ -16,7 +16,11 @@
 #   --schedulers  comma list of shepherd:<policy>[=<file.toml>], capacity, fair
 #                 (default shepherd:dress,capacity,fair); @async=<ms> after a
 #                 shepherd or capacity name also allocates between node
-#                 heartbeats, a round every <ms> ms (label gains -async<ms>).
+#                 heartbeats, a round every <ms> ms (label gains -async<ms>;
+#                 the CapacityScheduler's heartbeats then only report,
+#                 Shepherd's still allocate too); @async-only=<ms> after a
+#                 shepherd name: its rounds, and heartbeats that only report
+#                 (label gains -asynconly<ms>).
 #   --utilization containers  NodeManagers measure their containers' use (1 s),
 #                 the samples record it (yarn-report's "used" columns), and
 #                 Shepherd's engine reads it (ROSE's load estimates); each NM

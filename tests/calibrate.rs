@@ -2,7 +2,8 @@
 //! with rounds between heartbeats (`tests/fixtures/yarn-run-rounds/`: one
 //! run each of `shepherd:composed` and `shepherd:composed@async=20` on
 //! `examples/traces/yarn-burst.json` with 3 s NodeManager heartbeats,
-//! 2026-12-01; `samples.jsonl` thinned to every 25th poll).
+//! 2026-12-01, and of `shepherd:composed@async-only=20`, heartbeats that
+//! only report, 2026-12-02; `samples.jsonl` thinned to every 25th poll).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -50,9 +51,10 @@ fn row(report: &str, label: &str) -> (String, f64) {
 }
 
 /// A run with rounds is simulated with the engine's rounds at its interval
-/// (counterpart `composed@20ms`), not left out; its simulation differs from
-/// the heartbeat-only run's; and its activity does not enter the fit (the
-/// model fitted without it is the same).
+/// (counterpart `composed@20ms`; `composed@20ms-rounds-only` where its
+/// heartbeats only reported), not left out; its simulation differs from
+/// the heartbeat-only run's; and neither run's activity enters the fit
+/// (the model fitted without them is the same).
 #[test]
 fn runs_with_rounds_are_simulated_with_rounds_and_left_out_of_the_fit() {
     let dir = scratch("both");
@@ -64,6 +66,9 @@ fn runs_with_rounds_are_simulated_with_rounds_and_left_out_of_the_fit() {
     assert_eq!(rounds, "composed@20ms");
     assert!(plain_sim > 0.0 && rounds_sim > 0.0);
     assert_ne!(plain_sim, rounds_sim, "the rounds changed nothing in the simulation:\n{report}");
+    let (rounds_only, rounds_only_sim) = row(&report, "shepherd-composed-asynconly20");
+    assert_eq!(rounds_only, "composed@20ms-rounds-only");
+    assert!(rounds_only_sim > 0.0);
 
     let only = scratch("plain");
     copy_dir(&Path::new(FIXTURE).join("shepherd-composed"), &only.join("out").join("shepherd-composed"));

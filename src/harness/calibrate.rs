@@ -101,7 +101,7 @@ fn shepherd_runs(out: &Path) -> Result<Vec<ShepherdRun>, String> {
         // A run with rounds between heartbeats places containers when no
         // node heartbeats: its ask-to-allocation times are not the ones the
         // simulator's heartbeat model stands for.
-        if !label.starts_with("shepherd") || round_interval(&label).is_some() {
+        if !label.starts_with("shepherd") || rounds_of(&label).is_some() {
             continue;
         }
         for (k, dir) in dirs {
@@ -405,16 +405,33 @@ pub struct CheckReport {
     pub rows: Vec<SchedulerCheck>,
 }
 
-/// The round interval of a scheduler the harness ran with allocation
-/// rounds between node heartbeats: its label then ends in `-async<ms>`
-/// (`SchedulerSpec`'s `@async=<ms>`). Returns the label without it, and
-/// the interval.
-fn round_interval(label: &str) -> Option<(&str, i64)> {
-    let (base, ms) = label.rsplit_once("-async")?;
+/// How a scheduler the harness ran with allocation rounds between node
+/// heartbeats allocated: its label then ends in `-async<ms>` (`SchedulerSpec`'s
+/// `@async=<ms>`) or, for Shepherd with heartbeats that only report,
+/// `-asynconly<ms>` (`@async-only=<ms>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Rounds<'a> {
+    /// The label without the suffix.
+    base: &'a str,
+    interval_ms: i64,
+    /// Node heartbeats also allocate: Shepherd's `@async=`. The
+    /// CapacityScheduler's heartbeats only report while its asynchronous
+    /// thread runs (its `nodeUpdate` allocates only without one), and so do
+    /// Shepherd's with `@async-only=`.
+    heartbeats_allocate: bool,
+}
+
+fn rounds_of(label: &str) -> Option<Rounds<'_>> {
+    let (base, rest) = label.rsplit_once("-async")?;
+    let (ms, rounds_only) = match rest.strip_prefix("only") {
+        Some(ms) => (ms, true),
+        None => (rest, false),
+    };
     if ms.is_empty() || !ms.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    Some((base, ms.parse().ok()?))
+    let heartbeats_allocate = !rounds_only && base.starts_with("shepherd");
+    Some(Rounds { base, interval_ms: ms.parse().ok()?, heartbeats_allocate })
 }
 
 /// The NodeManagers' heartbeat interval of a run (`jobs.json`'s
@@ -461,10 +478,11 @@ pub fn check(out: &Path, trace: &Trace, cal: &Calibration, work: &MeasuredWork, 
         // the engine's rounds at its interval, and with ended containers
         // reaching the RM at their node's heartbeat, as they reach YARN
         // (without that a round would place on room YARN cannot see).
-        let rounds = round_interval(&label);
-        let (policy, config) = counterpart(rounds.map_or(label.as_str(), |(base, _)| base), &dirs[0].1)?;
+        let rounds = rounds_of(&label);
+        let (policy, config) = counterpart(rounds.map_or(label.as_str(), |r| r.base), &dirs[0].1)?;
         let policy = match rounds {
-            Some((_, ms)) => format!("{policy}@{ms}ms"),
+            Some(r) if r.heartbeats_allocate => format!("{policy}@{}ms", r.interval_ms),
+            Some(r) => format!("{policy}@{}ms-rounds-only", r.interval_ms),
             None => policy,
         };
         let first = read_run(&dirs[0].1, &label, dirs[0].0)?;
@@ -479,8 +497,9 @@ pub fn check(out: &Path, trace: &Trace, cal: &Calibration, work: &MeasuredWork, 
             cluster_model: Some(cal.clone()),
             seed,
             heartbeat_ms: heartbeat_ms(&first.jobs),
-            round_ms: rounds.map_or(0, |(_, ms)| ms),
+            round_ms: rounds.map_or(0, |r| r.interval_ms),
             ends_at_heartbeat: rounds.is_some(),
+            report_only_heartbeats: rounds.is_some_and(|r| !r.heartbeats_allocate),
             ..SimOptions::default()
         };
         let outcome = simulate(&sim_trace, &cluster, config, &opts)?;
@@ -608,11 +627,11 @@ impl CheckReport {
     pub fn text(&self) -> String {
         let s = |v: f64| if v.is_finite() { format!("{:.1}", v / 1000.0) } else { "-".into() };
         let mut out = String::from(
-            "scheduler                      counterpart    runs  jobs  JCT error P50  P90   mean JCT all real/sim (s)   small real/sim (s)\n",
+            "scheduler                      counterpart               runs  jobs  JCT error P50  P90   mean JCT all real/sim (s)   small real/sim (s)\n",
         );
         for r in &self.rows {
             out.push_str(&format!(
-                "{:<30} {:<14} {:>4} {:>5}  {:>12.1}% {:>5.1}%   {:>10} / {:<10}   {:>8} / {:<8}\n",
+                "{:<30} {:<25} {:>4} {:>5}  {:>12.1}% {:>5.1}%   {:>10} / {:<10}   {:>8} / {:<8}\n",
                 r.label,
                 r.counterpart,
                 r.runs,
@@ -713,11 +732,23 @@ mod tests {
 
     #[test]
     fn async_labels_are_the_ones_with_a_round_interval() {
-        assert_eq!(round_interval("shepherd-drf-async20"), Some(("shepherd-drf", 20)));
-        assert_eq!(round_interval("capacity-async5"), Some(("capacity", 5)));
-        assert_eq!(round_interval("shepherd-carbyne-holds-async1000"), Some(("shepherd-carbyne-holds", 1000)));
-        for label in ["shepherd-drf", "capacity", "fair", "shepherd-async", "shepherd-async-x", "capacity-async20b"] {
-            assert_eq!(round_interval(label), None, "{label}");
+        let rounds = |base, interval_ms, heartbeats_allocate| Some(Rounds { base, interval_ms, heartbeats_allocate });
+        assert_eq!(rounds_of("shepherd-drf-async20"), rounds("shepherd-drf", 20, true));
+        assert_eq!(rounds_of("shepherd-composed-asynconly5"), rounds("shepherd-composed", 5, false));
+        // The CapacityScheduler's heartbeats only report while its thread runs.
+        assert_eq!(rounds_of("capacity-async5"), rounds("capacity", 5, false));
+        assert_eq!(rounds_of("shepherd-carbyne-holds-async1000"), rounds("shepherd-carbyne-holds", 1000, true));
+        for label in [
+            "shepherd-drf",
+            "capacity",
+            "fair",
+            "shepherd-async",
+            "shepherd-async-x",
+            "capacity-async20b",
+            "shepherd-drf-asynconly",
+            "shepherd-drf-asyncx5",
+        ] {
+            assert_eq!(rounds_of(label), None, "{label}");
         }
     }
 

@@ -30,8 +30,13 @@ import org.shepherd.yarn.cluster.ShepherdCluster;
  * yarn.scheduler.shepherd.async-scheduling.interval-ms}) or the
  * CapacityScheduler's asynchronous scheduling thread ({@code
  * schedule-asynchronously}); its label gains {@code -async<ms>}. The
- * FairScheduler's counterpart (continuous scheduling) is deprecated in
- * Hadoop 3 and not offered.
+ * CapacityScheduler's node heartbeats then only report (its {@code
+ * nodeUpdate} allocates only without that thread); Shepherd's heartbeats
+ * still allocate too, unless the suffix is {@code @async-only=<ms>}
+ * ({@code async-scheduling.heartbeats-allocate = false}: heartbeats only
+ * report and only rounds allocate, as the CapacityScheduler's; label
+ * {@code -asynconly<ms>}). The FairScheduler's counterpart (continuous
+ * scheduling) is deprecated in Hadoop 3 and not offered.
  *
  * <p>All three let ApplicationMasters use up to half of the cluster (the
  * FairScheduler's default {@code maxAMShare}; the CapacityScheduler's default
@@ -47,37 +52,50 @@ public final class SchedulerSpec {
   private final File toml;
   /** A round between heartbeats every this many ms; 0 = only on heartbeats. */
   private final long asyncIntervalMs;
+  /** Shepherd only: with rounds, node heartbeats only report ({@code @async-only=}). */
+  private final boolean roundsOnly;
 
   private static final String ASYNC = "@async=";
+  private static final String ASYNC_ONLY = "@async-only=";
 
-  private SchedulerSpec(String spec, String label, String policy, File toml, long asyncIntervalMs) {
+  private SchedulerSpec(String spec, String label, String policy, File toml, long asyncIntervalMs,
+      boolean roundsOnly) {
     this.spec = spec;
-    this.label = asyncIntervalMs > 0 ? label + "-async" + asyncIntervalMs : label;
+    this.label = asyncIntervalMs == 0 ? label
+        : label + (roundsOnly ? "-asynconly" : "-async") + asyncIntervalMs;
     this.policy = policy;
     this.toml = toml;
     this.asyncIntervalMs = asyncIntervalMs;
+    this.roundsOnly = roundsOnly;
   }
 
   /** {@code baseDir}: what a relative config path is relative to. */
   public static SchedulerSpec parse(String spec, File hadoopConfDir, File baseDir) {
     String s = spec.trim();
     long async = 0;
-    int at = s.lastIndexOf(ASYNC);
+    boolean roundsOnly = s.lastIndexOf(ASYNC_ONLY) >= 0;
+    String suffix = roundsOnly ? ASYNC_ONLY : ASYNC;
+    int at = s.lastIndexOf(suffix);
     if (at >= 0) {
-      String ms = s.substring(at + ASYNC.length());
+      String ms = s.substring(at + suffix.length());
       async = Millis.positive(ms);
       if (async <= 0) {
-        throw new IllegalArgumentException("scheduler `" + spec + "`: " + ASYNC + " needs a positive "
+        throw new IllegalArgumentException("scheduler `" + spec + "`: " + suffix + " needs a positive "
             + "number of milliseconds, got `" + ms + "`");
       }
       s = s.substring(0, at);
     }
     if (s.equals("fair") && async > 0) {
-      throw new IllegalArgumentException("scheduler `" + spec + "`: " + ASYNC + " is offered for "
+      throw new IllegalArgumentException("scheduler `" + spec + "`: " + suffix + " is offered for "
           + "shepherd:<policy> and capacity; the FairScheduler's continuous scheduling is deprecated");
     }
+    if (s.equals("capacity") && roundsOnly) {
+      throw new IllegalArgumentException("scheduler `" + spec + "`: " + ASYNC_ONLY + " is Shepherd's; "
+          + "the CapacityScheduler's heartbeats only report whenever it runs rounds, so write "
+          + "capacity" + ASYNC + "<ms>");
+    }
     if (s.equals("capacity") || s.equals("fair")) {
-      return new SchedulerSpec(spec.trim(), s, null, null, async);
+      return new SchedulerSpec(spec.trim(), s, null, null, async, false);
     }
     if (s.startsWith("shepherd:")) {
       String rest = s.substring("shepherd:".length());
@@ -107,11 +125,11 @@ public final class SchedulerSpec {
         String stem = toml.getName().replaceFirst("\\.toml$", "").replaceFirst("^shepherd-", "");
         label = stem.startsWith(policy) ? "shepherd-" + stem : label + "-" + stem;
       }
-      return new SchedulerSpec(spec.trim(), label, policy, toml, async);
+      return new SchedulerSpec(spec.trim(), label, policy, toml, async, roundsOnly);
     }
     throw new IllegalArgumentException("unknown scheduler `" + spec
         + "`; expected shepherd:<policy>[=<file.toml>], capacity or fair, the first two "
-        + "optionally with " + ASYNC + "<ms>");
+        + "optionally with " + ASYNC + "<ms> (Shepherd also " + ASYNC_ONLY + "<ms>)");
   }
 
   /** Points {@code conf} at this scheduler; files it needs go to {@code workDir}. */
@@ -126,6 +144,7 @@ public final class SchedulerSpec {
       conf.setInt(org.shepherd.yarn.ShepherdScheduler.ACTIVITY_LOG, 1_000_000);
       if (asyncIntervalMs > 0) {
         conf.setLong(org.shepherd.yarn.ShepherdScheduler.ASYNC_INTERVAL_MS, asyncIntervalMs);
+        conf.setBoolean(org.shepherd.yarn.ShepherdScheduler.ASYNC_HEARTBEATS_ALLOCATE, !roundsOnly);
       }
     } else if (label.startsWith("capacity")) {
       conf.set(YarnConfiguration.RM_SCHEDULER,
@@ -163,7 +182,10 @@ public final class SchedulerSpec {
   }
 
   public String description() {
-    String rounds = asyncIntervalMs > 0 ? ", allocating between heartbeats every " + asyncIntervalMs + " ms" : "";
+    String rounds = asyncIntervalMs == 0 ? ""
+        : roundsOnly || policy == null
+            ? ", allocating in rounds every " + asyncIntervalMs + " ms, heartbeats only report"
+            : ", allocating between heartbeats every " + asyncIntervalMs + " ms";
     if (policy != null) {
       return "ShepherdScheduler, policy " + policy + (toml != null ? " (" + toml + ")" : "") + rounds;
     }

@@ -60,6 +60,25 @@ public class SchedulerSpecTest {
     assertTrue(cs.getBoolean(CS_ASYNC, false));
     assertEquals(5, cs.getLong(CS_INTERVAL, 0));
     assertTrue(cs.get(org.apache.hadoop.yarn.conf.YarnConfiguration.RM_SCHEDULER).endsWith("CapacityScheduler"));
+    // Shepherd's heartbeats still allocate beside its rounds with @async=.
+    assertTrue(conf.getBoolean(ShepherdScheduler.ASYNC_HEARTBEATS_ALLOCATE, false));
+  }
+
+  @Test
+  public void asyncOnlySuffixLeavesAllocationToShepherdsRounds() throws Exception {
+    SchedulerSpec spec = SchedulerSpec.parse("shepherd:composed@async-only=5", null, tmp.getRoot());
+    assertEquals("shepherd-composed-asynconly5", spec.label);
+    assertTrue(spec.description(), spec.description().contains("heartbeats only report"));
+    Configuration conf = configured("shepherd:composed@async-only=5");
+    assertEquals(5, conf.getLong(ShepherdScheduler.ASYNC_INTERVAL_MS, 0));
+    assertFalse(conf.getBoolean(ShepherdScheduler.ASYNC_HEARTBEATS_ALLOCATE, true));
+    // The CapacityScheduler's heartbeats only report whenever it runs rounds:
+    // its @async= is already that, and @async-only= is refused as Shepherd's.
+    assertTrue(SchedulerSpec.parse("capacity@async=5", null, tmp.getRoot()).description()
+        .contains("heartbeats only report"));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> SchedulerSpec.parse("capacity@async-only=5", null, tmp.getRoot()));
+    assertTrue(e.getMessage(), e.getMessage().contains("capacity@async=<ms>"));
   }
 
   @Test
@@ -72,7 +91,7 @@ public class SchedulerSpecTest {
   @Test
   public void badRoundsAreRejectedNamingTheScheduler() {
     for (String bad : new String[] {"capacity@async=0", "capacity@async=-5", "shepherd:drf@async=fast",
-        "shepherd:drf@async="}) {
+        "shepherd:drf@async=", "shepherd:drf@async-only=0"}) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
           () -> SchedulerSpec.parse(bad, null, tmp.getRoot()));
       assertTrue(e.getMessage(), e.getMessage().contains("`" + bad + "`"));

@@ -35,7 +35,14 @@
 #                      at most 100 nodes a round) or the CapacityScheduler's
 #                      asynchronous scheduling thread
 #                      (schedule-asynchronously, one thread over every node);
-#                      the label gains -async<ms>
+#                      the label gains -async<ms>. The CapacityScheduler's
+#                      node heartbeats then only report; Shepherd's still
+#                      allocate too
+#   shepherd:<policy>@async-only=<ms>
+#                      Shepherd's rounds every <ms>, and node heartbeats
+#                      only report, as the CapacityScheduler's do
+#                      (async-scheduling.heartbeats-allocate = false); the
+#                      label gains -asynconly<ms>
 # Both CapacityScheduler setups run with the preemption monitor SLS turns on
 # for its CapacityScheduler.
 #
@@ -160,13 +167,20 @@ for n in "${NODE_LIST[@]}"; do
     # machine's background load fall on all of them alike.
     for s in "${SCHEDULERS[@]}"; do
       # A suffix @async=<ms>: allocation between heartbeats, a round every
-      # <ms> (Shepherd's rounds, the CapacityScheduler's asynchronous thread).
+      # <ms> (Shepherd's rounds, the CapacityScheduler's asynchronous thread);
+      # @async-only=<ms>: Shepherd's rounds, heartbeats that only report.
       async_ms=0
-      if [[ "$s" == *@async=* ]]; then
-        async_ms="${s##*@async=}"
-        s="${s%@async=*}"
+      async=async
+      if [[ "$s" == *@async-only=* ]]; then
+        async=async-only
+      fi
+      if [[ "$s" == *@$async=* ]]; then
+        async_ms="${s##*@$async=}"
+        s="${s%@$async=*}"
         [[ "$async_ms" =~ ^[1-9][0-9]*$ ]] || {
-          echo "sls-bench: scheduler $s@async=$async_ms: @async= needs a positive number of ms" >&2; exit 1; }
+          echo "sls-bench: scheduler $s@$async=$async_ms: @$async= needs a positive number of ms" >&2; exit 1; }
+        [[ "$async" == async || "$s" == shepherd:* ]] || {
+          echo "sls-bench: scheduler $s@$async=$async_ms: @async-only= is Shepherd's (the CapacityScheduler's heartbeats only report under @async=)" >&2; exit 1; }
       fi
       case "$s" in
         capacity)
@@ -181,8 +195,8 @@ for n in "${NODE_LIST[@]}"; do
         *) echo "sls-bench: unknown scheduler $s (see the header of $0)" >&2; exit 1 ;;
       esac
       if [ "$async_ms" != 0 ]; then
-        label="$label-async$async_ms"
-        args+=(--async-interval-ms "$async_ms" --label "$label")
+        label="$label-${async/-/}$async_ms"
+        args+=(--"$async"-interval-ms "$async_ms" --label "$label")
       fi
       run="$OUT/nodes-$n/$label/run-$k"
       rm -rf "$run"

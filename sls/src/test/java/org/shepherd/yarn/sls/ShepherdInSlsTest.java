@@ -61,6 +61,23 @@ public class ShepherdInSlsTest {
         s.path("round_threads").toString().contains("Shepherd asynchronous scheduling"));
   }
 
+  /**
+   * Rounds with heartbeats that only report ({@code
+   * async-scheduling.heartbeats-allocate = false}, the bench's {@code
+   * --async-only-interval-ms}), as the CapacityScheduler's heartbeats do
+   * under its asynchronous thread: the same checks, no heartbeat ran the
+   * engine's pass, and rounds placed every container.
+   */
+  @Test
+  public void roundsAloneAllocateWhenHeartbeatsOnlyReportInSls() throws Exception {
+    JsonNode s = runSls("shepherd-drf-asynconly20", "--async-only-interval-ms", "20");
+    assertEveryJobFinishedOnTheEngine(s);
+    assertEquals("heartbeat passes: " + s.path("counters"), 0,
+        s.path("counters").path("engine_passes").asLong());
+    assertEquals("containers placed by rounds: " + s.path("counters"), 186,
+        s.path("counters").path("async_allocations").asLong());
+  }
+
   /** The trace above through SLS with Shepherd's drf, in a JVM of its own; its bench-summary.json. */
   private static JsonNode runSls(String name, String... extraArgs) throws Exception {
     File dir = new File("target/sls-test/" + name).getAbsoluteFile();

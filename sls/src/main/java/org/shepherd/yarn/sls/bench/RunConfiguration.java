@@ -73,6 +73,7 @@ final class RunConfiguration {
         // Shepherd's rounds between heartbeats, at most
         // async-scheduling.max-nodes (default 100) nodes each.
         conf.setLong(ShepherdScheduler.ASYNC_INTERVAL_MS, o.asyncIntervalMs);
+        conf.setBoolean(ShepherdScheduler.ASYNC_HEARTBEATS_ALLOCATE, !o.roundsOnly);
       }
     } else {
       conf.set(YarnConfiguration.RM_SCHEDULER, TimedSlsCapacityScheduler.class.getName());

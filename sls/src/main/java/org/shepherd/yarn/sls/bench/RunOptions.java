@@ -45,7 +45,17 @@ public final class RunOptions {
    * schedule-asynchronously}); 0 = heartbeats only (both schedulers' default).
    */
   public long asyncIntervalMs;
-  /** Name in tables; null = {@code shepherd-<policy>} or {@code capacity}, {@code -async<ms>} with rounds. */
+  /**
+   * Shepherd only, with rounds: node heartbeats only report and only rounds
+   * allocate ({@code async-scheduling.heartbeats-allocate = false}), as the
+   * CapacityScheduler's heartbeats do whenever its asynchronous thread runs
+   * ({@code --async-only-interval-ms <ms>}: the interval and this).
+   */
+  public boolean roundsOnly;
+  /**
+   * Name in tables; null = {@code shepherd-<policy>} or {@code capacity},
+   * {@code -async<ms>} with rounds ({@code -asynconly<ms>} with {@link #roundsOnly}).
+   */
   public String label;
 
   public static RunOptions parse(String[] args) {
@@ -73,6 +83,10 @@ public final class RunOptions {
           o.capacityNodeLocalityDelay = Integer.parseInt(v);
           break;
         case "--async-interval-ms": o.asyncIntervalMs = Long.parseLong(v); break;
+        case "--async-only-interval-ms":
+          o.asyncIntervalMs = Long.parseLong(v);
+          o.roundsOnly = true;
+          break;
         case "--label": o.label = v; break;
         default: throw new IllegalArgumentException("unknown option " + args[i]);
       }
@@ -89,6 +103,11 @@ public final class RunOptions {
       throw new IllegalArgumentException("--async-interval-ms must be 0 (off) or positive, not "
           + o.asyncIntervalMs);
     }
+    if (o.roundsOnly && (!o.scheduler.equals("shepherd") || o.asyncIntervalMs == 0)) {
+      throw new IllegalArgumentException("--async-only-interval-ms is Shepherd's and needs a positive "
+          + "interval (the CapacityScheduler's heartbeats only report whenever it runs rounds: "
+          + "--async-interval-ms)");
+    }
     if (o.scheduler.equals("shepherd") && o.nativeLibrary == null) {
       throw new IllegalArgumentException("--native-library is required for shepherd");
     }
@@ -101,6 +120,6 @@ public final class RunOptions {
       return label;
     }
     String name = scheduler.equals("shepherd") ? "shepherd-" + policy : "capacity";
-    return asyncIntervalMs > 0 ? name + "-async" + asyncIntervalMs : name;
+    return asyncIntervalMs == 0 ? name : name + (roundsOnly ? "-asynconly" : "-async") + asyncIntervalMs;
   }
 }

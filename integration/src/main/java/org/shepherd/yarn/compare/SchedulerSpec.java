@@ -73,9 +73,10 @@ public final class SchedulerSpec {
   public static SchedulerSpec parse(String spec, File hadoopConfDir, File baseDir) {
     String s = spec.trim();
     long async = 0;
-    boolean roundsOnly = s.lastIndexOf(ASYNC_ONLY) >= 0;
+    int atOnly = s.lastIndexOf(ASYNC_ONLY);
+    boolean roundsOnly = atOnly >= 0;
     String suffix = roundsOnly ? ASYNC_ONLY : ASYNC;
-    int at = s.lastIndexOf(suffix);
+    int at = roundsOnly ? atOnly : s.lastIndexOf(ASYNC);
     if (at >= 0) {
       String ms = s.substring(at + suffix.length());
       async = Millis.positive(ms);

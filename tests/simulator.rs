@@ -361,6 +361,34 @@ fn no_job_beats_its_critical_path() {
     }
 }
 
+/// `compare --seeds` runs every seed's policies in one pool of threads:
+/// each comparison holds its own seed's runs, in the policies' order with
+/// the baseline first, equal to running that seed's policies one by one.
+#[test]
+fn pooled_comparisons_hold_each_seeds_own_runs() {
+    use shepherd::sim::experiment::{Experiment, Source};
+    use shepherd::workload::gen::GenParams;
+    let exps: Vec<Experiment> = (1..=3)
+        .map(|seed| {
+            let params = GenParams { seed, jobs: Some(12), ..Default::default() };
+            Experiment::new(&Source::Generate("hibench".into(), params), Config::default(), None, SimOptions::default()).unwrap()
+        })
+        .collect();
+    let policies: Vec<String> = ["sjf", "fifo", "drf"].iter().map(|p| p.to_string()).collect();
+    let pooled = Experiment::compare_each(&exps, &policies, "drf", 2).unwrap();
+    assert_eq!(pooled.len(), 3);
+    for (seed, (exp, cmp)) in (1..).zip(exps.iter().zip(&pooled)) {
+        let names: Vec<&str> = cmp.runs.iter().map(|r| r.summary.policy.as_str()).collect();
+        assert_eq!(names, ["drf", "sjf", "fifo"]);
+        for run in &cmp.runs {
+            let alone = exp.run(&run.summary.policy).unwrap();
+            assert_eq!(run.summary, alone.summary, "seed {seed} {}", run.summary.policy);
+        }
+    }
+    // The seeds' workloads differ, so a run filed under another seed would show.
+    assert_ne!(pooled[0].runs[0].summary, pooled[1].runs[0].summary);
+}
+
 /// Every shipped calibration loads, and the quick harness trace simulated
 /// with it finishes every job after the job's own work.
 #[test]

@@ -57,6 +57,9 @@ enum Command {
         /// Repeat on the generator's workloads of seeds --seed .. --seed + N − 1 and print median [min, max] (needs --generate; no --trace, no --out).
         #[arg(long)]
         seeds: Option<u64>,
+        /// Simulations run at once (each keeps one core busy; default: the host's cores).
+        #[arg(long)]
+        threads: Option<usize>,
     },
     /// Write a generated workload as a Shepherd trace file.
     Generate {
@@ -446,7 +449,9 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::CheckConfig { file } => check_config(&file),
         Command::Simulate { w, policy, out } => simulate(&w, policy, out),
-        Command::Compare { w, policies, baseline, out, seeds } => compare(&w, &policies, &baseline, out, seeds),
+        Command::Compare { w, policies, baseline, out, seeds, threads } => {
+            compare(&w, &policies, &baseline, out, seeds, threads.unwrap_or_else(shepherd::sim::parallel::default_workers))
+        }
         Command::Generate { w, out } => generate(&w, &out),
         Command::BenchSim { w, policy } => bench(&w, &policy),
         Command::BenchHeartbeat {
@@ -696,12 +701,22 @@ fn policy_list(p: &str) -> Vec<String> {
     p.split(',').map(|s| s.trim().to_string()).collect()
 }
 
-fn compare(w: &WorkloadArgs, policies: &str, baseline: &str, out: Option<PathBuf>, seeds: Option<u64>) -> Result<(), String> {
+fn compare(
+    w: &WorkloadArgs,
+    policies: &str,
+    baseline: &str,
+    out: Option<PathBuf>,
+    seeds: Option<u64>,
+    threads: usize,
+) -> Result<(), String> {
+    if threads == 0 {
+        return Err("--threads 0: at least one simulation must run at a time".into());
+    }
     if let Some(n) = seeds {
         if out.is_some() {
             return Err("--seeds needs --generate KIND (and no --trace or --out)".into());
         }
-        return compare_seeds(w, policies, baseline, n);
+        return compare_seeds(w, policies, baseline, n, threads);
     }
     let exp = w.experiment(None)?;
     let jobs = exp.trace.jobs.len();
@@ -710,7 +725,8 @@ fn compare(w: &WorkloadArgs, policies: &str, baseline: &str, out: Option<PathBuf
         "workload: {jobs} jobs, {tasks} tasks on {} nodes ({} MB, {} vcores each)\n",
         exp.cluster.nodes, exp.cluster.memory_mb, exp.cluster.vcores
     );
-    let cmp = exp.compare(&policy_list(policies), baseline)?;
+    let cmp =
+        Experiment::compare_each(std::slice::from_ref(&exp), &policy_list(policies), baseline, threads)?.pop().expect("one comparison");
     print!("{}", cmp.text());
     if let Some(dir) = out {
         cmp.write(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -721,7 +737,7 @@ fn compare(w: &WorkloadArgs, policies: &str, baseline: &str, out: Option<PathBuf
 
 /// `compare --seeds N`: the same comparison on the generator's workloads of
 /// seeds FIRST .. FIRST + N − 1, summarized per (policy, category) row.
-fn compare_seeds(w: &WorkloadArgs, policies: &str, baseline: &str, n: u64) -> Result<(), String> {
+fn compare_seeds(w: &WorkloadArgs, policies: &str, baseline: &str, n: u64, threads: usize) -> Result<(), String> {
     if n == 0 {
         return Err("--seeds needs a positive count".into());
     }
@@ -734,19 +750,20 @@ fn compare_seeds(w: &WorkloadArgs, policies: &str, baseline: &str, n: u64) -> Re
     // Jain's index (mean over the windows) per policy and seed, and its
     // difference from the baseline's on the same workload.
     let mut jain: Vec<(String, Vec<f64>, Vec<f64>)> = Vec::new();
-    for seed in first..first + n {
-        let exp = WorkloadArgs { seed: Some(seed), ..w.clone() }.experiment(None)?;
-        if seed == first {
-            println!(
-                "workload: {} on {} nodes ({} MB, {} vcores each), seeds {first}..{}\n",
-                w.generate.as_deref().unwrap_or(""),
-                exp.cluster.nodes,
-                exp.cluster.memory_mb,
-                exp.cluster.vcores,
-                first + n - 1
-            );
-        }
-        let cmp = exp.compare(&policies, baseline)?;
+    let exps =
+        (first..first + n).map(|seed| WorkloadArgs { seed: Some(seed), ..w.clone() }.experiment(None)).collect::<Result<Vec<_>, _>>()?;
+    println!(
+        "workload: {} on {} nodes ({} MB, {} vcores each), seeds {first}..{}\n",
+        w.generate.as_deref().unwrap_or(""),
+        exps[0].cluster.nodes,
+        exps[0].cluster.memory_mb,
+        exps[0].cluster.vcores,
+        first + n - 1
+    );
+    // Every seed's runs in one pool: a slow policy's runs overlap the
+    // others' across seeds.
+    let comparisons = Experiment::compare_each(&exps, &policies, baseline, threads)?;
+    for (exp, cmp) in exps.iter().zip(comparisons) {
         let base_jain = cmp.runs.iter().find(|r| r.summary.policy == baseline).map(|r| r.summary.fairness.mean);
         for run in &cmp.runs {
             let p = &run.summary.policy;

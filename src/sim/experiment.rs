@@ -3,6 +3,7 @@
 //! options, run under one or several policies.
 
 use super::options::SimOptions;
+use super::parallel;
 use super::run::{simulate, SimOutcome};
 use crate::config::Config;
 use crate::metrics::compare::{self, Factors, SpeedupSummary};
@@ -51,36 +52,48 @@ impl Experiment {
         simulate(&self.trace, &self.cluster, self.config_for(policy)?, &self.opts)
     }
 
-    /// Run every policy (two at a time: the runs are independent and each
-    /// is deterministic) and compare against `baseline`.
+    /// Run every policy on the host's cores and compare against `baseline`.
     pub fn compare(&self, policies: &[String], baseline: &str) -> Result<Comparison, String> {
+        let mut all = Experiment::compare_each(std::slice::from_ref(self), policies, baseline, parallel::default_workers())?;
+        Ok(all.pop().expect("one experiment, one comparison"))
+    }
+
+    /// The same comparison on each experiment (`compare --seeds`: one per
+    /// seed). Every (experiment, policy) run goes to one pool of `workers`
+    /// threads ([`parallel::run_all`]), so a slow policy's runs overlap the
+    /// others' across experiments; comparison `i` is experiment `i`'s.
+    pub fn compare_each(exps: &[Experiment], policies: &[String], baseline: &str, workers: usize) -> Result<Vec<Comparison>, String> {
         let mut names: Vec<String> = vec![baseline.to_string()];
         names.extend(policies.iter().filter(|p| *p != baseline).cloned());
+        let Some(first) = exps.first() else { return Ok(Vec::new()) };
         for p in &names {
-            self.config_for(p)?;
+            first.config_for(p)?;
         }
-        let quiet = Experiment { opts: SimOptions { progress: false, ..self.opts.clone() }, ..self.clone_shallow() };
-        let mut outcomes: Vec<Option<Result<SimOutcome, String>>> = (0..names.len()).map(|_| None).collect();
-        for chunk in (0..names.len()).collect::<Vec<_>>().chunks(2) {
-            std::thread::scope(|s| {
-                let handles: Vec<_> = chunk.iter().map(|i| (*i, s.spawn(|| quiet.run(&names[*i])))).collect();
-                for (i, h) in handles {
-                    outcomes[i] = Some(h.join().unwrap_or_else(|_| Err("simulation panicked".into())));
-                    if self.opts.progress {
-                        eprintln!("simulated {} ({}/{})", names[i], i + 1, names.len());
-                    }
+        let progress = first.opts.progress;
+        let quiet: Vec<Experiment> =
+            exps.iter().map(|e| Experiment { opts: SimOptions { progress: false, ..e.opts.clone() }, ..e.clone_shallow() }).collect();
+        let runs: Vec<(usize, &str)> = (0..quiet.len()).flat_map(|e| names.iter().map(move |p| (e, p.as_str()))).collect();
+        let mut ended = 0;
+        let outcomes = parallel::run_all(
+            &runs,
+            workers,
+            |(e, policy)| quiet[*e].run(policy),
+            |i, _| {
+                ended += 1;
+                if progress {
+                    let (e, policy) = runs[i];
+                    let of = if quiet.len() > 1 { format!(" on seed {}", quiet[e].opts.seed) } else { String::new() };
+                    eprintln!("simulated {policy}{of} ({ended}/{})", runs.len());
                 }
-            });
-        }
-        let runs: Vec<SimOutcome> = outcomes.into_iter().map(|o| o.expect("ran")).collect::<Result<_, _>>()?;
-        let base = &runs[0];
-        let mut factors: Vec<Factors> = Vec::new();
-        let mut speedups: Vec<SpeedupSummary> = Vec::new();
-        for r in &runs[1..] {
-            factors.extend(compare::table(&base.summary, &r.summary));
-            speedups.push(compare::speedup_summary(&r.summary.policy, &compare::speedups(&base.jobs, &r.jobs)));
-        }
-        Ok(Comparison { baseline: baseline.to_string(), runs, factors, speedups })
+            },
+        );
+        let mut outcomes = outcomes
+            .into_iter()
+            .zip(&runs)
+            .map(|(r, (_, policy))| r.map_err(|_| format!("simulating {policy} panicked")).and_then(|run| run))
+            .collect::<Result<Vec<SimOutcome>, String>>()?
+            .into_iter();
+        Ok((0..quiet.len()).map(|_| Comparison::of(baseline, outcomes.by_ref().take(names.len()).collect())).collect())
     }
 
     fn clone_shallow(&self) -> Experiment {
@@ -96,6 +109,19 @@ pub struct Comparison {
 }
 
 impl Comparison {
+    /// Factors and per-job speedups of `runs[1..]` against `runs[0]`, the
+    /// baseline's run.
+    fn of(baseline: &str, runs: Vec<SimOutcome>) -> Comparison {
+        let base = &runs[0];
+        let mut factors: Vec<Factors> = Vec::new();
+        let mut speedups: Vec<SpeedupSummary> = Vec::new();
+        for r in &runs[1..] {
+            factors.extend(compare::table(&base.summary, &r.summary));
+            speedups.push(compare::speedup_summary(&r.summary.policy, &compare::speedups(&base.jobs, &r.jobs)));
+        }
+        Comparison { baseline: baseline.to_string(), runs, factors, speedups }
+    }
+
     pub fn text(&self) -> String {
         let summaries: Vec<_> = self.runs.iter().map(|r| r.summary.clone()).collect();
         format!(

@@ -7,6 +7,7 @@
 //! * [`am`]      — one ApplicationMaster per job, asking stage by stage.
 //! * [`calibration`] — the cluster-side model: AM containers, launch and tear-down times, heartbeat phases.
 //! * [`run`]     — the event loop: arrivals, task ends, heartbeat rounds.
+//! * [`parallel`] — independent runs (a comparison's policies and seeds) on a few threads.
 
 pub mod am;
 pub mod calibration;
@@ -15,6 +16,7 @@ pub mod cluster;
 pub mod experiment;
 pub mod host;
 pub mod options;
+pub mod parallel;
 pub mod run;
 pub mod scale;
 

@@ -69,20 +69,23 @@ impl Experiment {
         for p in &names {
             first.config_for(p)?;
         }
+        // Runs side by side print no progress of their own: one line here
+        // as each ends.
         let progress = first.opts.progress;
-        let quiet: Vec<Experiment> =
-            exps.iter().map(|e| Experiment { opts: SimOptions { progress: false, ..e.opts.clone() }, ..e.clone_shallow() }).collect();
-        let runs: Vec<(usize, &str)> = (0..quiet.len()).flat_map(|e| names.iter().map(move |p| (e, p.as_str()))).collect();
+        let runs: Vec<(usize, &str)> = (0..exps.len()).flat_map(|e| names.iter().map(move |p| (e, p.as_str()))).collect();
         let mut ended = 0;
         let outcomes = parallel::run_all(
             &runs,
             workers,
-            |(e, policy)| quiet[*e].run(policy),
+            |&(e, policy)| {
+                let exp = &exps[e];
+                simulate(&exp.trace, &exp.cluster, exp.config_for(policy)?, &SimOptions { progress: false, ..exp.opts.clone() })
+            },
             |i, _| {
                 ended += 1;
                 if progress {
                     let (e, policy) = runs[i];
-                    let of = if quiet.len() > 1 { format!(" on seed {}", quiet[e].opts.seed) } else { String::new() };
+                    let of = if exps.len() > 1 { format!(" on seed {}", exps[e].opts.seed) } else { String::new() };
                     eprintln!("simulated {policy}{of} ({ended}/{})", runs.len());
                 }
             },
@@ -93,11 +96,7 @@ impl Experiment {
             .map(|(r, (_, policy))| r.map_err(|_| format!("simulating {policy} panicked")).and_then(|run| run))
             .collect::<Result<Vec<SimOutcome>, String>>()?
             .into_iter();
-        Ok((0..quiet.len()).map(|_| Comparison::of(baseline, outcomes.by_ref().take(names.len()).collect())).collect())
-    }
-
-    fn clone_shallow(&self) -> Experiment {
-        Experiment { trace: self.trace.clone(), cluster: self.cluster.clone(), config: self.config.clone(), opts: self.opts.clone() }
+        Ok((0..exps.len()).map(|_| Comparison::of(baseline, outcomes.by_ref().take(names.len()).collect())).collect())
     }
 }
 

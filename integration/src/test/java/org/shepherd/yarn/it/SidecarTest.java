@@ -3,6 +3,7 @@ package org.shepherd.yarn.it;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotEquals;
+import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
@@ -39,7 +40,8 @@ import org.shepherd.yarn.cluster.Workloads;
 /**
  * Issue 12: the sidecar ({@code shepherd sidecar}, the real binary) against a
  * real YARN cluster whose ResourceManager runs Shepherd with the control
- * channel open, while real MapReduce jobs run: the JSON API and metrics
+ * channel open (queue alpha under DRESS, beta under Carbyne), while real
+ * MapReduce jobs run: the JSON API and metrics
  * show the live cluster and the engine's state, bad requests get JSON 4xx,
  * inputs reach the engine, a real Prometheus (Debian package) scrapes it
  * and every query of the shipped Grafana dashboard returns a series, the
@@ -80,10 +82,12 @@ public class SidecarTest {
     Path token = work.resolve("token");
     Files.write(token, (TOKEN + "\n").getBytes(StandardCharsets.UTF_8));
 
+    // Queue alpha runs DRESS (the default policy), beta Carbyne, so the
+    // dashboard's DRESS and Carbyne panels both have series to show.
     String toml = String.join("\n",
-        "[scheduler]", "policy = \"dress\"",
+        "[scheduler]", "policy = \"dress\"", "queue_order = \"drf\"",
         "[[queue]]", "name = \"alpha\"", "capacity = 0.5",
-        "[[queue]]", "name = \"beta\"", "capacity = 0.5",
+        "[[queue]]", "name = \"beta\"", "capacity = 0.5", "policy = \"carbyne\"",
         "[control]", "enabled = true", "port = " + controlPort, "secret_file = \"" + secret + "\"", "");
     cluster = ShepherdCluster.start("sidecar", toml, conf -> {
       try {
@@ -229,18 +233,21 @@ public class SidecarTest {
   @Test
   public void step1ServesTheLiveClusterAndTheEngineWhileJobsRun() throws Exception {
     // A finished job first (finished-size histogram, history), then a
-    // small-demand and a large-demand job that run while we look.
+    // small-demand job in alpha (DRESS) and a large one in beta (Carbyne)
+    // that run while we look.
     assertTrue(Workloads.sleep(cluster.jobConf(), "alice", "alpha", 1, 0, 500, 0));
     jobs.add(pool.submit(() -> Workloads.sleep(cluster.jobConf(), "bob", "beta", 8, 0, 90_000, 0)));
     jobs.add(pool.submit(() -> Workloads.sleep(cluster.jobConf(), "carol", "alpha", 1, 0, 90_000, 0)));
 
     waitFor("/readyz 200", 180, () -> get("/readyz").code == 200);
-    waitFor("a small and a large app running, classified by the engine", 300, () -> {
+    // Carol's app in alpha is classified by DRESS; bob's runs in beta,
+    // under Carbyne, which has no DRESS category.
+    waitFor("a small app (DRESS, alpha) and a large one (Carbyne, beta) running, with its maps asked", 300, () -> {
       JsonNode apps = unfinishedApps();
       JsonNode small = findApp(apps, a -> "small".equals(a.path("category").asText())
           && "RUNNING".equals(a.path("state").asText()));
-      JsonNode large = findApp(apps, a -> "large".equals(a.path("category").asText())
-          && "RUNNING".equals(a.path("state").asText()));
+      JsonNode large = findApp(apps, a -> "bob".equals(a.path("user").asText())
+          && "RUNNING".equals(a.path("state").asText()) && a.path("share").asDouble() > 0.1);
       if (small == null || large == null) {
         return false;
       }
@@ -269,10 +276,20 @@ public class SidecarTest {
     assertTrue(names.toString(), names.contains("alpha") && names.contains("beta"));
 
     JsonNode plugins = get("/api/v1/plugins").json();
-    // DRESS's δ in the reserve plugin's state of the flat pipeline.
-    assertTrue(plugins.toString(),
-        plugins.at("/pipelines/0/plugins/reserve/state/delta").isNumber());
+    // DRESS's δ in the reserve plugin's state of alpha's pipeline, and
+    // Carbyne's shares in the classify plugin's state of beta's.
+    JsonNode alpha = null;
+    JsonNode beta = null;
+    for (JsonNode p : plugins.path("pipelines")) {
+      alpha = p.path("queue").asText().endsWith("alpha") ? p : alpha;
+      beta = p.path("queue").asText().endsWith("beta") ? p : beta;
+    }
+    assertNotNull(plugins.toString(), alpha);
+    assertNotNull(plugins.toString(), beta);
+    assertTrue(plugins.toString(), alpha.at("/plugins/reserve/state/delta").isNumber());
+    assertEquals(plugins.toString(), "carbyne", beta.at("/plugins/leftover/name").asText());
     assertTrue(plugins.at("/gauges/dress").size() > 5);
+    assertTrue(plugins.toString(), plugins.at("/gauges/carbyne").size() > 5);
 
     // Load estimates: the NodeManagers' utilization series → LLA → pushed →
     // applied by the engine at a heartbeat crossing, visible in its node view.
@@ -296,10 +313,12 @@ public class SidecarTest {
     // capacity.
     assertEquals(2.0 * NM_MB * 1024 * 1024, total, 1536.0 * 1024 * 1024);
     assertEquals(0.0, metric(m, "shepherd_sidecar_rm_stale"), 0.0);
-    // Plugin series carry the queue their pipeline serves (root: the one
-    // pipeline of the flat queue order DRESS implies).
-    assertTrue(m, metric(m, "shepherd_dress_reserve_ratio{queue=\"root\"}") >= 0.0);
-    assertTrue(m, m.contains("shepherd_dress_pool_used_memory_bytes{pool=\"small\",queue=\"root\"}"));
+    // Plugin series carry the queue their pipeline serves.
+    assertTrue(m, metric(m, "shepherd_dress_reserve_ratio{queue=\"alpha\"}") >= 0.0);
+    assertTrue(m, m.contains("shepherd_dress_pool_used_memory_bytes{pool=\"small\",queue=\"alpha\"}"));
+    // Bob's app in beta has a Carbyne share A_k.
+    assertTrue(m, m.lines().anyMatch(l -> l.startsWith("shepherd_carbyne_app_share_ratio{")
+        && l.contains("app=\"" + largeApp + "\"") && l.contains("queue=\"beta\"")));
     assertTrue(m, metric(m, "shepherd_engine_decision_seconds_count") > 0);
     assertTrue(m, metric(m, "shepherd_jni_crossings_total") >= 0);
     assertEquals(0.0, metric(m, "shepherd_jni_engine_failures_total"), 0.0);

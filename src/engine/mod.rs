@@ -690,6 +690,16 @@ impl Engine {
         ];
         out.push(Gauge::counter("engine_reconfigurations_total", c.reconfigurations as f64, "Configs applied in place (-refreshQueues)"));
         out.push(Gauge::counter(
+            "engine_rounds_total",
+            c.rounds as f64,
+            "Scheduling rounds between heartbeats (asynchronous scheduling) that ran passes",
+        ));
+        out.push(Gauge::counter(
+            "engine_round_allocations_total",
+            c.round_allocations as f64,
+            "Containers allocated by scheduling rounds between heartbeats (the rest by heartbeat passes)",
+        ));
+        out.push(Gauge::counter(
             "engine_round_proposals_total",
             c.round_proposals as f64,
             "Placements proposed by the proposers of parallel scheduling rounds",

@@ -206,6 +206,10 @@ mod tests {
         assert_eq!(placed(&out), vec![(1, 1), (1, 1), (1, 2), (2, 2), (2, 3)]);
         let c = by_round.counters();
         assert_eq!((c.rounds, c.round_allocations, c.allocations, c.passes), (1, 5, 5, 0));
+        // The same counts reach /prom and the sidecar as metrics.
+        let g = by_round.gauges();
+        let get = |n: &str| g.iter().find(|x| x.name == n).map(|x| x.value);
+        assert_eq!((get("engine_rounds_total"), get("engine_round_allocations_total")), (Some(1.0), Some(5.0)));
         assert!(by_round.state.nodes.values().all(|n| n.last_heartbeat_ms != 10), "a round is not a heartbeat");
     }
 

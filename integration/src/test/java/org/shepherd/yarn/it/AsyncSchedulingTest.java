@@ -23,7 +23,8 @@ import org.shepherd.yarn.cluster.Workloads;
  * proposers ({@code scheduler.round_proposers = 2}, and no minimum of work
  * per proposer, which two NodeManagers and two jobs would not reach): each
  * proposes from its own copy of the state on one NodeManager, the engine
- * validates and commits, YARN carries out.
+ * validates and commits, YARN carries out. The rounds' counts reach the RM's
+ * Prometheus endpoint {@code /prom}.
  */
 public class AsyncSchedulingTest {
   private static ShepherdCluster cluster;
@@ -34,6 +35,7 @@ public class AsyncSchedulingTest {
         + "round_min_work_per_proposer = 0\n", conf -> {
       conf.setLong(ShepherdScheduler.ASYNC_INTERVAL_MS, 20);
       conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 3000);
+      conf.setBoolean("hadoop.prometheus.endpoint.enabled", true);
     });
   }
 
@@ -67,5 +69,31 @@ public class AsyncSchedulingTest {
         + "; a refused one goes back to the engine)", carriedOut > 0 && carriedOut <= roundAllocations);
     assertEquals("nothing fell back to the safe FIFO", 0, s.getFallbackAllocations());
     assertEquals("the engine never failed", 0, s.getEngineFailures());
+    // What SREs see: the same counts at the RM's /prom (metrics2 publishes a
+    // snapshot each period, so it may lag the counters but never pass them).
+    double promRounds = 0;
+    double promRoundAllocations = 0;
+    long until = System.currentTimeMillis() + 60_000;
+    while ((promRounds <= 0 || promRoundAllocations <= 0) && System.currentTimeMillis() < until) {
+      String prom = cluster.page("/prom");
+      promRounds = promValue(prom, "shepherd_engine_rounds_total");
+      promRoundAllocations = promValue(prom, "shepherd_engine_round_allocations_total");
+      if (promRounds <= 0 || promRoundAllocations <= 0) {
+        Thread.sleep(1_000);
+      }
+    }
+    assertTrue("/prom shepherd_engine_rounds_total = " + promRounds, promRounds > 0 && promRounds <= rounds);
+    assertTrue("/prom shepherd_engine_round_allocations_total = " + promRoundAllocations,
+        promRoundAllocations > 0 && promRoundAllocations <= roundAllocations);
+  }
+
+  /** The value of the one series named {@code name} in a /prom scrape, 0 when it is absent. */
+  static double promValue(String text, String name) {
+    for (String line : text.split("\n")) {
+      if (line.startsWith(name + "{") || line.startsWith(name + " ")) {
+        return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return 0;
   }
 }

@@ -669,56 +669,46 @@ impl Engine {
     pub fn gauges(&self) -> Vec<Gauge> {
         let c = &self.counters;
         let s = &self.state;
+        let count = |name: &str, n: u64, help: &str| Gauge::counter(name, n as f64, help);
+        let seconds = |name: &str, ns: u64, help: &str| Gauge::counter(name, ns as f64 / 1e9, help);
         let mut out = vec![
-            Gauge::counter("engine_events_total", c.events as f64, "Events the engine applied"),
-            Gauge::counter("engine_passes_total", c.passes as f64, "Scheduling passes (one per NodeManager heartbeat)"),
-            Gauge::counter("engine_allocations_total", c.allocations as f64, "Containers the engine allocated"),
-            Gauge::counter("engine_preemptions_total", c.preemptions as f64, "Containers the engine preempted"),
-            Gauge::counter(
-                "engine_rejected_allocations_total",
-                c.rejected_allocations as f64,
-                "Engine allocations the driver could not carry out",
-            ),
-            Gauge::counter(
+            count("engine_events_total", c.events, "Events the engine applied"),
+            count("engine_passes_total", c.passes, "Scheduling passes (one per NodeManager heartbeat)"),
+            count("engine_allocations_total", c.allocations, "Containers the engine allocated"),
+            count("engine_preemptions_total", c.preemptions, "Containers the engine preempted"),
+            count("engine_rejected_allocations_total", c.rejected_allocations, "Engine allocations the driver could not carry out"),
+            count(
                 "engine_unknown_references_total",
-                c.unknown_references as f64,
+                c.unknown_references,
                 "Events ignored because they named an unknown node, app or container",
             ),
             Gauge::new("engine_nodes", s.nodes.len() as f64, "NodeManagers the engine knows"),
             Gauge::new("engine_apps", s.apps.len() as f64, "Applications the engine knows"),
             Gauge::new("engine_containers", s.containers.len() as f64, "Running containers the engine knows"),
+            count("engine_reconfigurations_total", c.reconfigurations, "Configs applied in place (-refreshQueues)"),
+            count("engine_rounds_total", c.rounds, "Scheduling rounds between heartbeats (asynchronous scheduling) that ran passes"),
+            count(
+                "engine_round_allocations_total",
+                c.round_allocations,
+                "Containers allocated by scheduling rounds between heartbeats (the rest by heartbeat passes)",
+            ),
+            count("engine_round_proposals_total", c.round_proposals, "Placements proposed by the proposers of parallel scheduling rounds"),
+            count(
+                "engine_round_conflicts_total",
+                c.round_conflicts,
+                "Proposals of parallel scheduling rounds rejected as conflicting with an earlier commit",
+            ),
+            seconds(
+                "engine_round_propose_seconds_total",
+                c.round_propose_ns,
+                "Wall time parallel scheduling rounds spent in their proposers (state copies and passes, in parallel)",
+            ),
+            seconds(
+                "engine_round_commit_seconds_total",
+                c.round_commit_ns,
+                "Wall time parallel scheduling rounds spent validating and committing proposals and retrying conflicted nodes",
+            ),
         ];
-        out.push(Gauge::counter("engine_reconfigurations_total", c.reconfigurations as f64, "Configs applied in place (-refreshQueues)"));
-        out.push(Gauge::counter(
-            "engine_rounds_total",
-            c.rounds as f64,
-            "Scheduling rounds between heartbeats (asynchronous scheduling) that ran passes",
-        ));
-        out.push(Gauge::counter(
-            "engine_round_allocations_total",
-            c.round_allocations as f64,
-            "Containers allocated by scheduling rounds between heartbeats (the rest by heartbeat passes)",
-        ));
-        out.push(Gauge::counter(
-            "engine_round_proposals_total",
-            c.round_proposals as f64,
-            "Placements proposed by the proposers of parallel scheduling rounds",
-        ));
-        out.push(Gauge::counter(
-            "engine_round_conflicts_total",
-            c.round_conflicts as f64,
-            "Proposals of parallel scheduling rounds rejected as conflicting with an earlier commit",
-        ));
-        out.push(Gauge::counter(
-            "engine_round_propose_seconds_total",
-            c.round_propose_ns as f64 / 1e9,
-            "Wall time parallel scheduling rounds spent in their proposers (state copies and passes, in parallel)",
-        ));
-        out.push(Gauge::counter(
-            "engine_round_commit_seconds_total",
-            c.round_commit_ns as f64 / 1e9,
-            "Wall time parallel scheduling rounds spent validating and committing proposals and retrying conflicted nodes",
-        ));
         if self.config.scheduler.fault_injection != "none" || faults::injected_total() > 0 {
             out.push(Gauge::counter(
                 "engine_faults_injected_total",

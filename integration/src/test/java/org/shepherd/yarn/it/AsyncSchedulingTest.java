@@ -3,6 +3,7 @@ package org.shepherd.yarn.it;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import java.util.List;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
@@ -75,9 +76,10 @@ public class AsyncSchedulingTest {
     double promRoundAllocations = 0;
     long until = System.currentTimeMillis() + 60_000;
     while ((promRounds <= 0 || promRoundAllocations <= 0) && System.currentTimeMillis() < until) {
-      String prom = cluster.page("/prom");
-      promRounds = promValue(prom, "shepherd_engine_rounds_total");
-      promRoundAllocations = promValue(prom, "shepherd_engine_round_allocations_total");
+      // DressMetricsTest's parser of the Prometheus text format.
+      List<DressMetricsTest.Series> prom = DressMetricsTest.parse(cluster.page("/prom"));
+      promRounds = valueOrZero(prom, "shepherd_engine_rounds_total");
+      promRoundAllocations = valueOrZero(prom, "shepherd_engine_round_allocations_total");
       if (promRounds <= 0 || promRoundAllocations <= 0) {
         Thread.sleep(1_000);
       }
@@ -87,13 +89,8 @@ public class AsyncSchedulingTest {
         promRoundAllocations > 0 && promRoundAllocations <= roundAllocations);
   }
 
-  /** The value of the one series named {@code name} in a /prom scrape, 0 when it is absent. */
-  static double promValue(String text, String name) {
-    for (String line : text.split("\n")) {
-      if (line.startsWith(name + "{") || line.startsWith(name + " ")) {
-        return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-      }
-    }
-    return 0;
+  static double valueOrZero(List<DressMetricsTest.Series> prom, String name) {
+    Double v = DressMetricsTest.value(prom, name, null);
+    return v == null ? 0 : v;
   }
 }

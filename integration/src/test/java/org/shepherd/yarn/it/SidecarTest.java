@@ -40,8 +40,8 @@ import org.shepherd.yarn.cluster.Workloads;
 /**
  * Issue 12: the sidecar ({@code shepherd sidecar}, the real binary) against a
  * real YARN cluster whose ResourceManager runs Shepherd with the control
- * channel open (queue alpha under DRESS, beta under Carbyne), while real
- * MapReduce jobs run: the JSON API and metrics
+ * channel open (queue alpha under DRESS, beta under Carbyne, gamma under
+ * SLearn, delta under ROSE), while real MapReduce jobs run: the JSON API and metrics
  * show the live cluster and the engine's state, bad requests get JSON 4xx,
  * inputs reach the engine, a real Prometheus (Debian package) scrapes it
  * and every query of the shipped Grafana dashboard returns a series, the
@@ -82,12 +82,15 @@ public class SidecarTest {
     Path token = work.resolve("token");
     Files.write(token, (TOKEN + "\n").getBytes(StandardCharsets.UTF_8));
 
-    // Queue alpha runs DRESS (the default policy), beta Carbyne, so the
-    // dashboard's DRESS and Carbyne panels both have series to show.
+    // Queue alpha runs DRESS (the default policy), beta Carbyne, gamma
+    // SLearn and delta ROSE, so every policy's dashboard panels have series
+    // to show.
     String toml = String.join("\n",
         "[scheduler]", "policy = \"dress\"", "queue_order = \"drf\"",
-        "[[queue]]", "name = \"alpha\"", "capacity = 0.5",
-        "[[queue]]", "name = \"beta\"", "capacity = 0.5", "policy = \"carbyne\"",
+        "[[queue]]", "name = \"alpha\"", "capacity = 0.4",
+        "[[queue]]", "name = \"beta\"", "capacity = 0.4", "policy = \"carbyne\"",
+        "[[queue]]", "name = \"gamma\"", "capacity = 0.1", "policy = \"slearn\"",
+        "[[queue]]", "name = \"delta\"", "capacity = 0.1", "policy = \"rose\"",
         "[control]", "enabled = true", "port = " + controlPort, "secret_file = \"" + secret + "\"", "");
     cluster = ShepherdCluster.start("sidecar", toml, conf -> {
       try {
@@ -236,6 +239,10 @@ public class SidecarTest {
     // small-demand job in alpha (DRESS) and a large one in beta (Carbyne)
     // that run while we look.
     assertTrue(Workloads.sleep(cluster.jobConf(), "alice", "alpha", 1, 0, 500, 0));
+    // A wide job under SLearn (4 maps ≥ thin_limit 3): a pilot map first,
+    // the rest once it is estimated; its estimation error is recorded when
+    // it finishes.
+    assertTrue(Workloads.sleep(cluster.jobConf(), "dave", "gamma", 4, 0, 1_000, 0));
     jobs.add(pool.submit(() -> Workloads.sleep(cluster.jobConf(), "bob", "beta", 8, 0, 90_000, 0)));
     jobs.add(pool.submit(() -> Workloads.sleep(cluster.jobConf(), "carol", "alpha", 1, 0, 90_000, 0)));
 
@@ -290,6 +297,8 @@ public class SidecarTest {
     assertEquals(plugins.toString(), "carbyne", beta.at("/plugins/leftover/name").asText());
     assertTrue(plugins.at("/gauges/dress").size() > 5);
     assertTrue(plugins.toString(), plugins.at("/gauges/carbyne").size() > 5);
+    assertTrue(plugins.toString(), plugins.at("/gauges/slearn").size() > 5);
+    assertTrue(plugins.toString(), plugins.at("/gauges/rose").size() >= 5);
 
     // Load estimates: the NodeManagers' utilization series → LLA → pushed →
     // applied by the engine at a heartbeat crossing, visible in its node view.
@@ -316,6 +325,10 @@ public class SidecarTest {
     // Plugin series carry the queue their pipeline serves.
     assertTrue(m, metric(m, "shepherd_dress_reserve_ratio{queue=\"alpha\"}") >= 0.0);
     assertTrue(m, m.contains("shepherd_dress_pool_used_memory_bytes{pool=\"small\",queue=\"alpha\"}"));
+    // Dave's finished app in gamma was sampled and its estimate scored (the
+    // estimator is shared by the pipelines naming it: no queue label).
+    assertTrue(m, metric(m, "shepherd_slearn_finished_estimated_apps_total") >= 1);
+    assertTrue(m, metric(m, "shepherd_slearn_estimation_error_p50_ratio") >= 0);
     // Bob's app in beta has a Carbyne share A_k.
     assertTrue(m, m.lines().anyMatch(l -> l.startsWith("shepherd_carbyne_app_share_ratio{")
         && l.contains("app=\"" + largeApp + "\"") && l.contains("queue=\"beta\"")));

@@ -514,13 +514,22 @@ impl PolicySet {
     // ------------------------------------------------------------ observers
 
     /// Visit the estimators and the pipelines (all, or the one serving
-    /// queue `only`) with a context for each plugin.
+    /// queue `only` and its estimator) with a context for each plugin.
+    ///
+    /// An estimator is shared by the pipelines that name it and sees their
+    /// apps only: SLearn, named by one queue's pipeline, must not sample,
+    /// count or learn Fig. 4's ratio scores from another queue's apps,
+    /// which its pilots never held back.
     fn visit(&mut self, state: &ClusterState, only: Option<QueueId>, f: &mut dyn FnMut(&mut dyn Plugin, &Ctx)) {
         let flat = self.is_flat();
         let PolicySet { estimators, pipelines, queue_order, .. } = self;
         let bare = Ctx { state, scope: Scope::Cluster, estimator: &NO_ESTIMATE };
-        for e in estimators.iter_mut() {
-            f(e.plugin.as_mut(), &bare);
+        // `None`: every estimator; `Some(None)`: none (a queue no pipeline serves).
+        let serving = only.filter(|_| !flat).map(|q| pipelines.get(q).map(|p| p.estimator));
+        for (i, e) in estimators.iter_mut().enumerate() {
+            if serving.is_none_or(|s| s == Some(i)) {
+                f(e.plugin.as_mut(), &bare);
+            }
         }
         if let Some(o) = queue_order {
             f(o.plugin.as_mut(), &bare);

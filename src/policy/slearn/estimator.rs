@@ -1,5 +1,6 @@
 //! `estimate = "slearn"`: SLearn's task-sampling-based size estimator
-//! (§5.1.2), shared by every pipeline that names it.
+//! (§5.1.2), shared by every pipeline that names it; it sees the apps of
+//! those pipelines only (`PolicySet::visit`).
 //!
 //! **Thin or wide.** When an app asks for its first task containers (its
 //! first scheduler key other than the AM's), the count it asks for is its

@@ -219,3 +219,53 @@ fn no_starvation_of_a_large_job_under_a_stream_of_small_ones() {
     assert_eq!(run("sjf"), 0, "shortest-first starves the large job");
     assert_eq!(run("gs"), 10, "GS gives the large job's queue a container every round");
 }
+
+/// SLearn named by one queue's pipeline sees that queue's apps only: a
+/// wide app in a Carbyne queue beside it is not sampled, counted or
+/// scored (its asks were never held back for pilots), while one in the
+/// SLearn queue is.
+#[test]
+fn slearn_in_one_queue_leaves_the_other_queues_apps_alone() {
+    let cfg = "[scheduler]\nqueue_order = \"drf\"\n\
+               [[queue]]\nname = \"learn\"\ncapacity = 0.5\npolicy = \"slearn\"\n\
+               [[queue]]\nname = \"alt\"\ncapacity = 0.5\npolicy = \"carbyne\"\n";
+    let mut e = Engine::with_config(Config::parse(cfg).unwrap()).unwrap();
+    add_node(&mut e, 1, 32 * 1024, 32);
+    for (id, queue) in [(1, "learn"), (2, "alt")] {
+        e.apply(Event::AppAdded {
+            app: id,
+            yarn_id: format!("application_0_{id}"),
+            queue: queue.into(),
+            user: "u".into(),
+            name: format!("wide-{queue}"),
+            app_type: "MAPREDUCE".into(),
+            tags: vec![],
+            submit_ms: 0,
+            priority: 0,
+        });
+        e.apply(Event::AttemptAdded { app: id, attempt: 1 });
+        ask(&mut e, id, 1, 1024, 1, 10);
+    }
+    let got = pass(&mut e, 1, 0);
+    assert_eq!((count(&got, 1), count(&got, 2)), (10, 10), "{got:?}");
+    for (c, _) in &got {
+        finish(&mut e, *c, 5_000);
+    }
+    let json = e.policies().state_json(&e.state);
+    let slearn = json["pipelines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["queue"] == "learn")
+        .map(|p| p["plugins"]["estimate"]["state"].clone())
+        .unwrap();
+    assert_eq!(slearn["sampled_total"], 1, "{slearn}");
+    assert_eq!(slearn["estimated_total"], 1, "{slearn}");
+    assert_eq!(slearn["live_apps"]["estimated"], 1, "{slearn}");
+    assert_eq!(slearn["live_apps"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum::<u64>(), 1, "{slearn}");
+    assert_eq!(sampling(&e, 1), Some(Sampling::Estimated));
+    assert_eq!(sampling(&e, 2), None, "the Carbyne queue's estimator does not sample");
+    let gauges = e.gauges();
+    let sampling_apps: f64 = gauges.iter().filter(|g| g.name == "slearn_apps").map(|g| g.value).sum();
+    assert_eq!(sampling_apps, 1.0, "one app tracked, in the SLearn queue");
+}

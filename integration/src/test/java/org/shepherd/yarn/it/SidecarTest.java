@@ -329,6 +329,9 @@ public class SidecarTest {
     // estimator is shared by the pipelines naming it: no queue label).
     assertTrue(m, metric(m, "shepherd_slearn_finished_estimated_apps_total") >= 1);
     assertTrue(m, metric(m, "shepherd_slearn_estimation_error_p50_ratio") >= 0);
+    // ... and it sees gamma's apps only: bob's 8-map app in beta (Carbyne),
+    // wide enough to sample, is not SLearn's, so dave's is the one sampled.
+    assertEquals(m, 1.0, metric(m, "shepherd_slearn_sampled_apps_total"), 0.0);
     // Bob's app in beta has a Carbyne share A_k.
     assertTrue(m, m.lines().anyMatch(l -> l.startsWith("shepherd_carbyne_app_share_ratio{")
         && l.contains("app=\"" + largeApp + "\"") && l.contains("queue=\"beta\"")));

@@ -38,6 +38,24 @@ fn recorded_responses_parse() {
     let shim = model::parse_shim_jmx(&fixture("jmx-shepherd.json")).unwrap().unwrap();
     assert_eq!((shim.engine_allocations, shim.engine_failures, shim.crossings), (23.0, 0.0, 303.0));
     assert_eq!(model::parse_shim_jmx(br#"{"beans": []}"#).unwrap(), None, "another scheduler: no bean");
+    // Recorded before the shim counted rounds and recoveries: zero, not an error.
+    assert_eq!((shim.async_rounds, shim.async_allocations, shim.recovered_containers), (0.0, 0.0, 0.0));
+}
+
+/// The shim's counters of scheduling between heartbeats, from a real RM's
+/// `/jmx` (`AsyncSchedulingTest`'s), reach the sidecar's `/metrics`.
+#[test]
+fn rounds_between_heartbeats_are_relayed() {
+    let shim = model::parse_shim_jmx(&fixture("jmx-shepherd-async.json")).unwrap().unwrap();
+    assert_eq!((shim.async_rounds, shim.async_allocations, shim.engine_allocations), (1614.0, 8.0, 8.0));
+    let s = sidecar_for(&["http://127.0.0.1:1".to_string()]);
+    s.write().rm.shim = Some(shim);
+    let m = shepherd::sidecar::metrics::render(&s);
+    for line in
+        ["shepherd_jni_async_rounds_total 1614", "shepherd_jni_async_allocations_total 8", "shepherd_jni_recovered_containers_total 0"]
+    {
+        assert!(m.lines().any(|l| l == line), "{line} in\n{m}");
+    }
 }
 
 #[test]

@@ -434,6 +434,24 @@ fn rm_families(f: &mut Families, o: &Observed) {
         f.counter("shepherd_jni_engine_rebuilds_total", "Engine rebuilds after a failure", &[], sh.engine_rebuilds);
         f.counter("shepherd_jni_rejected_decisions_total", "Engine decisions YARN could no longer carry out", &[], sh.rejected_decisions);
         f.counter("shepherd_jni_crossings_total", "Heartbeat crossings into the engine", &[], sh.crossings);
+        f.counter(
+            "shepherd_jni_recovered_containers_total",
+            "Containers NodeManagers reported after a work-preserving RM restart, handed to the engine",
+            &[],
+            sh.recovered_containers,
+        );
+        f.counter(
+            "shepherd_jni_async_rounds_total",
+            "Scheduling rounds between heartbeats that crossed into the engine",
+            &[],
+            sh.async_rounds,
+        );
+        f.counter(
+            "shepherd_jni_async_allocations_total",
+            "Containers placed by rounds between heartbeats that YARN carried out",
+            &[],
+            sh.async_allocations,
+        );
         f.gauge(
             "shepherd_jni_crossing_mean_seconds",
             "Mean heartbeat crossing time over the RM metrics system's last interval",

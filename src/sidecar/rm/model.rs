@@ -264,6 +264,12 @@ pub struct ShimCounters {
     pub crossings: f64,
     /// Mean crossing time over the metrics system's last interval, ns.
     pub crossing_avg_nanos: f64,
+    /// Containers the NodeManagers reported after a work-preserving restart.
+    pub recovered_containers: f64,
+    /// Scheduling rounds between heartbeats that crossed into the engine,
+    /// and the containers of theirs YARN carried out.
+    pub async_rounds: f64,
+    pub async_allocations: f64,
 }
 
 /// `{"beans": [{"name": "Hadoop:service=ResourceManager,name=ShepherdScheduler", ...}]}`;
@@ -285,5 +291,8 @@ pub fn parse_shim_jmx(body: &[u8]) -> Result<Option<ShimCounters>, Malformed> {
         rejected_decisions: f("RejectedDecisions"),
         crossings: f("CrossingNanosNumOps"),
         crossing_avg_nanos: f("CrossingNanosAvgTime"),
+        recovered_containers: f("RecoveredContainers"),
+        async_rounds: f("AsyncRounds"),
+        async_allocations: f("AsyncAllocations"),
     }))
 }

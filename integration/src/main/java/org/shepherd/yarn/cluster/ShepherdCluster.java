@@ -335,10 +335,14 @@ public final class ShepherdCluster implements AutoCloseable {
     return jc;
   }
 
+  /** The RM's web address, {@code http://host:port} (what a sidecar polls). */
+  public String webAddress() {
+    return "http://" + conf.get(YarnConfiguration.RM_WEBAPP_ADDRESS);
+  }
+
   /** GET a page of the RM's web UI; returns the HTML. */
   public String page(String path) throws IOException {
-    String addr = conf.get(YarnConfiguration.RM_WEBAPP_ADDRESS);
-    HttpURLConnection c = (HttpURLConnection) new URL("http://" + addr + path).openConnection();
+    HttpURLConnection c = (HttpURLConnection) new URL(webAddress() + path).openConnection();
     int code = c.getResponseCode();
     if (code != 200) {
       throw new IOException("GET " + path + " answered HTTP " + code);

@@ -3,6 +3,7 @@ package org.shepherd.yarn.it;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import java.nio.file.Path;
 import java.util.List;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.junit.AfterClass;
@@ -25,7 +26,8 @@ import org.shepherd.yarn.cluster.Workloads;
  * per proposer, which two NodeManagers and two jobs would not reach): each
  * proposes from its own copy of the state on one NodeManager, the engine
  * validates and commits, YARN carries out. The rounds' counts reach the RM's
- * Prometheus endpoint {@code /prom}.
+ * Prometheus endpoint {@code /prom}, and the shim's (rounds that crossed,
+ * containers YARN carried out) a real sidecar's {@code /metrics}.
  */
 public class AsyncSchedulingTest {
   private static ShepherdCluster cluster;
@@ -87,6 +89,29 @@ public class AsyncSchedulingTest {
     assertTrue("/prom shepherd_engine_rounds_total = " + promRounds, promRounds > 0 && promRounds <= rounds);
     assertTrue("/prom shepherd_engine_round_allocations_total = " + promRoundAllocations,
         promRoundAllocations > 0 && promRoundAllocations <= roundAllocations);
+
+    // And the sidecar, polling the RM's /jmx, relays the shim's side: rounds
+    // that crossed into the engine, and the containers of theirs YARN
+    // carried out (no asks are left, so that count stands still).
+    Path work = cluster.workDir.toPath();
+    int port = ShepherdCluster.freePort();
+    String cfg = String.join("\n", "[server]", "listen = \"127.0.0.1:" + port + "\"",
+        "[rm]", "addresses = [\"" + cluster.webAddress() + "\"]", "poll_interval_ms = 500", "");
+    try (SidecarProcess sidecar = SidecarProcess.start(work, cfg, port)) {
+      double relayedRounds = 0;
+      double relayedCarriedOut = 0;
+      until = System.currentTimeMillis() + 60_000;
+      while ((relayedRounds <= 0 || relayedCarriedOut != carriedOut) && System.currentTimeMillis() < until) {
+        String m = sidecar.get("/metrics");
+        relayedRounds = SidecarProcess.metric(m, "shepherd_jni_async_rounds_total");
+        relayedCarriedOut = SidecarProcess.metric(m, "shepherd_jni_async_allocations_total");
+        if (relayedRounds <= 0 || relayedCarriedOut != carriedOut) {
+          Thread.sleep(500);
+        }
+      }
+      assertTrue("sidecar shepherd_jni_async_rounds_total = " + relayedRounds, relayedRounds > 0);
+      assertEquals("sidecar shepherd_jni_async_allocations_total", (double) carriedOut, relayedCarriedOut, 0.0);
+    }
   }
 
   static double valueOrZero(List<DressMetricsTest.Series> prom, String name) {

@@ -3,7 +3,7 @@
 //! and no starvation under GS's weighted sharing.
 
 use crate::config::Config;
-use crate::engine::tests::{add_node, ask};
+use crate::engine::tests::{add_app, add_node, ask};
 use crate::engine::{Decision, Engine, Event};
 use crate::policy::Sampling;
 
@@ -232,18 +232,7 @@ fn slearn_in_one_queue_leaves_the_other_queues_apps_alone() {
     let mut e = Engine::with_config(Config::parse(cfg).unwrap()).unwrap();
     add_node(&mut e, 1, 32 * 1024, 32);
     for (id, queue) in [(1, "learn"), (2, "alt")] {
-        e.apply(Event::AppAdded {
-            app: id,
-            yarn_id: format!("application_0_{id}"),
-            queue: queue.into(),
-            user: "u".into(),
-            name: format!("wide-{queue}"),
-            app_type: "MAPREDUCE".into(),
-            tags: vec![],
-            submit_ms: 0,
-            priority: 0,
-        });
-        e.apply(Event::AttemptAdded { app: id, attempt: 1 });
+        add_app(&mut e, id, queue, "u", 0);
         ask(&mut e, id, 1, 1024, 1, 10);
     }
     let got = pass(&mut e, 1, 0);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What the sidecar's end-to-end test needs besides Rust, Java and Maven:
-# Prometheus and headless Chromium (Debian packages) and playwright-core
+# Prometheus with promtool, headless Chromium (Debian packages) and playwright-core
 # (npm, driving the system Chromium; no browser download). Installs only
 # what is missing; `apt-get update` runs at most once.
 #   scripts/sidecar-deps.sh
@@ -8,7 +8,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 missing=()
-command -v prometheus >/dev/null 2>&1 || missing+=(prometheus)
+# Debian's prometheus package also ships promtool (the rules' tests).
+{ command -v prometheus && command -v promtool; } >/dev/null 2>&1 || missing+=(prometheus)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium chromium-driver)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "==> installing ${missing[*]} (Debian packages)"

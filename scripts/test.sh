@@ -33,6 +33,12 @@ cargo test --release --locked
 build_shim
 # Prometheus, headless Chromium and playwright-core for SidecarTest.
 bash "$ROOT/scripts/sidecar-deps.sh"
+# The shipped Prometheus config and alerting rules are valid, and each
+# alert fires on the series it is for and not on a healthy cluster's
+# (promtool's unit tests; SidecarTest then loads them into a real Prometheus).
+echo "==> Prometheus alerting rules (promtool check config, test rules)"
+promtool check config "$ROOT/hadoop-conf/prometheus/shepherd-sidecar.yml"
+promtool test rules "$ROOT/hadoop-conf/prometheus/shepherd-alerts.test.yml"
 echo "==> integration tests against a real YARN cluster (incl. the sidecar with Prometheus and Chromium)"
 mvn -B -Dstyle.color=never "${MVN_REPO[@]}" -f integration/pom.xml test \
   -Dshepherd.native.library="$ROOT/target/release/libshepherd.so"

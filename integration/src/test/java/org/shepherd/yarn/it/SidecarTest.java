@@ -23,11 +23,15 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
@@ -383,8 +387,11 @@ public class SidecarTest {
         .json().path("points").size() > 0);
   }
 
+  /** A Shepherd series' name in a PromQL expression. */
+  static final Pattern SERIES_NAME = Pattern.compile("\\bshepherd_[a-z0-9_]+");
+
   @Test
-  public void step3PrometheusScrapesItAndEveryDashboardQueryReturnsASeries() throws Exception {
+  public void step3PrometheusScrapesItEveryDashboardQueryHasASeriesAndTheAlertsEvaluate() throws Exception {
     assertFalse("the jobs should still run", jobs.stream().allMatch(Future::isDone));
     prometheusPort = ShepherdCluster.freePort();
     String shipped = new String(Files.readAllBytes(
@@ -393,6 +400,8 @@ public class SidecarTest {
         .replace("15s", "1s");
     Path cfgFile = work.resolve("prometheus.yml");
     Files.write(cfgFile, cfg.getBytes(StandardCharsets.UTF_8));
+    // The alerting rules it names, beside it as shipped.
+    Files.copy(root.resolve("hadoop-conf/prometheus/shepherd-alerts.yml"), work.resolve("shepherd-alerts.yml"));
     prometheus = new ProcessBuilder("prometheus", "--config.file=" + cfgFile,
         "--storage.tsdb.path=" + work.resolve("tsdb"),
         "--web.listen-address=127.0.0.1:" + prometheusPort)
@@ -436,6 +445,38 @@ public class SidecarTest {
     }
     assertTrue("dashboard queries without a series: " + empty, empty.isEmpty());
     System.out.println("all " + queries.size() + " dashboard queries return series");
+
+    // The alerting rules: each evaluates without error, each series it
+    // names exists (an alert on a misspelt series never fires), and none
+    // fires on this healthy cluster.
+    List<JsonNode> rules = new ArrayList<>();
+    waitFor("every alerting rule evaluated", 60, () -> {
+      rules.clear();
+      for (JsonNode g : request("GET", prom + "/api/v1/rules", null, null).json().at("/data/groups")) {
+        g.path("rules").forEach(rules::add);
+      }
+      return rules.size() >= 8 && rules.stream().allMatch(r -> !r.path("lastEvaluation").asText().startsWith("0001"));
+    });
+    Set<String> named = new TreeSet<>();
+    for (JsonNode r : rules) {
+      assertEquals(r.toString(), "ok", r.path("health").asText());
+      Matcher m = SERIES_NAME.matcher(r.path("query").asText());
+      while (m.find()) {
+        named.add(m.group());
+      }
+    }
+    assertTrue(named.toString(), named.size() >= 7);
+    for (String series : named) {
+      JsonNode r = request("GET", prom + "/api/v1/query?query="
+          + URLEncoder.encode("count({__name__=\"" + series + "\"})", "UTF-8"), null, null).json();
+      assertEquals("alerting rules name " + series + ", which Prometheus does not have: " + r, 1,
+          r.at("/data/result").size());
+    }
+    for (JsonNode a : request("GET", prom + "/api/v1/alerts", null, null).json().at("/data/alerts")) {
+      assertNotEquals("an alert fires on a healthy cluster: " + a, "firing", a.path("state").asText());
+    }
+    System.out.println("all " + rules.size() + " alerting rules evaluate, on " + named.size()
+        + " series that exist; none fires");
   }
 
   @Test

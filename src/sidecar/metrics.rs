@@ -407,51 +407,42 @@ fn rm_families(f: &mut Families, o: &Observed) {
         );
     }
     if let Some(sh) = &o.rm.shim {
-        f.counter(
-            "shepherd_jni_engine_allocations_total",
-            "Containers placed by the Rust engine (shim counter, RM /jmx)",
-            &[],
-            sh.engine_allocations,
-        );
-        f.counter(
-            "shepherd_jni_fallback_allocations_total",
-            "Containers placed by the safe FIFO while the engine was unavailable",
-            &[],
-            sh.fallback_allocations,
-        );
-        f.counter(
-            "shepherd_jni_engine_failures_total",
-            "JNI calls into the engine that failed (exception or panic)",
-            &[],
-            sh.engine_failures,
-        );
-        f.counter(
-            "shepherd_jni_fallback_heartbeats_total",
-            "NodeManager heartbeats scheduled by the safe FIFO because the engine failed or was degraded",
-            &[],
-            sh.fallback_heartbeats,
-        );
-        f.counter("shepherd_jni_engine_rebuilds_total", "Engine rebuilds after a failure", &[], sh.engine_rebuilds);
-        f.counter("shepherd_jni_rejected_decisions_total", "Engine decisions YARN could no longer carry out", &[], sh.rejected_decisions);
-        f.counter("shepherd_jni_crossings_total", "Heartbeat crossings into the engine", &[], sh.crossings);
-        f.counter(
-            "shepherd_jni_recovered_containers_total",
-            "Containers NodeManagers reported after a work-preserving RM restart, handed to the engine",
-            &[],
-            sh.recovered_containers,
-        );
-        f.counter(
-            "shepherd_jni_async_rounds_total",
-            "Scheduling rounds between heartbeats that crossed into the engine",
-            &[],
-            sh.async_rounds,
-        );
-        f.counter(
-            "shepherd_jni_async_allocations_total",
-            "Containers placed by rounds between heartbeats that YARN carried out",
-            &[],
-            sh.async_allocations,
-        );
+        // The shim's counters (`ShepherdMetrics`), one series each.
+        let counters = [
+            (
+                "shepherd_jni_engine_allocations_total",
+                "Containers placed by the Rust engine (shim counter, RM /jmx)",
+                sh.engine_allocations,
+            ),
+            (
+                "shepherd_jni_fallback_allocations_total",
+                "Containers placed by the safe FIFO while the engine was unavailable",
+                sh.fallback_allocations,
+            ),
+            ("shepherd_jni_engine_failures_total", "JNI calls into the engine that failed (exception or panic)", sh.engine_failures),
+            (
+                "shepherd_jni_fallback_heartbeats_total",
+                "NodeManager heartbeats scheduled by the safe FIFO because the engine failed or was degraded",
+                sh.fallback_heartbeats,
+            ),
+            ("shepherd_jni_engine_rebuilds_total", "Engine rebuilds after a failure", sh.engine_rebuilds),
+            ("shepherd_jni_rejected_decisions_total", "Engine decisions YARN could no longer carry out", sh.rejected_decisions),
+            ("shepherd_jni_crossings_total", "Heartbeat crossings into the engine", sh.crossings),
+            (
+                "shepherd_jni_recovered_containers_total",
+                "Containers NodeManagers reported after a work-preserving RM restart, handed to the engine",
+                sh.recovered_containers,
+            ),
+            ("shepherd_jni_async_rounds_total", "Scheduling rounds between heartbeats that crossed into the engine", sh.async_rounds),
+            (
+                "shepherd_jni_async_allocations_total",
+                "Containers placed by rounds between heartbeats that YARN carried out",
+                sh.async_allocations,
+            ),
+        ];
+        for (name, help, value) in counters {
+            f.counter(name, help, &[], value);
+        }
         f.gauge(
             "shepherd_jni_crossing_mean_seconds",
             "Mean heartbeat crossing time over the RM metrics system's last interval",

@@ -113,17 +113,36 @@ public class FederationTest {
         cli.run(new String[] {"-policy", "-s", policy}));
   }
 
+  /** What sub-cluster {@code id}'s RM last heartbeated into the state store. */
+  private static SubClusterInfo subClusterInfo(StateStore store, String id) throws Exception {
+    return store.get().getSubCluster(GetSubClusterInfoRequest
+        .newInstance(SubClusterId.newInstance(id))).getSubClusterInfo();
+  }
+
+  /** The cluster metrics in a sub-cluster's heartbeat. */
+  private static JsonNode capability(SubClusterInfo info) throws Exception {
+    return JSON.readTree(info.getCapability()).path("clusterMetrics");
+  }
+
   @Test(timeout = 400_000)
   public void jobsRunOnTheirSubClustersPlacedByShepherd() throws Exception {
     // What each RM told the state store about its sub-cluster (the load view
     // of the Router's LoadBasedRouterPolicy and the GPG): ClusterMetricsInfo
     // built from Shepherd's root queue metrics. (Its node counts come from a
     // JVM-wide singleton, so here they count both sub-clusters' NMs.)
+    // A sub-cluster is RUNNING from its first heartbeat, which can come
+    // before its RM has added its NodeManager's capacity to the root queue
+    // (CI on 2026-12-02 read sc-2 at totalMB=0): wait for a heartbeat that
+    // reports it (every 2 s here).
     try (StateStore store = fed.stateStore()) {
       for (SubCluster sc : fed.subClusters()) {
-        SubClusterInfo info = store.get().getSubCluster(GetSubClusterInfoRequest
-            .newInstance(SubClusterId.newInstance(sc.id))).getSubClusterInfo();
-        JsonNode m = JSON.readTree(info.getCapability()).path("clusterMetrics");
+        long until = System.currentTimeMillis() + 30_000;
+        SubClusterInfo info = subClusterInfo(store, sc.id);
+        while (capability(info).path("totalMB").asLong() != 4096 && System.currentTimeMillis() < until) {
+          Thread.sleep(500);
+          info = subClusterInfo(store, sc.id);
+        }
+        JsonNode m = capability(info);
         System.out.printf("state store: %s %s totalMB=%d availableMB=%d allocatedMB=%d"
             + " totalVirtualCores=%d activeNodes=%d%n", sc.id, info.getState(),
             m.path("totalMB").asLong(), m.path("availableMB").asLong(),
@@ -161,9 +180,7 @@ public class FederationTest {
       while (!Thread.currentThread().isInterrupted()) {
         for (SubCluster sc : fed.subClusters()) {
           try {
-            JsonNode m = JSON.readTree(sampledStore.get().getSubCluster(
-                GetSubClusterInfoRequest.newInstance(SubClusterId.newInstance(sc.id)))
-                .getSubClusterInfo().getCapability()).path("clusterMetrics");
+            JsonNode m = capability(subClusterInfo(sampledStore, sc.id));
             maxAllocatedMb.merge(sc.id, m.path("allocatedMB").asLong(), Math::max);
             totalsMb.computeIfAbsent(sc.id, k -> ConcurrentHashMap.newKeySet())
                 .add(m.path("totalMB").asLong());
@@ -366,8 +383,7 @@ public class FederationTest {
     log.addAppender(capture);
     try (StateStore store = fed.stateStore()) {
       for (SubCluster sc : fed.subClusters()) {
-        String web = store.get().getSubCluster(GetSubClusterInfoRequest.newInstance(
-            SubClusterId.newInstance(sc.id))).getSubClusterInfo().getRMWebServiceAddress();
+        String web = subClusterInfo(store, sc.id).getRMWebServiceAddress();
         JsonNode type = JSON.readTree(new java.net.URL("http://" + web
             + "/ws/v1/cluster/scheduler").openStream()).path("scheduler")
             .path("schedulerInfo").path("type");

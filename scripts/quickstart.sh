@@ -51,6 +51,11 @@ cleanup() {
 }
 trap cleanup EXIT
 echo "    status page http://127.0.0.1:$SIDECAR_PORT/   metrics http://127.0.0.1:$SIDECAR_PORT/metrics   API http://127.0.0.1:$SIDECAR_PORT/api/v1"
+# The shipped scrape config targets the default port.
+if [ "$SIDECAR_PORT" = 9470 ]; then
+  echo "    Prometheus with the alerting rules: prometheus --config.file=$ROOT/hadoop-conf/prometheus/shepherd-sidecar.yml"
+  echo "    Grafana: import $ROOT/hadoop-conf/grafana/shepherd-dashboard.json"
+fi
 echo "==> starting YARN with Shepherd"
 # java.io.tmpdir: the cluster's work directory (and the JVM's other
 # temporary files) inside $WORK, so the trap above removes them even when

@@ -23,6 +23,7 @@
 //! | 16  | NodeAttributesUpdated | u32 node, str labels (comma-separated), str attributes (`k=v` comma-separated) |
 //! | 17  | AskPlacement        | u32 app, i32 priority, i64 allocation_request_id, str allocation tags (comma-separated), str constraint (`crate::constraint::text`); completes the AskUpdated record just before it (same app and key), which then came from a `SchedulingRequest` |
 //! | 18  | ContainerTags       | u64 container, str allocation tags (comma-separated) |
+//! | 19  | AppMoved            | u32 app, str queue (the leaf it moved to) |
 //!
 //! `str` is a u16 byte length followed by UTF-8; `res` is a u8 count `k`
 //! followed by `k` × i64 (memory MB, vcores, then extra types in the order
@@ -62,6 +63,7 @@ pub mod tag {
     pub const NODE_ATTRIBUTES_UPDATED: u8 = 16;
     pub const ASK_PLACEMENT: u8 = 17;
     pub const CONTAINER_TAGS: u8 = 18;
+    pub const APP_MOVED: u8 = 19;
 }
 
 pub const DECISION_ALLOCATE: i64 = 1;
@@ -104,6 +106,7 @@ pub fn record_name(t: u8) -> Option<&'static str> {
         tag::NODE_ATTRIBUTES_UPDATED => "NodeAttributesUpdated",
         tag::ASK_PLACEMENT => "AskPlacement",
         tag::CONTAINER_TAGS => "ContainerTags",
+        tag::APP_MOVED => "AppMoved",
         _ => return None,
     })
 }
@@ -227,6 +230,7 @@ pub fn decode_events(buf: &[u8], out: &mut Vec<Event>) -> Result<(), WireError> 
                 Event::AppAdded { app, yarn_id, queue, user, name, app_type, tags, submit_ms, priority }
             }
             tag::APP_REMOVED => Event::AppRemoved { app: r.u32("app")? },
+            tag::APP_MOVED => Event::AppMoved { app: r.u32("app")?, queue: r.str("queue")? },
             tag::ATTEMPT_ADDED => Event::AttemptAdded { app: r.u32("app")?, attempt: r.u32("attempt")? },
             tag::ATTEMPT_REMOVED => Event::AttemptRemoved { app: r.u32("app")?, attempt: r.u32("attempt")? },
             tag::ASK_UPDATED => {
@@ -377,6 +381,7 @@ impl EventWriter {
                 .i32(*priority)
                 .str(yarn_id),
             Event::AppRemoved { app } => self.u8(tag::APP_REMOVED).u32(*app),
+            Event::AppMoved { app, queue } => self.u8(tag::APP_MOVED).u32(*app).str(queue),
             Event::AttemptAdded { app, attempt } => self.u8(tag::ATTEMPT_ADDED).u32(*app).u32(*attempt),
             Event::AttemptRemoved { app, attempt } => self.u8(tag::ATTEMPT_REMOVED).u32(*app).u32(*attempt),
             Event::AskUpdated { app, ask } => {
@@ -453,6 +458,7 @@ mod tests {
                 priority: 2,
             },
             Event::AttemptAdded { app: 1, attempt: 1 },
+            Event::AppMoved { app: 1, queue: "beta".into() },
             Event::AskUpdated {
                 app: 1,
                 ask: Ask {

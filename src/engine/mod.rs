@@ -175,10 +175,21 @@ impl Engine {
             self.log_activity(&event);
         }
         let before = self.queue_of(&event);
-        if let (Event::ContainerFinished { container, at_ms, .. }, Some(q)) = (&event, before) {
-            if let Some(c) = self.state.containers.get(container) {
-                self.policies.on_container_finished(&self.state, c, *at_ms, q);
+        match (&event, before) {
+            (Event::ContainerFinished { container, at_ms, .. }, Some(q)) => {
+                if let Some(c) = self.state.containers.get(container) {
+                    self.policies.on_container_finished(&self.state, c, *at_ms, q);
+                }
             }
+            // The old queue's plugins let go of the app while it is still theirs.
+            (Event::AppMoved { app, queue }, Some(from)) => {
+                if let (Some(a), Some(to)) = (self.state.apps.get(app), self.state.queue_id(queue)) {
+                    if to != from {
+                        self.policies.on_app_moved_out(&self.state, a, to);
+                    }
+                }
+            }
+            _ => {}
         }
         match self.apply_to_state(&event) {
             Applied::Unknown => {
@@ -243,6 +254,7 @@ impl Engine {
         let app = match event {
             Event::AppAdded { app, .. }
             | Event::AppRemoved { app }
+            | Event::AppMoved { app, .. }
             | Event::AttemptAdded { app, .. }
             | Event::AttemptRemoved { app, .. }
             | Event::AskUpdated { app, .. }
@@ -349,6 +361,17 @@ impl Engine {
                 s.queues[a.queue].running_apps = s.queues[a.queue].running_apps.saturating_sub(1);
                 s.queues[a.queue].pending -= a.pending();
                 return Applied::AppRemoved(Box::new(Arc::unwrap_or_clone(a)));
+            }
+            Event::AppMoved { app, queue } => {
+                // The shim refuses a move to a queue Shepherd does not have.
+                let Some(to) = s.queue_id(queue) else { return Applied::Unknown };
+                let Some(a) = s.apps.get_mut(app).map(Arc::make_mut) else { return Applied::Unknown };
+                if a.queue != to {
+                    a.queue = to;
+                    // Its containers, AM and asks now count in the new
+                    // queue (an operator's action: rare, so a recount).
+                    recount_queues(s);
+                }
             }
             Event::AttemptAdded { app, attempt } => {
                 let Some(a) = s.apps.get_mut(app).map(Arc::make_mut) else { return Applied::Unknown };

@@ -48,6 +48,7 @@ impl RoundState {
                 | Event::AppAdded { .. }
                 | Event::AttemptAdded { .. }
                 | Event::AppRemoved { .. }
+                | Event::AppMoved { .. }
                 | Event::NodeAdded { .. }
                 | Event::NodeResourceUpdated { .. }
                 | Event::NodeAttributesUpdated { .. }

@@ -460,3 +460,125 @@ fn a_filled_node_outranks_exactly_the_candidates_still_queued() {
     let outranked = [1, 3, 4, 5].iter().filter(|a| reason(**a).is_some_and(|r| r.2 == Blocked::Outranked)).count();
     assert!(outranked >= 1, "placed {placed:?}");
 }
+
+/// `yarn application -movetoqueue`: the app, its containers and its asks
+/// count in the new queue from then on. The old queue's pipeline (SLearn)
+/// lets go of it without scoring it as a finished job; the new queue's
+/// (Carbyne) takes it on; an estimator both queues' pipelines name
+/// (Carbyne's `tasks`) keeps what it learned of the app; a move to a queue
+/// the engine does not have changes nothing.
+#[test]
+fn a_moved_app_leaves_its_old_pipeline_and_joins_the_new_one() {
+    let cfg = "[scheduler]\nqueue_order = \"drf\"\n\
+               [[queue]]\nname = \"learn\"\ncapacity = 0.4\npolicy = \"slearn\"\n\
+               [[queue]]\nname = \"alt\"\ncapacity = 0.3\npolicy = \"carbyne\"\n\
+               [[queue]]\nname = \"alt2\"\ncapacity = 0.3\npolicy = \"carbyne\"\n";
+    let mut e = Engine::with_config(Config::parse(cfg).unwrap()).unwrap();
+    let plugin = |e: &Engine, queue: &str, point: &str| {
+        let json = e.state_json();
+        let p = json["pipelines"].as_array().unwrap().iter().find(|p| p["queue"] == queue).cloned().unwrap();
+        p["plugins"][point]["state"].clone()
+    };
+    let queue_id = |e: &Engine, name: &str| e.state.queue_id(name).unwrap();
+    add_node(&mut e, 1, 4 * 1024, 4);
+    add_app(&mut e, 1, "learn", "u", 0);
+    ask(&mut e, 1, 1, 1024, 1, 10);
+    // SLearn samples the app; once its first tasks finish it predicts.
+    let mut out = vec![];
+    e.schedule_node(1, 0, &mut out).unwrap();
+    let first = allocs(&out).len();
+    let ran: Vec<u64> = e.state.apps[&1].containers.keys().copied().collect();
+    for c in ran {
+        e.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: 5_000 });
+    }
+    let mut out = vec![];
+    e.schedule_node(1, 5_100, &mut out).unwrap();
+    let running = allocs(&out).len();
+    assert!(first > 0 && running > 0 && first + running < 10, "{first} + {running} of 10 on a 4-slot node");
+    let slearn = plugin(&e, "learn", "estimate");
+    assert_eq!((slearn["sampled_total"].as_u64(), slearn["estimated_total"].as_u64()), (Some(1), Some(1)), "{slearn}");
+    assert_eq!(slearn["live_apps"].as_object().unwrap().len(), 1, "{slearn}");
+
+    e.apply(Event::AppMoved { app: 1, queue: "alt".into() });
+    let (learn, alt) = (queue_id(&e, "learn"), queue_id(&e, "alt"));
+    assert_eq!(e.state.apps[&1].queue, alt);
+    let q = &e.state.queues;
+    let left = (10 - first - running) as i64;
+    assert_eq!((q[learn].running_apps, q[alt].running_apps), (0, 1));
+    assert_eq!((q[learn].allocated, q[alt].allocated), (Resources::default(), Resources::new(1024 * running as i64, running as i64)));
+    assert_eq!((q[learn].pending, q[alt].pending), (Resources::default(), Resources::new(1024 * left, left)));
+    // SLearn no longer tracks it and, though it had a prediction and
+    // finished tasks, scored nothing: no estimation error, no ratio score,
+    // no stage history (the job did not finish).
+    let slearn = plugin(&e, "learn", "estimate");
+    assert_eq!(slearn["live_apps"], serde_json::json!({}), "{slearn}");
+    assert_eq!(slearn["estimation_error"]["apps"], 0, "{slearn}");
+    assert_eq!(slearn["ratio_scores"], serde_json::json!({}), "{slearn}");
+    assert_eq!(slearn["history_jobs"], 0, "{slearn}");
+    assert_eq!(sampling_of(&e, 1), None, "Carbyne's estimator does not sample");
+    // Carbyne plans for it: the rest of its asks are served in its new queue.
+    assert_eq!(plugin(&e, "alt", "classify")["apps"], 1);
+    let mut served = 0;
+    for round in 0..3 {
+        let running: Vec<u64> = e.state.apps[&1].containers.keys().copied().collect();
+        for (i, c) in running.iter().enumerate() {
+            e.apply(Event::ContainerFinished { container: *c, exit_status: 0, at_ms: 5_000 * (round + 1) + i as i64 });
+        }
+        let mut out = vec![];
+        e.schedule_node(1, 5_000 * (round + 1) + 100, &mut out).unwrap();
+        served += allocs(&out).len();
+    }
+    assert_eq!(served, 10 - first - running, "the rest of its asks are served in queue alt");
+    let tasks = plugin(&e, "alt", "estimate");
+    assert_eq!(tasks["live_apps"], 1, "{tasks}");
+    assert!(tasks["tasks_seen"].as_u64().unwrap() >= 1, "{tasks}");
+
+    // Between two Carbyne queues: the shared `tasks` estimator keeps the
+    // app; alt's Carbyne lets go of it, alt2's takes it on.
+    e.apply(Event::AppMoved { app: 1, queue: "root.alt2".into() });
+    assert_eq!(plugin(&e, "alt2", "estimate")["live_apps"], 1, "the shared estimator kept the app");
+    assert_eq!(plugin(&e, "alt", "classify")["apps"], 0);
+    assert_eq!(plugin(&e, "alt", "leftover")["apps_known"], 0);
+    assert_eq!(plugin(&e, "alt2", "classify")["apps"], 1);
+    assert_eq!(e.state.queues[queue_id(&e, "alt2")].running_apps, 1);
+
+    // No such queue: counted as an unknown reference, nothing moves.
+    let unknown = e.counters().unknown_references;
+    e.apply(Event::AppMoved { app: 1, queue: "nope".into() });
+    assert_eq!(e.counters().unknown_references, unknown + 1);
+    assert_eq!(e.state.apps[&1].queue, queue_id(&e, "alt2"));
+    assert_eq!(plugin(&e, "alt2", "classify")["apps"], 1);
+}
+
+fn sampling_of(e: &Engine, app: u32) -> Option<crate::policy::Sampling> {
+    e.policies().sampling(&e.state, &e.state.apps[&app])
+}
+
+/// DRESS lets go of an app that moves to another queue (its pool's share of
+/// the reserve goes with it) and takes on one that moves in, as it would
+/// an arriving app.
+#[test]
+fn dress_lets_go_of_a_moved_app_and_takes_on_a_moved_in_one() {
+    let cfg = "[scheduler]\nqueue_order = \"drf\"\n\
+               [[queue]]\nname = \"d\"\ncapacity = 0.5\npolicy = \"dress\"\n\
+               [[queue]]\nname = \"f\"\ncapacity = 0.5\npolicy = \"fifo\"\n";
+    let mut e = Engine::with_config(Config::parse(cfg).unwrap()).unwrap();
+    let dress_apps = |e: &Engine| -> Vec<u64> {
+        let json = e.state_json();
+        let d = json["pipelines"].as_array().unwrap().iter().find(|p| p["queue"] == "d").cloned().unwrap();
+        d["plugins"]["reserve"]["state"]["apps"].as_array().unwrap().iter().map(|a| a["app"].as_u64().unwrap()).collect()
+    };
+    add_node(&mut e, 1, 8 * 1024, 8);
+    add_app(&mut e, 1, "d", "u", 0);
+    add_app(&mut e, 2, "f", "u", 0);
+    ask(&mut e, 1, 1, 1024, 1, 2);
+    ask(&mut e, 2, 1, 1024, 1, 2);
+    let mut out = vec![];
+    e.schedule_node(1, 0, &mut out).unwrap();
+    assert_eq!(dress_apps(&e), vec![1]);
+    e.apply(Event::AppMoved { app: 1, queue: "f".into() });
+    assert_eq!(dress_apps(&e), Vec::<u64>::new(), "moved away");
+    assert!(e.policies().app_json(&e.state, &e.state.apps[&1]).get("pool").is_none());
+    e.apply(Event::AppMoved { app: 2, queue: "d".into() });
+    assert_eq!(dress_apps(&e), vec![2], "moved in");
+}

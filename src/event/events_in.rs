@@ -50,6 +50,13 @@ pub enum Event {
     AppRemoved {
         app: AppId,
     },
+    /// The app moved to another leaf queue (`yarn application -movetoqueue`):
+    /// it keeps its containers and asks; the new queue's pipeline schedules
+    /// it from now on.
+    AppMoved {
+        app: AppId,
+        queue: String,
+    },
     AttemptAdded {
         app: AppId,
         attempt: u32,

@@ -61,6 +61,10 @@ impl Plugin for Constraints {
         self.cache().retain(|(a, _), _| *a != app.id);
     }
 
+    fn on_app_moved_out(&mut self, ctx: &Ctx, app: &App) {
+        self.on_app_removed(ctx, app);
+    }
+
     fn state_json(&self, ctx: &Ctx) -> serde_json::Value {
         serde_json::json!({
             "index": ctx.state.constraints.state_json(),

@@ -45,6 +45,13 @@ pub trait Plugin: Send + Sync {
     /// released, so `app.attained_ms(now)` is its whole service).
     fn on_app_removed(&mut self, _ctx: &Ctx, _app: &App) {}
 
+    /// The app is moving to a queue this plugin does not serve (`app` still
+    /// names the old queue). It has not finished: drop what is held for it
+    /// and learn nothing from it. The new queue's plugins then see
+    /// `Event::AppMoved` and take it on as they take on the running apps of
+    /// a pipeline switched in at run time.
+    fn on_app_moved_out(&mut self, _ctx: &Ctx, _app: &App) {}
+
     /// When the plugin's periodic step is next due (`i64::MIN` = at the
     /// first opportunity), or `None` for plugins without one. Drivers use
     /// it to wake the engine on time instead of heartbeating every node.

@@ -557,6 +557,25 @@ impl PolicySet {
         self.visit(state, Some(queue), &mut |p, ctx| p.on_container_finished(ctx, c, at_ms));
     }
 
+    /// `app`, still in its old queue, moves to queue `to`: the old queue's
+    /// pipeline lets go of it, and so does its estimator unless the new
+    /// queue's pipeline names the same one (then what it learned stays).
+    /// With a flat order one pipeline serves every queue: nothing moves.
+    pub fn on_app_moved_out(&mut self, state: &ClusterState, app: &App, to: QueueId) {
+        if self.is_flat() {
+            return;
+        }
+        let PolicySet { estimators, pipelines, .. } = self;
+        let next_estimator = pipelines.get(to).map(|p| p.estimator);
+        let Some(p) = pipelines.get_mut(app.queue) else { return };
+        let ctx = Ctx { state, scope: p.scope, estimator: estimators[p.estimator].plugin.as_ref() };
+        p.each_mut(&mut |plugin| plugin.on_app_moved_out(&ctx, app));
+        if next_estimator != Some(p.estimator) {
+            let bare = Ctx { state, scope: Scope::Cluster, estimator: &NO_ESTIMATE };
+            estimators[p.estimator].plugin.on_app_moved_out(&bare, app);
+        }
+    }
+
     pub fn on_app_removed(&mut self, state: &ClusterState, app: &App) {
         self.visit(state, Some(app.queue), &mut |p, ctx| p.on_app_removed(ctx, app));
     }

@@ -76,6 +76,11 @@ impl Plugin for CarbyneLeftover {
         self.logs.on_event(ctx, event);
     }
 
+    fn on_app_moved_out(&mut self, _ctx: &Ctx, app: &App) {
+        self.logs.forget(app.id);
+        self.remaining.get_mut().unwrap_or_else(|e| e.into_inner()).retain(|(_, a), _| *a != app.id);
+    }
+
     fn on_allocated(&mut self, ctx: &Ctx, c: &Container) {
         self.logs.on_allocated(ctx, c);
         self.remaining.get_mut().unwrap_or_else(|e| e.into_inner()).retain(|(_, app), _| *app != c.app);

@@ -561,6 +561,7 @@ impl Plugin for Carbyne {
         let app = self.logs.on_event(ctx, event);
         match event {
             Event::AppAdded { .. }
+            | Event::AppMoved { .. }
             | Event::AppRemoved { .. }
             | Event::AskUpdated { .. }
             | Event::AttemptAdded { .. }
@@ -653,6 +654,14 @@ impl Plugin for Carbyne {
     fn on_app_removed(&mut self, _ctx: &Ctx, app: &App) {
         self.apps.remove(&app.id);
         self.dirty.remove(&app.id);
+    }
+
+    /// The app's plan and stage log go; the apps left in this queue share
+    /// its guarantee anew (DRF, Pseudocode 1's INTERJOBSCHEDULER).
+    fn on_app_moved_out(&mut self, ctx: &Ctx, app: &App) {
+        self.on_app_removed(ctx, app);
+        self.logs.forget(app.id);
+        self.shares_dirty = true;
     }
 
     fn next_tick_ms(&self) -> Option<i64> {

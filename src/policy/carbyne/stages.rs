@@ -180,6 +180,11 @@ impl KeyLogs {
         self.apps.len()
     }
 
+    /// The app left (finished, or moved to another queue).
+    pub fn forget(&mut self, app: AppId) {
+        self.apps.remove(&app);
+    }
+
     pub fn is_empty(&self) -> bool {
         self.apps.is_empty()
     }
@@ -194,7 +199,13 @@ impl KeyLogs {
                 Some(*app)
             }
             Event::AppRemoved { app } => {
-                self.apps.remove(app);
+                self.forget(*app);
+                Some(*app)
+            }
+            // Moved in from another queue: its keys so far, from its record.
+            Event::AppMoved { app, .. } => {
+                let a = ctx.state.apps.get(app)?;
+                self.apps.entry(*app).or_insert_with(|| KeyLog::rebuilt(a));
                 Some(*app)
             }
             Event::AskUpdated { app, ask } => {

@@ -80,6 +80,13 @@ pub struct Dress {
 }
 
 impl Dress {
+    /// The app left this plugin's queues (finished or moved away).
+    fn forget(&mut self, app: AppId) {
+        self.apps.remove(&app);
+        self.stale.remove(&app);
+        self.pools.set(app, None);
+    }
+
     /// δ starts at δ₀ (§V-A1: 10 %).
     pub fn new(cfg: &DressConfig) -> Self {
         Dress {
@@ -364,6 +371,12 @@ impl Plugin for Dress {
         "dress"
     }
 
+    fn on_app_moved_out(&mut self, _ctx: &Ctx, app: &App) {
+        self.forget(app.id);
+        // Its pool's share of the reserve changed.
+        self.dirty = true;
+    }
+
     fn gauges(&self, ctx: &Ctx) -> Vec<super::Gauge> {
         self.gauges_of(ctx)
     }
@@ -414,15 +427,12 @@ impl Plugin for Dress {
     fn on_event(&mut self, ctx: &Ctx, event: &Event) {
         let state = ctx.state;
         match event {
-            Event::AppAdded { app, .. } => {
+            // A moved-in app is classified as an arriving one (§IV-C).
+            Event::AppAdded { app, .. } | Event::AppMoved { app, .. } => {
                 self.apps.entry(*app).or_insert_with(AppInfo::new);
                 self.stale.insert(*app);
             }
-            Event::AppRemoved { app } => {
-                self.apps.remove(app);
-                self.stale.remove(app);
-                self.pools.set(*app, None);
-            }
+            Event::AppRemoved { app } => self.forget(*app),
             Event::AskUpdated { app, .. } => {
                 if let Some(a) = state.apps.get(app) {
                     self.reclassify(ctx, a);

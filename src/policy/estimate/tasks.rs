@@ -133,6 +133,11 @@ impl Plugin for TaskRuntimes {
         self.all.add(ran);
     }
 
+    /// Its tasks so far are not a finished run: nothing is merged.
+    fn on_app_moved_out(&mut self, _ctx: &Ctx, app: &App) {
+        self.apps.remove(&app.id);
+    }
+
     fn on_app_removed(&mut self, _ctx: &Ctx, app: &App) {
         if let Some(own) = self.apps.remove(&app.id) {
             let job = match own.job {

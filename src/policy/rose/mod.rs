@@ -234,6 +234,10 @@ impl Plugin for Rose {
         self.rating.app_removed(app.id);
     }
 
+    fn on_app_moved_out(&mut self, ctx: &Ctx, app: &App) {
+        self.on_app_removed(ctx, app);
+    }
+
     fn next_tick_ms(&self) -> Option<i64> {
         Some(self.next_refresh_ms)
     }

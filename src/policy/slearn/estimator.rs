@@ -168,6 +168,15 @@ impl SLearn {
         }
     }
 
+    /// Stop tracking `app`: its record, and its pilots' time-out.
+    fn untrack(&mut self, app: AppId) -> Option<Tracked> {
+        let t = self.apps.remove(&app)?;
+        if let Some(d) = t.deadline {
+            self.deadlines.remove(&(d, app));
+        }
+        Some(t)
+    }
+
     fn adaptive(&self) -> bool {
         self.cfg.fixed_ratio == 0.0
     }
@@ -316,11 +325,14 @@ impl Plugin for SLearn {
         }
     }
 
+    /// Not a finished job: no JCT to score its sampling ratio with (Fig. 4),
+    /// no estimation error, no stage history.
+    fn on_app_moved_out(&mut self, _ctx: &Ctx, app: &App) {
+        self.untrack(app.id);
+    }
+
     fn on_app_removed(&mut self, ctx: &Ctx, app: &App) {
-        let Some(t) = self.apps.remove(&app.id) else { return };
-        if let Some(d) = t.deadline {
-            self.deadlines.remove(&(d, app.id));
-        }
+        let Some(t) = self.untrack(app.id) else { return };
         let work = t.task_work();
         if let Some(p) = t.predicted_ms {
             self.errors.record(&app.yarn_id, p, work.sum_ms);

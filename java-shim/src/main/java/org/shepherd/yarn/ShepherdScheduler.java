@@ -734,6 +734,72 @@ public class ShepherdScheduler extends FifoScheduler {
     }
   }
 
+  /**
+   * {@code yarn application -movetoqueue}: YARN's RMAppManager asks this
+   * first, before it records the new queue in the RM state store. As the
+   * CapacityScheduler checks: the app is known, the target is one of
+   * Shepherd's leaf queues, and the target's submit ACL admits the app's
+   * user. As there too, the app's usage may exceed the target's maximum
+   * capacity (the FairScheduler refuses that); the engine holds only new
+   * containers to it.
+   */
+  @Override
+  public synchronized void preValidateMoveApplication(ApplicationId appId, String newQueue)
+      throws YarnException {
+    moveTarget(appId, newQueue);
+  }
+
+  /**
+   * The move: YARN's queue metrics (live containers, pending asks, active
+   * users) through the attempt's own {@code move}, Shepherd's queue usage,
+   * and the engine's AppMoved, after which the target queue's pipeline
+   * schedules the app. Returns the leaf name, as the app was submitted.
+   */
+  @Override
+  public synchronized String moveApplication(ApplicationId appId, String newQueue)
+      throws YarnException {
+    ShepherdQueue target = moveTarget(appId, newQueue);
+    SchedulerApplication<FifoAppAttempt> app = applications.get(appId);
+    ShepherdQueue source = (ShepherdQueue) app.getQueue();
+    if (target == source) {
+      return target.getQueueName();
+    }
+    FifoAppAttempt attempt = app.getCurrentAppAttempt();
+    if (attempt != null) {
+      Resource held = attempt.getCurrentConsumption();
+      source.addUsed(held, false);
+      target.addUsed(held, true);
+      attempt.move(target);
+    }
+    app.setQueue(target);
+    int idx = appIds.find(appId);
+    if (idx >= 0) {
+      engine.record(b -> b.appMoved(idx, target.getQueueName()));
+    }
+    LOG.info("Moved application " + appId + " from queue " + source.getQueuePath() + " to "
+        + target.getQueuePath());
+    return target.getQueueName();
+  }
+
+  /** The leaf queue {@code appId} may move to, or why not. */
+  private ShepherdQueue moveTarget(ApplicationId appId, String newQueue) throws YarnException {
+    SchedulerApplication<FifoAppAttempt> app = applications.get(appId);
+    if (app == null) {
+      throw new YarnException("App to be moved " + appId + " not found.");
+    }
+    ShepherdQueue target = leafQueue(newQueue);
+    if (target == null) {
+      throw new YarnException("Target queue " + newQueue + " not found or is not a leaf queue"
+          + " (Shepherd queues: root." + String.join(", root.", leafQueues.keySet()) + ")");
+    }
+    String denied = submitDenied(UserGroupInformation.createRemoteUser(app.getUser()),
+        target.getQueueName(), appId);
+    if (denied != null) {
+      throw new YarnException(new AccessControlException(denied));
+    }
+    return target;
+  }
+
   private synchronized void doneApplication(ApplicationId appId,
       org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState finalState) {
     SchedulerApplication<FifoAppAttempt> app = applications.get(appId);

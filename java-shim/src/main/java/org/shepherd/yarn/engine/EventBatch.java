@@ -28,6 +28,7 @@ public final class EventBatch {
   public static final byte NODE_ATTRIBUTES_UPDATED = 16;
   public static final byte ASK_PLACEMENT = 17;
   public static final byte CONTAINER_TAGS = 18;
+  public static final byte APP_MOVED = 19;
 
   private byte[] buf = new byte[4096];
   private int len = 0;
@@ -154,6 +155,11 @@ public final class EventBatch {
 
   public void appRemoved(int app) {
     u8(APP_REMOVED).i32(app);
+  }
+
+  /** {@code queue}: the leaf queue's name, as in {@link #appAdded}. */
+  public void appMoved(int app, String queue) {
+    u8(APP_MOVED).i32(app).str(queue);
   }
 
   public void attemptAdded(int app, int attempt) {

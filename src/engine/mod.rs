@@ -48,6 +48,8 @@ pub struct Counters {
     pub unknown_references: u64,
     /// Configs applied in place (`-refreshQueues`).
     pub reconfigurations: u64,
+    /// Apps moved to another queue (`yarn application -movetoqueue`).
+    pub app_moves: u64,
     /// Scheduling rounds between heartbeats that ran passes
     /// (`Engine::schedule_round`), and the containers they allocated.
     pub rounds: u64,
@@ -367,10 +369,12 @@ impl Engine {
                 let Some(to) = s.queue_id(queue) else { return Applied::Unknown };
                 let Some(a) = s.apps.get_mut(app).map(Arc::make_mut) else { return Applied::Unknown };
                 if a.queue != to {
+                    tracing::info!(app, from = %s.queues[a.queue].name, to = %queue, "app moved to another queue");
                     a.queue = to;
                     // Its containers, AM and asks now count in the new
                     // queue (an operator's action: rare, so a recount).
                     recount_queues(s);
+                    self.counters.app_moves += 1;
                 }
             }
             Event::AttemptAdded { app, attempt } => {
@@ -709,6 +713,7 @@ impl Engine {
             Gauge::new("engine_apps", s.apps.len() as f64, "Applications the engine knows"),
             Gauge::new("engine_containers", s.containers.len() as f64, "Running containers the engine knows"),
             count("engine_reconfigurations_total", c.reconfigurations, "Configs applied in place (-refreshQueues)"),
+            count("engine_app_moves_total", c.app_moves, "Applications moved to another queue (yarn application -movetoqueue)"),
             count("engine_rounds_total", c.rounds, "Scheduling rounds between heartbeats (asynchronous scheduling) that ran passes"),
             count(
                 "engine_round_allocations_total",

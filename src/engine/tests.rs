@@ -542,12 +542,14 @@ fn a_moved_app_leaves_its_old_pipeline_and_joins_the_new_one() {
     assert_eq!(plugin(&e, "alt2", "classify")["apps"], 1);
     assert_eq!(e.state.queues[queue_id(&e, "alt2")].running_apps, 1);
 
+    assert_eq!(e.counters().app_moves, 2);
     // No such queue: counted as an unknown reference, nothing moves.
     let unknown = e.counters().unknown_references;
     e.apply(Event::AppMoved { app: 1, queue: "nope".into() });
     assert_eq!(e.counters().unknown_references, unknown + 1);
     assert_eq!(e.state.apps[&1].queue, queue_id(&e, "alt2"));
     assert_eq!(plugin(&e, "alt2", "classify")["apps"], 1);
+    assert_eq!(e.counters().app_moves, 2);
 }
 
 fn sampling_of(e: &Engine, app: u32) -> Option<crate::policy::Sampling> {

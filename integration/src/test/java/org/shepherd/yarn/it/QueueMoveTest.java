@@ -45,7 +45,8 @@ public class QueueMoveTest {
 
   @BeforeClass
   public static void startCluster() throws Exception {
-    cluster = ShepherdCluster.start("queuemove", CONFIG);
+    cluster = ShepherdCluster.start("queuemove", CONFIG,
+        conf -> conf.setBoolean("hadoop.prometheus.endpoint.enabled", true));
   }
 
   @AfterClass
@@ -108,8 +109,23 @@ public class QueueMoveTest {
     assertEquals(0, alpha.getAppsCompleted());
     JsonNode counters = cluster.engineState().path("counters");
     assertEquals(counters.toString(), 0, counters.path("unknown_references").asInt());
+    assertEquals(counters.toString(), 1, counters.path("app_moves").asInt());
+    // What SREs see at the RM's /prom (metrics2 publishes a snapshot each
+    // period, so it may lag the counter).
+    waitFor("/prom counts the move", () -> promAppMoves() == 1.0);
     assertEquals("no engine failures", 0, s.getEngineFailures());
     assertEquals("no fallback allocations", 0, s.getFallbackAllocations());
+  }
+
+  /** {@code shepherd_engine_app_moves_total} at the RM's /prom (0 before its first snapshot). */
+  private static double promAppMoves() {
+    try {
+      Double v = DressMetricsTest.value(DressMetricsTest.parse(cluster.page("/prom")),
+          "shepherd_engine_app_moves_total", null);
+      return v == null ? 0 : v;
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
   }
 
   /** Shepherd's queue usage, as {@code yarn queue -status} reports it. */

@@ -753,7 +753,8 @@ public class ShepherdScheduler extends FifoScheduler {
    * The move: YARN's queue metrics (live containers, pending asks, active
    * users) through the attempt's own {@code move}, Shepherd's queue usage,
    * and the engine's AppMoved, after which the target queue's pipeline
-   * schedules the app. Returns the leaf name, as the app was submitted.
+   * schedules the app. Returns the queue's path ({@code root.<leaf>}), as
+   * the RM records a submitted app's queue.
    */
   @Override
   public synchronized String moveApplication(ApplicationId appId, String newQueue)
@@ -762,7 +763,7 @@ public class ShepherdScheduler extends FifoScheduler {
     SchedulerApplication<FifoAppAttempt> app = applications.get(appId);
     ShepherdQueue source = (ShepherdQueue) app.getQueue();
     if (target == source) {
-      return target.getQueueName();
+      return target.getQueuePath();
     }
     FifoAppAttempt attempt = app.getCurrentAppAttempt();
     if (attempt != null) {
@@ -778,7 +779,7 @@ public class ShepherdScheduler extends FifoScheduler {
     }
     LOG.info("Moved application " + appId + " from queue " + source.getQueuePath() + " to "
         + target.getQueuePath());
-    return target.getQueueName();
+    return target.getQueuePath();
   }
 
   /** The leaf queue {@code appId} may move to, or why not. */

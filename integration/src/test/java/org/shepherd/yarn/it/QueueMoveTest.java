@@ -67,6 +67,7 @@ public class QueueMoveTest {
     assertTrue("DRESS tracks it: " + dressApps(), dressApps().toString().contains("\"app\""));
     QueueMetrics alpha = s.getSchedulerApplications().get(app).getQueue().getMetrics();
 
+    assertEquals("root.alpha", cluster.rest("/ws/v1/cluster/apps/" + app).path("app").path("queue").asText());
     try (YarnClient client = cluster.yarnClient()) {
       try {
         client.moveApplicationAcrossQueues(app, "nope");
@@ -81,7 +82,7 @@ public class QueueMoveTest {
     }
 
     // The RM's record, Shepherd's queue usage and YARN's queue metrics.
-    assertEquals("beta", cluster.rest("/ws/v1/cluster/apps/" + app).path("app").path("queue").asText());
+    assertEquals("root.beta", cluster.rest("/ws/v1/cluster/apps/" + app).path("app").path("queue").asText());
     assertEquals(0f, usedShare(s, "alpha"), 0f);
     assertTrue(usedShare(s, "beta") > 0f);
     assertEquals("beta", s.getSchedulerApplications().get(app).getQueue().getQueueName());

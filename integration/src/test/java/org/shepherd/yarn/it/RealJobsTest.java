@@ -311,6 +311,55 @@ public class RealJobsTest {
     }
   }
 
+  /**
+   * Moving an app (yarn application -movetoqueue) checks, as the
+   * CapacityScheduler does, that the app's owner may submit to the target:
+   * carol, gamma's admin, may move bob's app from beta (whose admin ACL is
+   * everyone) and may submit to gamma herself, so YARN's own checks pass;
+   * Shepherd refuses because bob may not submit to gamma, and the app stays
+   * in beta. The move to alpha, open to bob, goes through.
+   */
+  @Test(timeout = 120_000)
+  public void moveRefusesATargetQueueTheAppsOwnerMayNotSubmitTo() throws Exception {
+    ApplicationId id = Workloads.as("bob", () -> {
+      try (YarnClient client = cluster.yarnClient()) {
+        ApplicationSubmissionContext ctx = newApp(client, "movable", "beta",
+            Resource.newInstance(512, 1));
+        ctx.getAMContainerSpec().setCommands(Collections.singletonList("sleep 120"));
+        return client.submitApplication(ctx);
+      }
+    });
+    try (YarnClient client = cluster.yarnClient()) {
+      // Its AM runs `sleep` and never registers: ACCEPTED, with a live
+      // attempt and AM container (YARN allows moves from ACCEPTED on).
+      awaitState(client, id, YarnApplicationState.ACCEPTED);
+    }
+    String refused = Workloads.as("carol", () -> {
+      try (YarnClient client = cluster.yarnClient()) {
+        client.moveApplicationAcrossQueues(id, "gamma");
+        fail("bob may not submit to gamma");
+        return null;
+      } catch (YarnException e) {
+        return e.getMessage();
+      }
+    });
+    assertTrue(refused, refused.contains("User bob does not have permission to submit " + id
+        + " to queue gamma"));
+    count("acl-move");
+    Workloads.as("carol", () -> {
+      try (YarnClient client = cluster.yarnClient()) {
+        assertEquals("root.beta", client.getApplicationReport(id).getQueue());
+        client.moveApplicationAcrossQueues(id, "alpha");
+        assertEquals("root.alpha", client.getApplicationReport(id).getQueue());
+        client.killApplication(id);
+      }
+      return null;
+    });
+    try (YarnClient client = cluster.yarnClient()) {
+      awaitState(client, id, YarnApplicationState.KILLED);
+    }
+  }
+
   private static void count(String kind) {
     REJECTIONS.merge(kind, 1, Integer::sum);
   }

@@ -279,14 +279,7 @@ public class RealJobsTest {
    */
   @Test(timeout = 120_000)
   public void adminAclLetsOnlyTheQueueAdminKillAnotherUsersApp() throws Exception {
-    ApplicationId id = Workloads.as("alice", () -> {
-      try (YarnClient client = cluster.yarnClient()) {
-        ApplicationSubmissionContext ctx = newApp(client, "long", "gamma",
-            Resource.newInstance(512, 1));
-        ctx.getAMContainerSpec().setCommands(Collections.singletonList("sleep 120"));
-        return client.submitApplication(ctx);
-      }
-    });
+    ApplicationId id = submitSleepingAm("alice", "long", "gamma");
     String denied = Workloads.as("bob", () -> {
       try (YarnClient client = cluster.yarnClient()) {
         client.killApplication(id);
@@ -321,14 +314,7 @@ public class RealJobsTest {
    */
   @Test(timeout = 120_000)
   public void moveRefusesATargetQueueTheAppsOwnerMayNotSubmitTo() throws Exception {
-    ApplicationId id = Workloads.as("bob", () -> {
-      try (YarnClient client = cluster.yarnClient()) {
-        ApplicationSubmissionContext ctx = newApp(client, "movable", "beta",
-            Resource.newInstance(512, 1));
-        ctx.getAMContainerSpec().setCommands(Collections.singletonList("sleep 120"));
-        return client.submitApplication(ctx);
-      }
-    });
+    ApplicationId id = submitSleepingAm("bob", "movable", "beta");
     try (YarnClient client = cluster.yarnClient()) {
       // Its AM runs `sleep` and never registers: ACCEPTED, with a live
       // attempt and AM container (YARN allows moves from ACCEPTED on).
@@ -358,6 +344,19 @@ public class RealJobsTest {
     try (YarnClient client = cluster.yarnClient()) {
       awaitState(client, id, YarnApplicationState.KILLED);
     }
+  }
+
+  /** An app, submitted as {@code user}, whose AM only sleeps (it never registers). */
+  private static ApplicationId submitSleepingAm(String user, String name, String queue)
+      throws Exception {
+    return Workloads.as(user, () -> {
+      try (YarnClient client = cluster.yarnClient()) {
+        ApplicationSubmissionContext ctx = newApp(client, name, queue,
+            Resource.newInstance(512, 1));
+        ctx.getAMContainerSpec().setCommands(Collections.singletonList("sleep 120"));
+        return client.submitApplication(ctx);
+      }
+    });
   }
 
   private static void count(String kind) {

@@ -371,10 +371,9 @@ impl Plugin for Dress {
         "dress"
     }
 
+    /// Its pool's figures lose it, as when it finishes.
     fn on_app_moved_out(&mut self, _ctx: &Ctx, app: &App) {
         self.forget(app.id);
-        // Its pool's share of the reserve changed.
-        self.dirty = true;
     }
 
     fn gauges(&self, ctx: &Ctx) -> Vec<super::Gauge> {

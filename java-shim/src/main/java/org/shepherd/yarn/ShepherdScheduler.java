@@ -660,8 +660,7 @@ public class ShepherdScheduler extends FifoScheduler {
     ShepherdQueue queue = leafQueue(queueName);
     if (queue == null) {
       String msg = "Application " + appId + " submitted by user " + user
-          + " to unknown queue: " + queueName + " (Shepherd queues: root."
-          + String.join(", root.", leafQueues.keySet()) + ")";
+          + " to unknown queue: " + queueName + " (Shepherd queues: " + queuePaths() + ")";
       LOG.info(msg);
       rmContext.getDispatcher().getEventHandler()
           .handle(new RMAppEvent(appId, RMAppEventType.APP_REJECTED, msg));
@@ -791,7 +790,7 @@ public class ShepherdScheduler extends FifoScheduler {
     ShepherdQueue target = leafQueue(newQueue);
     if (target == null) {
       throw new YarnException("Target queue " + newQueue + " not found or is not a leaf queue"
-          + " (Shepherd queues: root." + String.join(", root.", leafQueues.keySet()) + ")");
+          + " (Shepherd queues: " + queuePaths() + ")");
     }
     String denied = submitDenied(UserGroupInformation.createRemoteUser(app.getUser()),
         target.getQueueName(), appId);
@@ -1533,6 +1532,11 @@ public class ShepherdScheduler extends FifoScheduler {
   private void updateAvailableResourcesMetrics() {
     rootQueue.getMetrics().setAvailableResourcesToQueue(
         Resources.subtract(getClusterResource(), getUsedResource()));
+  }
+
+  /** The leaf queues' paths, for messages: {@code root.a, root.b}. */
+  private String queuePaths() {
+    return "root." + String.join(", root.", leafQueues.keySet());
   }
 
   private ShepherdQueue leafQueue(String name) {

@@ -18,6 +18,7 @@ import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
 import org.apache.hadoop.security.authorize.ProxyUsers;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
@@ -369,6 +370,16 @@ public final class ShepherdCluster implements AutoCloseable {
   /** The engine's state JSON (what every policy holds), parsed. */
   public JsonNode engineState() throws IOException {
     return new ObjectMapper().readTree(scheduler().getEngineStateJson());
+  }
+
+  /** The engine's view of application {@code id}, or null while it does not know it. */
+  public JsonNode engineApp(ApplicationId id) throws IOException {
+    for (JsonNode a : engineState().path("apps")) {
+      if (id.toString().equals(a.path("yarn_id").asText())) {
+        return a;
+      }
+    }
+    return null;
   }
 
   /** A started YarnClient for this cluster (as the test's user); close it. */

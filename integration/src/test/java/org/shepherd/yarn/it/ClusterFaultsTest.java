@@ -122,7 +122,7 @@ public class ClusterFaultsTest {
     // The engine follows: attempt 2, none of attempt 1's containers left
     // (in the RM or the engine's count of the app's running containers).
     await("engine sees attempt 2 and only its containers", 60_000, () -> {
-      JsonNode e = engineApp(appId);
+      JsonNode e = cluster.engineApp(appId);
       return e != null && e.path("attempt").asInt() == 2 && liveContainers(rm, first) == 0
           && e.path("running_containers").asInt() == liveContainers(rm, second);
     });
@@ -329,15 +329,6 @@ public class ClusterFaultsTest {
       n += sn == null ? 0 : sn.getNumContainers();
     }
     return n;
-  }
-
-  private static JsonNode engineApp(ApplicationId id) throws Exception {
-    for (JsonNode a : cluster.engineState().path("apps")) {
-      if (id.toString().equals(a.path("yarn_id").asText())) {
-        return a;
-      }
-    }
-    return null;
   }
 
   /** Finished apps leave nothing in the engine: no app, no container. */

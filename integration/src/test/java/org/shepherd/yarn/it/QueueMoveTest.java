@@ -141,15 +141,11 @@ public class QueueMoveTest {
   /** The engine's view of {@code app} ({@code MissingNode} until it knows it). */
   private static JsonNode engineApp(ApplicationId app) {
     try {
-      for (JsonNode a : cluster.engineState().path("apps")) {
-        if (a.path("yarn_id").asText().equals(app.toString())) {
-          return a;
-        }
-      }
+      JsonNode a = cluster.engineApp(app);
+      return a == null ? new ObjectMapper().missingNode() : a;
     } catch (Exception e) {
       throw new AssertionError(e);
     }
-    return new ObjectMapper().missingNode();
   }
 
   /** The apps DRESS in alpha tracks (its reserve's state). */

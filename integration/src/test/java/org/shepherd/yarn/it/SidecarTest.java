@@ -313,6 +313,11 @@ public class SidecarTest {
           && nodes.get(0).at("/pushed_load_estimate/samples").asInt() > 0;
     });
 
+    // Dave's app leaves the engine, and SLearn scores its estimate, when
+    // YARN removes it: after its AM container exits, a few seconds after
+    // the job reported success (CI on 2026-12-04 read the metrics before).
+    waitFor("dave's SLearn app scored", 120, () ->
+        metric(get("/metrics").body, "shepherd_slearn_finished_estimated_apps_total") >= 1);
     String m = get("/metrics").body;
     double total = metric(m, "shepherd_cluster_memory_bytes{state=\"total\"}");
     // The RM's totalMB is availableMB + allocatedMB, two queue metrics

@@ -474,11 +474,6 @@ fn a_moved_app_leaves_its_old_pipeline_and_joins_the_new_one() {
                [[queue]]\nname = \"alt\"\ncapacity = 0.3\npolicy = \"carbyne\"\n\
                [[queue]]\nname = \"alt2\"\ncapacity = 0.3\npolicy = \"carbyne\"\n";
     let mut e = Engine::with_config(Config::parse(cfg).unwrap()).unwrap();
-    let plugin = |e: &Engine, queue: &str, point: &str| {
-        let json = e.state_json();
-        let p = json["pipelines"].as_array().unwrap().iter().find(|p| p["queue"] == queue).cloned().unwrap();
-        p["plugins"][point]["state"].clone()
-    };
     let queue_id = |e: &Engine, name: &str| e.state.queue_id(name).unwrap();
     add_node(&mut e, 1, 4 * 1024, 4);
     add_app(&mut e, 1, "learn", "u", 0);
@@ -495,7 +490,7 @@ fn a_moved_app_leaves_its_old_pipeline_and_joins_the_new_one() {
     e.schedule_node(1, 5_100, &mut out).unwrap();
     let running = allocs(&out).len();
     assert!(first > 0 && running > 0 && first + running < 10, "{first} + {running} of 10 on a 4-slot node");
-    let slearn = plugin(&e, "learn", "estimate");
+    let slearn = plugin_state(&e, "learn", "estimate");
     assert_eq!((slearn["sampled_total"].as_u64(), slearn["estimated_total"].as_u64()), (Some(1), Some(1)), "{slearn}");
     assert_eq!(slearn["live_apps"].as_object().unwrap().len(), 1, "{slearn}");
 
@@ -510,14 +505,14 @@ fn a_moved_app_leaves_its_old_pipeline_and_joins_the_new_one() {
     // SLearn no longer tracks it and, though it had a prediction and
     // finished tasks, scored nothing: no estimation error, no ratio score,
     // no stage history (the job did not finish).
-    let slearn = plugin(&e, "learn", "estimate");
+    let slearn = plugin_state(&e, "learn", "estimate");
     assert_eq!(slearn["live_apps"], serde_json::json!({}), "{slearn}");
     assert_eq!(slearn["estimation_error"]["apps"], 0, "{slearn}");
     assert_eq!(slearn["ratio_scores"], serde_json::json!({}), "{slearn}");
     assert_eq!(slearn["history_jobs"], 0, "{slearn}");
-    assert_eq!(sampling_of(&e, 1), None, "Carbyne's estimator does not sample");
+    assert_eq!(e.policies().sampling(&e.state, &e.state.apps[&1]), None, "Carbyne's estimator does not sample");
     // Carbyne plans for it: the rest of its asks are served in its new queue.
-    assert_eq!(plugin(&e, "alt", "classify")["apps"], 1);
+    assert_eq!(plugin_state(&e, "alt", "classify")["apps"], 1);
     let mut served = 0;
     for round in 0..3 {
         let running: Vec<u64> = e.state.apps[&1].containers.keys().copied().collect();
@@ -529,17 +524,17 @@ fn a_moved_app_leaves_its_old_pipeline_and_joins_the_new_one() {
         served += allocs(&out).len();
     }
     assert_eq!(served, 10 - first - running, "the rest of its asks are served in queue alt");
-    let tasks = plugin(&e, "alt", "estimate");
+    let tasks = plugin_state(&e, "alt", "estimate");
     assert_eq!(tasks["live_apps"], 1, "{tasks}");
     assert!(tasks["tasks_seen"].as_u64().unwrap() >= 1, "{tasks}");
 
     // Between two Carbyne queues: the shared `tasks` estimator keeps the
     // app; alt's Carbyne lets go of it, alt2's takes it on.
     e.apply(Event::AppMoved { app: 1, queue: "root.alt2".into() });
-    assert_eq!(plugin(&e, "alt2", "estimate")["live_apps"], 1, "the shared estimator kept the app");
-    assert_eq!(plugin(&e, "alt", "classify")["apps"], 0);
-    assert_eq!(plugin(&e, "alt", "leftover")["apps_known"], 0);
-    assert_eq!(plugin(&e, "alt2", "classify")["apps"], 1);
+    assert_eq!(plugin_state(&e, "alt2", "estimate")["live_apps"], 1, "the shared estimator kept the app");
+    assert_eq!(plugin_state(&e, "alt", "classify")["apps"], 0);
+    assert_eq!(plugin_state(&e, "alt", "leftover")["apps_known"], 0);
+    assert_eq!(plugin_state(&e, "alt2", "classify")["apps"], 1);
     assert_eq!(e.state.queues[queue_id(&e, "alt2")].running_apps, 1);
 
     assert_eq!(e.counters().app_moves, 2);
@@ -548,12 +543,15 @@ fn a_moved_app_leaves_its_old_pipeline_and_joins_the_new_one() {
     e.apply(Event::AppMoved { app: 1, queue: "nope".into() });
     assert_eq!(e.counters().unknown_references, unknown + 1);
     assert_eq!(e.state.apps[&1].queue, queue_id(&e, "alt2"));
-    assert_eq!(plugin(&e, "alt2", "classify")["apps"], 1);
+    assert_eq!(plugin_state(&e, "alt2", "classify")["apps"], 1);
     assert_eq!(e.counters().app_moves, 2);
 }
 
-fn sampling_of(e: &Engine, app: u32) -> Option<crate::policy::Sampling> {
-    e.policies().sampling(&e.state, &e.state.apps[&app])
+/// The state of the plugin at `point` of the pipeline serving `queue`.
+fn plugin_state(e: &Engine, queue: &str, point: &str) -> serde_json::Value {
+    let json = e.state_json();
+    let p = json["pipelines"].as_array().unwrap().iter().find(|p| p["queue"] == queue).cloned().unwrap();
+    p["plugins"][point]["state"].clone()
 }
 
 /// DRESS lets go of an app that moves to another queue (its pool's share of
@@ -566,9 +564,7 @@ fn dress_lets_go_of_a_moved_app_and_takes_on_a_moved_in_one() {
                [[queue]]\nname = \"f\"\ncapacity = 0.5\npolicy = \"fifo\"\n";
     let mut e = Engine::with_config(Config::parse(cfg).unwrap()).unwrap();
     let dress_apps = |e: &Engine| -> Vec<u64> {
-        let json = e.state_json();
-        let d = json["pipelines"].as_array().unwrap().iter().find(|p| p["queue"] == "d").cloned().unwrap();
-        d["plugins"]["reserve"]["state"]["apps"].as_array().unwrap().iter().map(|a| a["app"].as_u64().unwrap()).collect()
+        plugin_state(e, "d", "reserve")["apps"].as_array().unwrap().iter().map(|a| a["app"].as_u64().unwrap()).collect()
     };
     add_node(&mut e, 1, 8 * 1024, 8);
     add_app(&mut e, 1, "d", "u", 0);

@@ -143,21 +143,28 @@ public final class SlsBenchReport {
 
   /** SLS's per-job log: JobID,real_start,real_end,simulate_start,simulate_end (ms). */
   private static void readJobRuntimes(File csv, Run r) throws IOException {
-    if (!csv.isFile()) {
-      return;
-    }
     double sum = 0;
     int n = 0;
-    for (String line : Files.readAllLines(csv.toPath(), StandardCharsets.UTF_8)) {
-      String[] f = line.split(",");
-      if (f.length < 5 || f[0].equals("JobID")) {
-        continue;
-      }
+    for (String[] f : jobRuntimeRows(csv)) {
       sum += (Long.parseLong(f[4].trim()) - Long.parseLong(f[3].trim())) / 1000.0;
       n++;
     }
     r.slsJobsRecorded = n;
     r.meanJobS = n == 0 ? 0 : sum / n;
+  }
+
+  /** The jobs' rows of SLS's jobruntime.csv, split into fields (none if it is absent). */
+  static List<String[]> jobRuntimeRows(File csv) throws IOException {
+    List<String[]> rows = new ArrayList<>();
+    if (csv.isFile()) {
+      for (String line : Files.readAllLines(csv.toPath(), StandardCharsets.UTF_8)) {
+        String[] f = line.split(",");
+        if (f.length >= 5 && !f[0].equals("JobID")) {
+          rows.add(f);
+        }
+      }
+    }
+    return rows;
   }
 
   /**

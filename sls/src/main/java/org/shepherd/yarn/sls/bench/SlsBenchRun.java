@@ -84,6 +84,10 @@ public final class SlsBenchRun {
     CpuUse cpuAtEnd = CpuUse.now();
     boolean timedOut = sls.getRemainingApps() > 0;
     sampler.stop();
+    if (!timedOut) {
+      awaitJobRuntimes(new File(o.out, "jobruntime.csv"),
+          number(SLSRunner.getSimulateInfoMap().get("Number of applications")));
+    }
 
     ObjectNode s = summarize(o, scheduler, sampler, heap, (end - start) / 1e9,
         sls.getRemainingApps(), timedOut);
@@ -188,6 +192,19 @@ public final class SlsBenchRun {
     n.put("p99_us", h.quantileNanos(0.99) / 1e3);
     n.put("max_us", h.maxNanos() / 1e3);
     n.put("busy_s", h.sumNanos() / 1e9);
+  }
+
+  /**
+   * SLS counts an app as done before its AM simulator's last step writes
+   * the app's row to jobruntime.csv, so stopping SLS at once can lose the
+   * last row (CI on 2026-12-04 read 5 of 6). Wait up to 10 s for every row;
+   * the run's times were taken before this.
+   */
+  private static void awaitJobRuntimes(File csv, int jobs) throws Exception {
+    long until = System.nanoTime() + 10_000_000_000L;
+    while (SlsBenchReport.jobRuntimeRows(csv).size() < jobs && System.nanoTime() < until) {
+      Thread.sleep(50);
+    }
   }
 
   private static int number(Object o) {

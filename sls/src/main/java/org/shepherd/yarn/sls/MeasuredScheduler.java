@@ -1,6 +1,7 @@
 package org.shepherd.yarn.sls;
 
 import java.util.Map;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 
 /**
@@ -13,6 +14,9 @@ public interface MeasuredScheduler {
   CallTimes callTimes();
 
   ResourceScheduler scheduler();
+
+  /** The RM's context (its applications), which the scheduler holds. */
+  RMContext rmContext();
 
   /**
    * Scheduler-specific counters for the report, e.g. Shepherd's allocations

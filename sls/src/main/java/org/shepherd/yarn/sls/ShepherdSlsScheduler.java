@@ -11,6 +11,7 @@ import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.SchedulingRequest;
 import org.apache.hadoop.yarn.exceptions.YarnException;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
@@ -151,6 +152,11 @@ public class ShepherdSlsScheduler extends ShepherdScheduler
   @Override
   public ResourceScheduler scheduler() {
     return this;
+  }
+
+  @Override
+  public RMContext rmContext() {
+    return rmContext;
   }
 
   @Override

@@ -8,6 +8,7 @@ import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.SchedulingRequest;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
@@ -68,6 +69,11 @@ public class TimedSlsCapacityScheduler extends SLSCapacityScheduler implements M
   @Override
   public ResourceScheduler scheduler() {
     return this;
+  }
+
+  @Override
+  public RMContext rmContext() {
+    return rmContext;
   }
 
   @Override

@@ -2,8 +2,6 @@ package org.shepherd.yarn.sls.bench;
 
 import java.io.File;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity.ProportionalCapacityPreemptionPolicy;
@@ -12,26 +10,32 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.Capacity
 import org.apache.hadoop.yarn.sls.appmaster.MRAMSimulator;
 import org.apache.hadoop.yarn.sls.conf.SLSConfiguration;
 import org.apache.hadoop.yarn.sls.scheduler.CapacitySchedulerMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler;
+import org.apache.hadoop.yarn.sls.scheduler.FairSchedulerMetrics;
 import org.shepherd.yarn.ShepherdScheduler;
 import org.shepherd.yarn.sls.ShepherdSlsScheduler;
 import org.shepherd.yarn.sls.TimedSlsCapacityScheduler;
+import org.shepherd.yarn.sls.TimedSlsFairScheduler;
+import org.shepherd.yarn.sls.compare.QueueSetup;
 
 /**
  * The Hadoop configuration of one SLS run: what SLS's sample
  * {@code sls-runner.xml} would hold (it is not in the hadoop-sls jar), the
  * RM's ports, and the scheduler under test with its queues.
  *
- * <p>Both schedulers get the same cluster view and the queue setup the
- * comparison harness ({@code scripts/compare-yarn.sh}) gives them: one queue
- * {@code default} with the whole cluster, ApplicationMasters may take up to
- * half of it, several containers per heartbeat (the CapacityScheduler's
- * default multiple assignments; Shepherd's {@code max_assignments_per_heartbeat
- * = 0}). Everything else is each scheduler's default.
+ * <p>Every scheduler gets the same cluster view and the same queues
+ * ({@link QueueSetup}): for the overhead benchmark's synthetic trace the
+ * set-up the comparison harness ({@code scripts/compare-yarn.sh}) gives them,
+ * one queue {@code default} with the whole cluster, ApplicationMasters may
+ * take up to half of it, several containers per heartbeat (the
+ * CapacityScheduler's default multiple assignments; Shepherd's {@code
+ * max_assignments_per_heartbeat = 0}); for an SLS trace its queues, each
+ * guaranteed an equal share. Everything else is each scheduler's default.
  */
 final class RunConfiguration {
   private RunConfiguration() {}
 
-  static Configuration of(RunOptions o) throws IOException {
+  static Configuration of(RunOptions o, QueueSetup queues) throws IOException {
     Configuration conf = new Configuration();
     // SLS's runner: simulated NMs and AMs.
     conf.setInt(SLSConfiguration.RUNNER_POOL_SIZE, o.runnerThreads);
@@ -68,21 +72,24 @@ final class RunConfiguration {
     if (o.scheduler.equals("shepherd")) {
       conf.set(YarnConfiguration.RM_SCHEDULER, ShepherdSlsScheduler.class.getName());
       conf.set(ShepherdScheduler.NATIVE_LIBRARY, o.nativeLibrary.getAbsolutePath());
-      conf.set(ShepherdScheduler.CONFIG_FILE, shepherdConfig(o).getAbsolutePath());
+      conf.set(ShepherdScheduler.CONFIG_FILE, shepherdConfig(o, queues).getAbsolutePath());
       if (o.asyncIntervalMs > 0) {
         // Shepherd's rounds between heartbeats, at most
         // async-scheduling.max-nodes (default 100) nodes each.
         conf.setLong(ShepherdScheduler.ASYNC_INTERVAL_MS, o.asyncIntervalMs);
         conf.setBoolean(ShepherdScheduler.ASYNC_HEARTBEATS_ALLOCATE, !o.roundsOnly);
       }
+    } else if (o.scheduler.equals("fair")) {
+      conf.set(YarnConfiguration.RM_SCHEDULER, TimedSlsFairScheduler.class.getName());
+      conf.set(FairScheduler.class.getName(), FairSchedulerMetrics.class.getName());
+      queues.fair(conf, new File(o.out, "work"));
+      // The FairScheduler rounds asks up to its increment (default 1024
+      // MiB); round to the minimum allocation as the other schedulers do.
+      conf.setInt("yarn.resource-types.memory-mb.increment-allocation", o.containerMb);
     } else {
       conf.set(YarnConfiguration.RM_SCHEDULER, TimedSlsCapacityScheduler.class.getName());
       conf.set(CapacityScheduler.class.getName(), CapacitySchedulerMetrics.class.getName());
-      conf.set("yarn.scheduler.capacity.root.queues", "default");
-      conf.set("yarn.scheduler.capacity.root.default.capacity", "100");
-      conf.set("yarn.scheduler.capacity.root.default.maximum-capacity", "100");
-      conf.set("yarn.scheduler.capacity.maximum-am-resource-percent", "0.5");
-      conf.set("yarn.scheduler.capacity.root.default.user-limit-factor", "1");
+      queues.capacity(conf);
       // Off by default: the CapacityScheduler places at most one off-switch
       // container per node heartbeat and waits node-locality-delay missed
       // opportunities before leaving a preferred node; the benchmark's
@@ -103,32 +110,29 @@ final class RunConfiguration {
         conf.setLong(CapacitySchedulerConfiguration.SCHEDULE_ASYNCHRONOUSLY_INTERVAL,
             o.asyncIntervalMs);
       }
-      // What RMRunner sets when it swaps in SLSCapacityScheduler itself.
-      conf.setBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, true);
-      conf.set(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES,
-          ProportionalCapacityPreemptionPolicy.class.getName());
+      // What RMRunner sets when it swaps in SLSCapacityScheduler itself, for
+      // the overhead benchmark (one queue: nothing to preempt). The
+      // scheduler comparison keeps YARN's default, no preemption monitor, as
+      // neither the FairScheduler nor Shepherd preempts there.
+      if (o.traceType.equals("synth")) {
+        conf.setBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, true);
+        conf.set(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES,
+            ProportionalCapacityPreemptionPolicy.class.getName());
+      }
     }
     return conf;
   }
 
-  /** The given config, or {@code policy} for one queue {@code default} written to the run's directory. */
-  private static File shepherdConfig(RunOptions o) throws IOException {
+  /**
+   * The given config, or {@code policy} on the run's queues written to
+   * {@code work/shepherd.toml} in the run's directory (where {@code shepherd
+   * calibrate} reads a Shepherd run's configuration).
+   */
+  private static File shepherdConfig(RunOptions o, QueueSetup queues) throws IOException {
     if (o.shepherdConfig != null) {
       return o.shepherdConfig;
     }
-    File toml = new File(o.out, "shepherd.toml");
-    String text = String.join("\n",
-        "# Written by the SLS benchmark: one queue with the whole cluster, as the",
-        "# CapacityScheduler run gets; everything else Shepherd's defaults",
-        "# (max_am_share 0.5, no per-heartbeat assignment limit).",
-        "[scheduler]",
-        "policy = \"" + o.policy + "\"",
-        "",
-        "[[queue]]",
-        "name = \"default\"",
-        "capacity = 1.0",
-        "");
-    Files.write(toml.toPath(), text.getBytes(StandardCharsets.UTF_8));
-    return toml;
+    return QueueSetup.write(new File(o.out, "work/shepherd.toml"),
+        queues.shepherdToml(o.policy, 0));
   }
 }

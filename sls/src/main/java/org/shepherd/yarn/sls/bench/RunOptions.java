@@ -4,7 +4,7 @@ import java.io.File;
 
 /** What one SLS run of the benchmark simulates, and with which scheduler. */
 public final class RunOptions {
-  /** {@code shepherd} or {@code capacity}. */
+  /** {@code shepherd}, {@code capacity} or {@code fair}. */
   public String scheduler = "shepherd";
   /** Shepherd's policy when no {@link #shepherdConfig} is given. */
   public String policy = "drf";
@@ -12,8 +12,20 @@ public final class RunOptions {
   public File shepherdConfig;
   /** libshepherd.so. */
   public File nativeLibrary;
-  /** SLS synthetic-generator input ({@link SynthTrace}). */
+  /**
+   * The trace: SLS synthetic-generator input ({@link SynthTrace}) with
+   * {@code --tracetype synth} (the overhead benchmark), or SLS's own job
+   * format ({@code shepherd generate --out X.sls.json}) with {@code
+   * --tracetype sls} (the scheduler comparison: its queues become every
+   * scheduler's queues, and the run writes jobs.json and samples.jsonl).
+   */
   public File trace;
+  /** {@code synth} or {@code sls}. */
+  public String traceType = "synth";
+  /** The repetition's number k, for jobs.json ({@code run-<k>}). */
+  public int run = 1;
+  /** With {@code --tracetype sls}: how often the cluster and the running apps are sampled. */
+  public long sampleMs = 500;
   /** SLS node file ({@link SynthTrace} writes it next to the trace). */
   public File nodes;
   /** SLS's output directory; the benchmark's own files go there too. */
@@ -23,7 +35,7 @@ public final class RunOptions {
   public int nmVcores = 16;
   public int nmHeartbeatMs = 1000;
   public int amHeartbeatMs = 1000;
-  /** Task container size (SLS's yarn.sls.container.*), also the AM's. */
+  /** Task container size (SLS's yarn.sls.container.*: a task's size where the trace names none), also the AM's. */
   public int containerMb = 1024;
   public int containerVcores = 1;
   /** SLS's TaskRunner threads (simulated NMs and AMs); SLS's sample config uses 100. */
@@ -68,6 +80,9 @@ public final class RunOptions {
         case "--shepherd-config": o.shepherdConfig = new File(v); break;
         case "--native-library": o.nativeLibrary = new File(v); break;
         case "--trace": o.trace = new File(v); break;
+        case "--tracetype": o.traceType = v; break;
+        case "--run": o.run = Integer.parseInt(v); break;
+        case "--sample-ms": o.sampleMs = Long.parseLong(v); break;
         case "--nodes": o.nodes = new File(v); break;
         case "--out": o.out = new File(v); break;
         case "--nm-memory-mb": o.nmMemoryMb = Integer.parseInt(v); break;
@@ -95,9 +110,20 @@ public final class RunOptions {
     if (o.trace == null || o.nodes == null || o.out == null) {
       throw new IllegalArgumentException("--trace, --nodes and --out are required");
     }
-    if (!o.scheduler.equals("shepherd") && !o.scheduler.equals("capacity")) {
-      throw new IllegalArgumentException("--scheduler must be shepherd or capacity, not "
+    if (!o.scheduler.equals("shepherd") && !o.scheduler.equals("capacity")
+        && !o.scheduler.equals("fair")) {
+      throw new IllegalArgumentException("--scheduler must be shepherd, capacity or fair, not "
           + o.scheduler);
+    }
+    if (!o.traceType.equals("synth") && !o.traceType.equals("sls")) {
+      throw new IllegalArgumentException("--tracetype must be synth or sls, not " + o.traceType);
+    }
+    if (o.sampleMs <= 0) {
+      throw new IllegalArgumentException("--sample-ms must be positive, not " + o.sampleMs);
+    }
+    if (o.scheduler.equals("fair") && o.asyncIntervalMs > 0) {
+      throw new IllegalArgumentException("--async-interval-ms is Shepherd's and the "
+          + "CapacityScheduler's (the FairScheduler's continuous scheduling is deprecated)");
     }
     if (o.asyncIntervalMs < 0) {
       throw new IllegalArgumentException("--async-interval-ms must be 0 (off) or positive, not "
@@ -114,12 +140,17 @@ public final class RunOptions {
     return o;
   }
 
-  /** {@code shepherd-drf}, {@code capacity}: the run's name in tables. */
+  /** {@code shepherd-drf}, {@code capacity}, {@code fair}: the run's name in tables. */
   public String label() {
     if (label != null) {
       return label;
     }
-    String name = scheduler.equals("shepherd") ? "shepherd-" + policy : "capacity";
+    String name = scheduler.equals("shepherd") ? "shepherd-" + policy : scheduler;
     return asyncIntervalMs == 0 ? name : name + (roundsOnly ? "-asynconly" : "-async") + asyncIntervalMs;
+  }
+
+  /** The scheduler as the real-cluster harness names it in jobs.json: {@code shepherd:<policy>}, {@code capacity}, {@code fair}. */
+  public String harnessName() {
+    return scheduler.equals("shepherd") ? "shepherd:" + policy : scheduler;
   }
 }

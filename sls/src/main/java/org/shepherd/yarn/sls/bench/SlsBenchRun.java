@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.File;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
@@ -13,6 +15,10 @@ import org.apache.hadoop.yarn.sls.SLSRunner;
 import org.shepherd.yarn.sls.CallTimes;
 import org.shepherd.yarn.sls.LatencyHistogram;
 import org.shepherd.yarn.sls.MeasuredScheduler;
+import org.shepherd.yarn.sls.compare.JobRecorder;
+import org.shepherd.yarn.sls.compare.QueueSetup;
+import org.shepherd.yarn.sls.compare.SlsTraceAmRunner;
+import org.shepherd.yarn.sls.compare.SlsTraceJobs;
 
 /**
  * One SLS simulation of the benchmark: starts Hadoop's SLSRunner (its RM with
@@ -22,9 +28,16 @@ import org.shepherd.yarn.sls.MeasuredScheduler;
  *
  * <pre>
  *   java $JDK17_OPENS -cp ... org.shepherd.yarn.sls.bench.SlsBenchRun
- *       --scheduler shepherd|capacity [--policy drf] [--shepherd-config FILE]
+ *       --scheduler shepherd|capacity|fair [--policy drf] [--shepherd-config FILE]
  *       --native-library libshepherd.so --trace synth.json --nodes nodes.json --out DIR
+ *       [--tracetype synth|sls] [--run K] [--sample-ms MS]
  * </pre>
+ *
+ * <p>With {@code --tracetype sls} the trace is SLS's own job format (as
+ * {@code shepherd generate --out X.sls.json} writes it): its queues become
+ * every scheduler's queues ({@link QueueSetup}), and the run also writes
+ * {@code jobs.json} and {@code samples.jsonl} as the real-cluster harness
+ * does ({@link JobRecorder}), with the configuration under {@code work/}.
  *
  * <p>SLS's own {@code main} exits the JVM the moment the last app finishes;
  * this runs SLSRunner as a library instead so that the figures only the
@@ -57,9 +70,23 @@ public final class SlsBenchRun {
       throw new IllegalStateException("cannot create " + o.out);
     }
     LiveHeap heap = new LiveHeap();
-    Configuration conf = RunConfiguration.of(o);
+    boolean slsTrace = o.traceType.equals("sls");
+    List<SlsTraceJobs.Job> traceJobs = slsTrace ? SlsTraceJobs.read(o.trace) : null;
+    QueueSetup queues = new QueueSetup(slsTrace
+        ? SlsTraceJobs.queues(traceJobs) : Collections.singletonList("default"));
+    Configuration conf = RunConfiguration.of(o, queues);
+    if (!o.scheduler.equals("shepherd")) {
+      // The engine policy standing in for this scheduler in Shepherd's
+      // simulator (shepherd calibrate --cluster-model sls).
+      QueueSetup.write(new File(o.out, "work/counterpart.toml"),
+          queues.counterpartToml(o.scheduler));
+    }
     SLSRunner sls = new SLSRunner(conf);
-    sls.run(new String[] {"-tracetype", "SYNTH", "-tracelocation", o.trace.getAbsolutePath(),
+    if (slsTrace) {
+      SlsTraceAmRunner.install(sls, conf, o.trace);
+    }
+    sls.run(new String[] {"-tracetype", slsTrace ? "SLS" : "SYNTH",
+        "-tracelocation", o.trace.getAbsolutePath(),
         "-output", o.out.getAbsolutePath(), "-nodes", o.nodes.getAbsolutePath()});
     // run() returns once every simulated NM is RUNNING and the simulated
     // clock has started: second 0 of the trace.
@@ -75,6 +102,16 @@ public final class SlsBenchRun {
     Thread samplerThread = new Thread(sampler, "sls-bench-sampler");
     samplerThread.setDaemon(true);
     samplerThread.start();
+    JobRecorder recorder = null;
+    if (slsTrace) {
+      // Every job's times and the running apps' containers, as the
+      // real-cluster harness records them (jobs.json, samples.jsonl).
+      recorder = new JobRecorder(sls, scheduler.scheduler(), scheduler.rmContext(), traceJobs,
+          o.sampleMs, o.out);
+      Thread recorderThread = new Thread(recorder, "sls-job-recorder");
+      recorderThread.setDaemon(true);
+      recorderThread.start();
+    }
 
     long deadline = start + o.timeoutS * 1_000_000_000L;
     while (sls.getRemainingApps() > 0 && System.nanoTime() < deadline) {
@@ -87,6 +124,17 @@ public final class SlsBenchRun {
     if (!timedOut) {
       awaitJobRuntimes(new File(o.out, "jobruntime.csv"),
           number(SLSRunner.getSimulateInfoMap().get("Number of applications")));
+    }
+    if (recorder != null) {
+      // The RM records an app FINISHED once its AM container's release
+      // reaches it (the next NM heartbeat after SLS's AM unregisters).
+      long until = System.nanoTime() + 15_000_000_000L;
+      while (!timedOut && !recorder.allFinal() && System.nanoTime() < until) {
+        Thread.sleep(50);
+      }
+      recorder.stop();
+      recorder.writeJobs(o.out, o.harnessName(), o.label(), o.run, o.trace, o.nmHeartbeatMs,
+          System.currentTimeMillis() - (System.nanoTime() - start) / 1_000_000L);
     }
 
     ObjectNode s = summarize(o, scheduler, sampler, heap, (end - start) / 1e9,
@@ -117,7 +165,7 @@ public final class SlsBenchRun {
     s.put("scheduler", o.scheduler);
     if (o.scheduler.equals("shepherd")) {
       s.put("policy", o.policy);
-    } else {
+    } else if (o.scheduler.equals("capacity")) {
       s.put("capacity_offswitch_per_heartbeat", o.capacityOffswitchPerHeartbeat > 0
           ? o.capacityOffswitchPerHeartbeat : 1);
       s.put("capacity_node_locality_delay", o.capacityNodeLocalityDelay != null
@@ -129,6 +177,7 @@ public final class SlsBenchRun {
     s.put("nm_heartbeat_ms", o.nmHeartbeatMs);
     s.put("async_interval_ms", o.asyncIntervalMs);
     s.put("am_heartbeat_ms", o.amHeartbeatMs);
+    s.put("tracetype", o.traceType);
     int jobs = number(info.get("Number of applications"));
     s.put("jobs", jobs);
     s.put("jobs_finished", jobs - remaining);

@@ -65,3 +65,49 @@ integration_classpath() {
     -Dmdep.outputFile="$ROOT/integration/target/classpath.txt" >/dev/null
   echo "$ROOT/integration/target/classes:$(cat "$ROOT/integration/target/classpath.txt")"
 }
+
+# Builds the SLS module (hadoop-sls from Maven Central) and prints its
+# classpath; SHEPHERD_SLS_SHIM_JAR names a shim jar to use instead of the
+# installed one (e.g. one with an unmerged fix).
+sls_classpath() {
+  echo "==> building the SLS module (Maven, hadoop-sls from Maven Central)" >&2
+  "${MVN[@]}" -f "$ROOT/sls/pom.xml" package -DskipTests dependency:build-classpath \
+    -Dmdep.outputFile="$ROOT/sls/target/classpath.txt" >/dev/null || return 1
+  local deps
+  deps="$(cat "$ROOT/sls/target/classpath.txt")"
+  if [ -n "${SHEPHERD_SLS_SHIM_JAR:-}" ]; then
+    # The named jar replaces the installed shim on the classpath.
+    deps="$(echo "$deps" | tr ':' '\n' | grep -v '/shepherd-yarn-shim/' | paste -sd: -)"
+    deps="$SHEPHERD_SLS_SHIM_JAR:$deps"
+    echo "==> using the shim jar $SHEPHERD_SLS_SHIM_JAR" >&2
+  fi
+  echo "$ROOT/sls/target/classes:$deps"
+}
+
+# Cores busy on the whole machine over 2 s, ×100 (from /proc/stat).
+busy_centicores() {
+  local a b
+  read -ra a < <(head -1 /proc/stat)
+  sleep 2
+  read -ra b < <(head -1 /proc/stat)
+  local busy=$(( (b[1]+b[2]+b[3]+b[6]+b[7]+b[8]) - (a[1]+a[2]+a[3]+a[6]+a[7]+a[8]) ))
+  local all=$(( busy + (b[4]+b[5]) - (a[4]+a[5]) ))
+  echo $(( all > 0 ? busy * 100 * $(nproc) / all : 0 ))
+}
+
+# SLS runs in real time: a compile or test running next to it slows the
+# simulation and every figure. Wait (bounded, QUIET_WAIT_S seconds) for the
+# machine to be idle (scripts/sls-bench.sh, scripts/compare-sls.sh).
+wait_for_quiet() {
+  local waited=0 busy
+  while busy=$(busy_centicores); [ "$busy" -gt 50 ] && [ "$waited" -lt "$QUIET_WAIT_S" ]; do
+    if [ "$waited" = 0 ]; then
+      echo "    machine busy ($busy/100 cores in use); waiting up to ${QUIET_WAIT_S} s for it to be idle"
+    fi
+    sleep 8
+    waited=$(( waited + 10 ))
+  done
+  if [ "$busy" -gt 50 ]; then
+    echo "    still busy ($busy/100 cores); running anyway (see the table's 'other load')"
+  fi
+}

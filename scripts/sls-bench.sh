@@ -106,17 +106,7 @@ done
 
 check_prerequisites
 build_engine_and_shim
-echo "==> building the SLS module (Maven, hadoop-sls from Maven Central)"
-"${MVN[@]}" -f sls/pom.xml package -DskipTests dependency:build-classpath \
-  -Dmdep.outputFile="$ROOT/sls/target/classpath.txt" >/dev/null
-DEPS="$(cat "$ROOT/sls/target/classpath.txt")"
-if [ -n "${SHEPHERD_SLS_SHIM_JAR:-}" ]; then
-  # The named jar replaces the installed shim on the classpath.
-  DEPS="$(echo "$DEPS" | tr ':' '\n' | grep -v '/shepherd-yarn-shim/' | paste -sd: -)"
-  DEPS="$SHEPHERD_SLS_SHIM_JAR:$DEPS"
-  echo "==> using the shim jar $SHEPHERD_SLS_SHIM_JAR"
-fi
-CP="$ROOT/sls/target/classes:$DEPS"
+CP="$(sls_classpath)"
 LIB="${SHEPHERD_NATIVE_LIB:-$ROOT/target/release/libshepherd.so}"
 [ -f "$LIB" ] || { echo "sls-bench: no engine at $LIB (cargo build --release)" >&2; exit 1; }
 HEAP="${SHEPHERD_SLS_HEAP:-8g}"
@@ -125,33 +115,6 @@ mkdir -p "$OUT"
 # shellcheck disable=SC2206
 JVM=(java -Xms"$HEAP" -Xmx"$HEAP" $JDK17_OPENS -cp "$CP")
 TOOL=(java -Xmx1g -cp "$CP")
-
-# Cores busy on the whole machine over 2 s, ×100 (from /proc/stat).
-busy_centicores() {
-  local a b
-  read -ra a < <(head -1 /proc/stat)
-  sleep 2
-  read -ra b < <(head -1 /proc/stat)
-  local busy=$(( (b[1]+b[2]+b[3]+b[6]+b[7]+b[8]) - (a[1]+a[2]+a[3]+a[6]+a[7]+a[8]) ))
-  local all=$(( busy + (b[4]+b[5]) - (a[4]+a[5]) ))
-  echo $(( all > 0 ? busy * 100 * $(nproc) / all : 0 ))
-}
-
-# SLS runs in real time: a compile or test running next to it slows the
-# simulation and every figure. Wait (bounded) for the machine to be idle.
-wait_for_quiet() {
-  local waited=0 busy
-  while busy=$(busy_centicores); [ "$busy" -gt 50 ] && [ "$waited" -lt "$QUIET_WAIT_S" ]; do
-    if [ "$waited" = 0 ]; then
-      echo "    machine busy ($busy/100 cores in use); waiting up to ${QUIET_WAIT_S} s for it to be idle"
-    fi
-    sleep 8
-    waited=$(( waited + 10 ))
-  done
-  if [ "$busy" -gt 50 ]; then
-    echo "    still busy ($busy/100 cores); running anyway (see the table's 'other load')"
-  fi
-}
 
 IFS=',' read -ra SCHEDULERS <<< "$SCHEDULER_SPECS"
 echo "==> $(date -u +%FT%TZ) on $(nproc) cores; engine $LIB; results in $OUT"

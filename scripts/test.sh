@@ -5,7 +5,10 @@
 # (SidecarTest runs the sidecar against it with a real Prometheus and
 # headless Chromium, installed by scripts/sidecar-deps.sh if missing),
 # Shepherd hosted in Hadoop's Scheduler Load Simulator (SLS, a multi-rack
-# MapReduce workload through SLS's own RM), and the comparison harness in
+# MapReduce workload through SLS's own RM), a small scheduler comparison in
+# SLS (CapacityScheduler against Shepherd's composed default on two queues:
+# every job must succeed under each, and the report is written), and the
+# comparison harness in
 # quick mode (every job must succeed under Shepherd, the CapacityScheduler
 # and the FairScheduler).
 source "$(dirname "$0")/lib.sh"
@@ -45,5 +48,7 @@ mvn -B -Dstyle.color=never "${MVN_REPO[@]}" -f integration/pom.xml test \
 echo "==> Shepherd inside Hadoop's Scheduler Load Simulator (SLS: 20 NMs in 4 racks, 6 MapReduce jobs)"
 mvn -B -Dstyle.color=never "${MVN_REPO[@]}" -f sls/pom.xml test \
   -Dshepherd.native.library="$ROOT/target/release/libshepherd.so"
+echo "==> schedulers compared in SLS, quick mode (20 NMs, CapacityScheduler and Shepherd-composed; every job must succeed)"
+SHEPHERD_SKIP_BUILD=1 bash "$ROOT/scripts/compare-sls.sh" --quick
 echo "==> real-YARN comparison harness, quick mode (Shepherd-DRESS, CapacityScheduler, FairScheduler)"
 SHEPHERD_SKIP_BUILD=1 bash "$ROOT/scripts/compare-yarn.sh" --quick

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Schedulers compared on YARN's own Scheduler Load Simulator (SLS): the real
+# ResourceManager with the real CapacityScheduler, the real FairScheduler, or
+# Shepherd's shim and engine, simulated NodeManagers and MapReduce AMs (SLS's
+# MRAMSimulator), the same SLS trace and the same queues for every scheduler.
+# Each run records every job as the real-cluster harness does (jobs.json,
+# samples.jsonl: org.shepherd.yarn.sls.compare.JobRecorder), and `shepherd
+# yarn-report` prints the same tables (JCT, wait, small/large mean, P50, P95,
+# makespan, Jain's index across the queues' users; median [min, max] over
+# repetitions) and writes the JCT CDF plot (jct-cdf.svg).
+#
+#   scripts/compare-sls.sh --workload facebook|google|hibench [--repeat 3]
+#   scripts/compare-sls.sh --trace my.sls.json          # my.nodes.json beside it
+#   scripts/compare-sls.sh --quick                      # CI: 20 NMs, a few jobs
+#
+# Options:
+#   --workload W    a generated workload (below), written to OUT/trace.sls.json
+#                   with its node file OUT/trace.nodes.json by `shepherd generate`
+#   --trace FILE    an SLS trace (`shepherd generate --trace any.json|any.swim
+#                   --out FILE.sls.json` converts any trace); FILE's node file is
+#                   FILE with .sls.json replaced by .nodes.json
+#   --schedulers L  comma list of capacity, fair, shepherd:<policy> (default
+#                   capacity,fair,shepherd:composed,shepherd:drf,shepherd:dress,
+#                   shepherd:carbyne,shepherd:slearn)
+#   --repeat K      repetitions (default 3; schedulers alternate within one)
+#   --out DIR       default target/sls-compare/<workload>
+#   --baseline L    label the ratio table divides by (default capacity)
+#   --timeout-s S   per run, wall clock (default 2400)
+#   --quiet-wait-s S  before each run wait up to S s for an idle machine (default 300)
+#   --quick         CI size: 20 NMs, a few jobs, capacity and shepherd:composed,
+#                   one repetition; fails unless every job SUCCEEDED in every run
+#
+# The workloads (each 4 queues q1..q4 with one user each, equal guarantees;
+# node size 32 GiB / 16 vcores so memory binds for 2 GiB maps and 4 GiB
+# reduces, as the CapacityScheduler's default calculator counts memory only):
+#   facebook  Carbyne's Facebook-like trace: heavy-tailed widths, 40 % map-only
+#   google    SLearn's Google-2011-like widths and skew
+#   hibench   DRESS's HiBench-like mix (small share as the generator's default)
+# Each is sized to 10-20 simulated minutes on 200 NMs at offered load >= 0.8.
+#
+# How long: SLS runs in real time. A full workload is ~15-20 minutes of wall
+# time per run, so 7 schedulers x 3 repetitions is about 6-7 hours; --quick
+# about 2 minutes. Background load slows SLS's heartbeats: each run first
+# waits for an idle machine.
+#
+# Then, Shepherd's simulator on the same trace with SLS's mechanics, per job:
+#   target/release/shepherd calibrate OUT --trace OUT/trace.sls.json --cluster-model sls
+#
+# Environment: SHEPHERD_SKIP_BUILD=1 uses the engine and shim as built;
+# SHEPHERD_SLS_HEAP (default 4g) is each SLS JVM's heap; SHEPHERD_M2,
+# SHEPHERD_MVN_OFFLINE and SHEPHERD_SLS_SHIM_JAR as for every script.
+CALLER_DIR="$PWD"
+source "$(dirname "$0")/lib.sh"
+abs() { case "$1" in /*) echo "$1" ;; *) echo "$CALLER_DIR/$1" ;; esac; }
+
+WORKLOAD=""
+TRACE=""
+SCHEDULERS="capacity,fair,shepherd:composed,shepherd:drf,shepherd:dress,shepherd:carbyne,shepherd:slearn"
+REPEAT=3
+OUT=""
+BASELINE=capacity
+TIMEOUT_S=2400
+QUIET_WAIT_S=300
+QUICK=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --workload) WORKLOAD="$2"; shift 2 ;;
+    --trace) TRACE="$(abs "$2")"; shift 2 ;;
+    --schedulers) SCHEDULERS="$2"; shift 2 ;;
+    --repeat) REPEAT="$2"; shift 2 ;;
+    --out) OUT="$(abs "$2")"; shift 2 ;;
+    --baseline) BASELINE="$2"; shift 2 ;;
+    --timeout-s) TIMEOUT_S="$2"; shift 2 ;;
+    --quiet-wait-s) QUIET_WAIT_S="$2"; shift 2 ;;
+    --quick)
+      QUICK=1; WORKLOAD=quick; SCHEDULERS="capacity,shepherd:composed"; REPEAT=1
+      TIMEOUT_S=300; QUIET_WAIT_S=0; shift ;;
+    *) echo "compare-sls: unknown option $1 (see the header of $0)" >&2; exit 2 ;;
+  esac
+done
+if [ -z "$WORKLOAD" ] && [ -z "$TRACE" ]; then
+  echo "compare-sls: give --workload facebook|google|hibench, --trace FILE.sls.json or --quick" >&2
+  exit 2
+fi
+
+# `shepherd generate` arguments of each workload (seed 1).
+CLUSTER=(--nodes 200 --node-memory-mb 32768 --node-vcores 16)
+case "$WORKLOAD" in
+  "") ;;
+  quick) GEN=(--generate facebook --seed 1 --nodes 20 --node-memory-mb 32768 --node-vcores 16
+              --jobs 12 --tasks 300 --span-s 60 --load 0.8 --queues 2) ;;
+  facebook) GEN=(--generate facebook --seed 1 "${CLUSTER[@]}" --jobs 600 --tasks 40000
+                 --span-s 720 --load 0.85 --queues 4) ;;
+  google) GEN=(--generate google --seed 1 "${CLUSTER[@]}" --jobs 600 --span-s 720
+               --load 0.85 --queues 4) ;;
+  hibench) GEN=(--generate hibench --seed 1 "${CLUSTER[@]}" --jobs 400 --span-s 720
+                --load 0.85 --queues 4) ;;
+  *) echo "compare-sls: unknown workload $WORKLOAD (facebook, google, hibench)" >&2; exit 2 ;;
+esac
+OUT="${OUT:-$ROOT/target/sls-compare/${WORKLOAD:-$(basename "${TRACE%.sls.json}")}}"
+
+check_prerequisites
+build_engine_and_shim
+SHEPHERD="$ROOT/target/release/shepherd"
+LIB="${SHEPHERD_NATIVE_LIB:-$ROOT/target/release/libshepherd.so}"
+[ -x "$SHEPHERD" ] && [ -f "$LIB" ] || {
+  echo "compare-sls: no engine at $LIB or tool at $SHEPHERD (cargo build --release)" >&2; exit 1; }
+CP="$(sls_classpath)"
+# JDK17_OPENS is a space-separated list of flags: split on purpose.
+# shellcheck disable=SC2206
+JVM=(java -Xms"${SHEPHERD_SLS_HEAP:-4g}" -Xmx"${SHEPHERD_SLS_HEAP:-4g}" $JDK17_OPENS -cp "$CP")
+
+rm -rf "$OUT"
+mkdir -p "$OUT"
+if [ -n "$WORKLOAD" ]; then
+  TRACE="$OUT/trace.sls.json"
+  echo "==> workload $WORKLOAD: shepherd generate ${GEN[*]} --out $TRACE"
+  "$SHEPHERD" generate "${GEN[@]}" --out "$TRACE"
+fi
+NODES="${TRACE%.sls.json}.nodes.json"
+[ -f "$TRACE" ] && [ -f "$NODES" ] || {
+  echo "compare-sls: need $TRACE and its node file $NODES" >&2; exit 1; }
+
+IFS=',' read -ra LIST <<< "$SCHEDULERS"
+echo "==> $(date -u +%FT%TZ) on $(nproc) cores: ${LIST[*]} x $REPEAT on $TRACE; results in $OUT"
+failed=0
+started=$SECONDS
+for k in $(seq 1 "$REPEAT"); do
+  # Schedulers alternate within a repetition, so slow drifts in the
+  # machine's background load fall on all of them alike.
+  for s in "${LIST[@]}"; do
+    case "$s" in
+      capacity|fair) label="$s"; args=(--scheduler "$s") ;;
+      shepherd:*) label="shepherd-${s#shepherd:}"
+        args=(--scheduler shepherd --policy "${s#shepherd:}" --native-library "$LIB") ;;
+      *) echo "compare-sls: unknown scheduler $s (capacity, fair, shepherd:<policy>)" >&2; exit 2 ;;
+    esac
+    run="$OUT/$label/run-$k"
+    mkdir -p "$run"
+    [ "$QUIET_WAIT_S" -gt 0 ] && wait_for_quiet
+    t0=$SECONDS
+    if "${JVM[@]}" org.shepherd.yarn.sls.bench.SlsBenchRun "${args[@]}" --tracetype sls \
+        --trace "$TRACE" --nodes "$NODES" --out "$run" --run "$k" --label "$label" \
+        --timeout-s "$TIMEOUT_S" > "$run/sls.log" 2>&1; then
+      echo "==> $label, repetition $k: $(( SECONDS - t0 )) s wall"
+    else
+      echo "==> $label, repetition $k: exit status $? after $(( SECONDS - t0 )) s — see $run/sls.log" >&2
+      failed=1
+    fi
+  done
+done
+echo "==> $(( SECONDS - started )) s of SLS runs"
+
+echo
+report=("$SHEPHERD" yarn-report "$OUT" --baseline "$BASELINE")
+[ "$QUICK" = 1 ] && report+=(--require-success)
+"${report[@]}"
+for f in summary.json summary.csv jct-cdf.svg; do
+  [ -s "$OUT/$f" ] || { echo "compare-sls: the report did not write $OUT/$f" >&2; failed=1; }
+done
+exit "$failed"

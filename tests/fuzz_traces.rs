@@ -159,9 +159,12 @@ fn sls_job() -> impl Strategy<Value = sls::SlsJob> {
         "job_[0-9]{1,4}",
         "[a-z]{1,6}",
         prop::option::of("[a-z ]{0,6}"),
+        prop::option::of("[a-z]{1,6}"),
+        prop::option::of(any::<i64>()),
+        prop::option::of(any::<i64>()),
         prop::collection::vec(sls_task(), 0..4),
     )
-        .prop_map(|(am_type, start_ms, end_ms, queue, id, user, name, tasks)| sls::SlsJob {
+        .prop_map(|(am_type, start_ms, end_ms, queue, id, user, name, category, am_memory_mb, am_vcores, tasks)| sls::SlsJob {
             am_type,
             start_ms,
             end_ms,
@@ -169,6 +172,9 @@ fn sls_job() -> impl Strategy<Value = sls::SlsJob> {
             id,
             user,
             name,
+            category,
+            am_memory_mb,
+            am_vcores,
             tasks,
         })
 }

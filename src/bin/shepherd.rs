@@ -61,11 +61,13 @@ enum Command {
         #[arg(long)]
         threads: Option<usize>,
     },
-    /// Write a generated workload as a Shepherd trace file.
+    /// Write a generated workload (--generate) or convert a trace (--trace) to a Shepherd trace file, or, for
+    /// --out X.sls.json, to Hadoop SLS input: the jobs (SLS trace type) and X.nodes.json beside it (SLS -nodes).
     Generate {
         #[command(flatten)]
         w: WorkloadArgs,
-        /// Trace file to write.
+        /// File to write: X.sls.json = Hadoop SLS jobs + X.nodes.json (map-only and map→reduce jobs only; needs a
+        /// cluster, the trace's or --nodes), any other name = Shepherd JSON.
         #[arg(long)]
         out: PathBuf,
     },
@@ -272,6 +274,17 @@ struct WorkloadArgs {
     /// (SLearn's Table 5 load fluctuation; 2 ≈ its Google-2011 window P50 ÷ mean).
     #[arg(long, help_heading = "Generator", value_name = "SIGMA")]
     burst: Option<f64>,
+    /// Generator (facebook, google, google2019, hibench): spread the arrivals over this many seconds instead of the
+    /// generator's own span, scaling task runtimes so the offered load over it is still --load.
+    #[arg(long, help_heading = "Generator", value_name = "S")]
+    span_s: Option<f64>,
+    /// Generator: job i in submission order goes to queue q<k> with user u<k>, k = i mod N + 1 (every queue the
+    /// same job-size mix, one user per queue).
+    #[arg(long, help_heading = "Generator", value_name = "N")]
+    queues: Option<usize>,
+    /// Generator (hibench): at most this many MapReduce rounds per job (1 = map-only or map→reduce jobs, as SLS replays).
+    #[arg(long, help_heading = "Generator", value_name = "N")]
+    max_rounds: Option<usize>,
     /// Cluster: memory per node (MB), overrides the workload's.
     #[arg(long, help_heading = "Cluster")]
     node_memory_mb: Option<i64>,
@@ -362,6 +375,9 @@ impl WorkloadArgs {
             offline: self.offline,
             interval_ms: self.interval_ms.map(|v| v as _),
             burst: self.burst,
+            span_ms: self.span_s.map(|s| (s * 1000.0).round() as i64),
+            queues: self.queues,
+            max_rounds: self.max_rounds,
         };
         Ok(Source::Generate(kind.to_string(), params))
     }
@@ -794,11 +810,50 @@ fn compare_seeds(w: &WorkloadArgs, policies: &str, baseline: &str, n: u64, threa
     Ok(())
 }
 
+/// A generated workload (--generate) or a converted one (--trace) as a Shepherd trace, or for `--out X.sls.json`
+/// as Hadoop SLS jobs plus the SLS nodes file `X.nodes.json` beside it. The cluster is the trace's with the
+/// cluster flags applied as `simulate` applies them.
 fn generate(w: &WorkloadArgs, out: &std::path::Path) -> Result<(), String> {
-    let Source::Generate(kind, params) = w.source(None)? else { return Err("generate needs --generate KIND".into()) };
-    let trace = shepherd::workload::gen::generate(&kind, &params)?;
-    std::fs::write(out, trace.to_json()).map_err(|e| format!("{}: {e}", out.display()))?;
-    println!("wrote {}: {} jobs, {} tasks", out.display(), trace.jobs.len(), trace.task_count());
+    if w.trace.is_none() && w.generate.is_none() {
+        return Err(format!("generate needs --generate KIND ({}) or --trace FILE", KINDS.join(", ")));
+    }
+    let exp = w.experiment(None)?;
+    let mut trace = exp.trace;
+    // Without a cluster of its own a trace gets one only from --nodes (the simulator's default is no cluster to write).
+    if trace.cluster.is_some() || (w.trace.is_some() && w.nodes.is_some()) {
+        trace.cluster = Some(exp.cluster);
+    }
+    let load = |t: &shepherd::workload::Trace| match &t.cluster {
+        Some(c) => {
+            let spread = t.jobs.iter().any(|j| j.submit_ms != t.jobs[0].submit_ms);
+            let load = if spread {
+                format!("offered load {:.2}", shepherd::workload::gen::offered_load(&t.jobs, c))
+            } else {
+                "all at once".into()
+            };
+            format!("; {load} on {} nodes ({} MB, {} vcores each)", c.nodes, c.memory_mb, c.vcores)
+        }
+        None => String::new(),
+    };
+    let write = |p: &std::path::Path, text: String| std::fs::write(p, text).map_err(|e| format!("{}: {e}", p.display()));
+    let name = out.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let Some(stem) = name.strip_suffix(".sls.json") else {
+        write(out, trace.to_json())?;
+        println!("wrote {}: {} jobs, {} tasks{}", out.display(), trace.jobs.len(), trace.task_count(), load(&trace));
+        return Ok(());
+    };
+    let Some(cluster) = &trace.cluster else {
+        return Err(format!(
+            "{}: SLS needs a nodes file, but the trace names no cluster; give --nodes N (and --node-memory-mb, --node-vcores)",
+            out.display()
+        ));
+    };
+    let jobs = shepherd::workload::sls::from_trace(&trace)?;
+    let nodes = out.with_file_name(format!("{stem}.nodes.json"));
+    write(out, shepherd::workload::sls::write(&jobs))?;
+    write(&nodes, shepherd::workload::sls::write_nodes(cluster))?;
+    println!("wrote {}: {} jobs, {} tasks{}", out.display(), trace.jobs.len(), trace.task_count(), load(&trace));
+    println!("wrote {}: {} nodes in {} racks", nodes.display(), cluster.nodes, cluster.nodes.div_ceil(cluster.rack_size.max(1)));
     Ok(())
 }
 

@@ -50,13 +50,21 @@ pub struct ClusterSpec {
     pub rack_size: u32,
 }
 
+/// Nodes per rack when a cluster names none.
+pub const DEFAULT_RACK_SIZE: u32 = 40;
+
 fn default_rack_size() -> u32 {
-    40
+    DEFAULT_RACK_SIZE
 }
 
 impl ClusterSpec {
     pub fn capacity(&self) -> Resources {
         Resources::new(self.memory_mb, self.vcores)
+    }
+
+    /// All nodes together.
+    pub fn total(&self) -> Resources {
+        self.capacity().times(self.nodes as i64)
     }
 }
 
@@ -150,6 +158,17 @@ impl Job {
             done.push(ready + s.tasks.iter().map(|t| t.duration_ms).max().unwrap_or(0));
         }
         done.into_iter().max().unwrap_or(0)
+    }
+
+    /// The job's reporting category: its own, else the one Shepherd's
+    /// simulator derives — `small` when its peak demand's dominant share of
+    /// the whole cluster (`cluster_total`, all nodes together) is at most
+    /// `theta` (DRESS θ, `SimOptions::small_theta`), else `large`.
+    pub fn category_or_derived(&self, cluster_total: &Resources, theta: f64) -> String {
+        self.category.clone().unwrap_or_else(|| {
+            let small = self.peak_demand().dominant_share(cluster_total) <= theta;
+            if small { "small" } else { "large" }.to_string()
+        })
     }
 
     /// Largest single-stage demand: what the job asks for at once.

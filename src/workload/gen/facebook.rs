@@ -3,9 +3,10 @@
 //! significant fraction map-only. Job widths are heavy-tailed (log-normal,
 //! σ = 2) and rescaled to hit the task total; task runtimes are log-normal
 //! (maps shorter than reduces, capped at one hour) and scaled so the offered load is `load`
-//! (default 0.7). Used by `shepherd bench-sim`.
+//! (default 0.7). Used by `shepherd bench-sim`. `span_ms` replaces the six
+//! hours, both for the arrivals (uniform over the span) and for the load.
 
-use super::{ms, node_ms, GenParams};
+use super::{ms, scale_to_load, GenParams};
 use crate::workload::rng::Rng;
 use crate::workload::trace::{ClusterSpec, Job, Stage, Task, Trace};
 
@@ -17,6 +18,7 @@ pub const MAX_TASK_MS: i64 = 3600 * 1000;
 pub fn generate(rng: &mut Rng, p: &GenParams) -> Trace {
     let cluster = ClusterSpec { nodes: p.nodes.unwrap_or(3000), memory_mb: 32 * 1024, vcores: 8, rack_size: 40 };
     let n = p.jobs.unwrap_or(7000);
+    let span = p.span_ms.unwrap_or(SPAN_MS);
     let target_tasks = p.tasks.unwrap_or(650_000 * n / 7000) as f64;
     let raw: Vec<f64> = (0..n).map(|_| rng.lognormal(10.0, 2.0)).collect();
     let scale = target_tasks / raw.iter().sum::<f64>();
@@ -50,7 +52,7 @@ pub fn generate(rng: &mut Rng, p: &GenParams) -> Trace {
             }
             Job {
                 id: format!("fb-{i:05}"),
-                submit_ms: rng.int(0, SPAN_MS - 1),
+                submit_ms: rng.int(0, span - 1),
                 user: format!("user{}", rng.int(0, 99)),
                 name: format!("fbjob{}", rng.int(0, 499)),
                 queue: "default".into(),
@@ -61,14 +63,8 @@ pub fn generate(rng: &mut Rng, p: &GenParams) -> Trace {
             }
         })
         .collect();
-    // Scale runtimes to the offered load over the six hours.
-    let load = p.load.unwrap_or(0.7);
-    let work: f64 = jobs.iter().map(|j| node_ms(j, &cluster)).sum();
-    let capacity = cluster.nodes as f64 * SPAN_MS as f64;
-    let f = load * capacity / work;
-    for t in jobs.iter_mut().flat_map(|j| j.stages.iter_mut()).flat_map(|s| s.tasks.iter_mut()) {
-        t.duration_ms = ((t.duration_ms as f64 * f) as i64).clamp(1, MAX_TASK_MS);
-    }
+    // Scale runtimes to the offered load over the six hours (or the span).
+    scale_to_load(&mut jobs, &cluster, p.load.unwrap_or(0.7), span, MAX_TASK_MS);
     jobs.sort_by_key(|j| j.submit_ms);
     Trace { cluster: Some(cluster), am: None, jobs }
 }

@@ -8,9 +8,11 @@
 //! The default cluster (150 nodes × 8 vcores) runs 1 200 tasks at once; the
 //! paper's runs 150 (§5.2.1 drops wider jobs as they "will have to be
 //! scheduled in more than one phase"), which `--nodes 19` reproduces
-//! (`PAPER=1 scripts/slearn-sim.sh`, README "SLearn").
+//! (`PAPER=1 scripts/slearn-sim.sh`, README "SLearn"). With `span_ms` the
+//! arrivals span that instead, and task runtimes are scaled so the load is
+//! still `load` (each capped at [`MAX_TASK_S`]).
 
-use super::{ms, poisson_arrivals, GenParams};
+use super::{arrivals_at_load, ms, GenParams};
 use crate::workload::rng::Rng;
 use crate::workload::trace::{ClusterSpec, Job, Stage, Task, Trace};
 
@@ -70,7 +72,7 @@ pub fn generate(rng: &mut Rng, p: &GenParams, v: &Variant) -> Trace {
             }
         })
         .collect();
-    poisson_arrivals(rng, &mut jobs, &cluster, p.load.unwrap_or(1.0));
+    arrivals_at_load(rng, &mut jobs, &cluster, p.load.unwrap_or(1.0), p.span_ms, ms(MAX_TASK_S));
     Trace { cluster: Some(cluster), am: None, jobs }
 }
 

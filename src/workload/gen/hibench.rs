@@ -7,9 +7,13 @@
 //! cluster (§III-D; "less than 10 containers" in §V). Stage shapes follow the
 //! paper's Figs. 2–4 (WordCount: 20 maps, 4 reduces; PageRank: two MapReduce
 //! rounds); task durations are assumptions of this generator (tens of
-//! seconds, as Figs. 2–4 show), with 10 % within-phase skew.
+//! seconds, as Figs. 2–4 show), with 10 % within-phase skew. Arrivals are
+//! Poisson at offered load `load` (default 1.2); with `span_ms` they span
+//! that instead and task runtimes are scaled to keep the load. `max_rounds`
+//! cuts the iterative benchmarks (K-means, PageRank, ...) to their first
+//! rounds: 1 makes every job map-only or map→reduce.
 
-use super::{ms, poisson_arrivals, GenParams};
+use super::{arrivals_at_load, ms, GenParams};
 use crate::workload::rng::Rng;
 use crate::workload::trace::{ClusterSpec, Job, Stage, Task, Trace};
 
@@ -49,6 +53,7 @@ pub fn generate(rng: &mut Rng, p: &GenParams) -> Trace {
         .enumerate()
         .map(|(i, small)| {
             let (bench, rounds, red_ratio, map_s, red_s) = *rng.pick(BENCHMARKS);
+            let rounds = rounds.min(p.max_rounds.unwrap_or(rounds));
             let width =
                 if *small { rng.int(2, small_max as i64) as usize } else { rng.int(small_max as i64 + 1, (slots * 0.75) as i64) as usize };
             let mut stages = Vec::new();
@@ -91,6 +96,6 @@ pub fn generate(rng: &mut Rng, p: &GenParams) -> Trace {
             }
         })
         .collect();
-    poisson_arrivals(rng, &mut jobs, &cluster, p.load.unwrap_or(1.2));
+    arrivals_at_load(rng, &mut jobs, &cluster, p.load.unwrap_or(1.2), p.span_ms, i64::MAX);
     Trace { cluster: Some(cluster), am: None, jobs }
 }

@@ -13,6 +13,9 @@
 # and the FairScheduler).
 source "$(dirname "$0")/lib.sh"
 check_prerequisites
+# Every relative link in the README and docs/ resolves (file and heading).
+echo "==> documentation links (scripts/check-links.py)"
+python3 "$ROOT/scripts/check-links.py"
 # The Rust sources are rustfmt-formatted (rustfmt.toml): unformatted code
 # fails here, before the ~30 minutes of tests. rustfmt ships with rustup's
 # default profile; a toolchain without it skips the check and says so.

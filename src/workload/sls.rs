@@ -278,9 +278,13 @@ pub struct SlsNode {
     pub vcores: Option<i64>,
 }
 
-/// The cluster as an SLS nodes file: racks `rack-<r>` of `rack_size` nodes
-/// `node-<i>` (numbered across racks), one pretty-printed rack object after
-/// another.
+/// The cluster as an SLS nodes file: racks `rack-<r>` of `rack_size` nodes,
+/// one pretty-printed rack object after another. Node `i` (numbered across
+/// racks) is named by a loopback address, `127.0.<i / 250>.<i % 250 + 1>`:
+/// SLS's RM resolves every container's host when it makes the container's
+/// token, and a name such as `node-3` does not resolve (every AM container
+/// then fails with UnknownHostException); distinct loopback addresses need
+/// no DNS and keep the hosts distinct.
 pub fn write_nodes(c: &ClusterSpec) -> String {
     let per_rack = c.rack_size.max(1);
     let mut s = String::new();
@@ -288,13 +292,18 @@ pub fn write_nodes(c: &ClusterSpec) -> String {
         let rack = SlsRack {
             rack: format!("rack-{r}"),
             nodes: (r * per_rack..((r + 1) * per_rack).min(c.nodes))
-                .map(|i| SlsNode { node: format!("node-{i}"), memory_mb: Some(c.memory_mb), vcores: Some(c.vcores) })
+                .map(|i| SlsNode { node: loopback_host(i), memory_mb: Some(c.memory_mb), vcores: Some(c.vcores) })
                 .collect(),
         };
         s.push_str(&serde_json::to_string_pretty(&rack).expect("nodes serialize"));
         s.push('\n');
     }
     s
+}
+
+/// The host name of node `i` in an SLS nodes file (see [`write_nodes`]).
+pub fn loopback_host(i: u32) -> String {
+    format!("127.0.{}.{}", i / 250, i % 250 + 1)
 }
 
 /// Read an SLS nodes file (a stream or array of rack objects) as a

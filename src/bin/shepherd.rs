@@ -327,6 +327,15 @@ struct WorkloadArgs {
     /// (the simulator before calibration; the golden tests use it).
     #[arg(long, help_heading = "Simulator")]
     no_cluster_model: bool,
+    /// Simulator: the cluster model — `calibrated` (default: --calibration's, else the shipped one), `none` (as
+    /// --no-cluster-model) or `sls`: the mechanics of Hadoop's Scheduler Load Simulator (each AM a process stepping
+    /// every --am-heartbeat-ms, NodeManagers every --heartbeat-ms at seeded phases, tasks running exactly their
+    /// durations), to predict the JCTs a scheduler has in SLS.
+    #[arg(long, help_heading = "Simulator", value_name = "MODEL", default_value = "calibrated", value_parser = ["calibrated", "none", "sls"])]
+    cluster_model: String,
+    /// Simulator, --cluster-model sls: the AM simulators' heartbeat, ms (yarn.sls.am.heartbeat.interval.ms, default 1000).
+    #[arg(long, help_heading = "Simulator", value_name = "MS")]
+    am_heartbeat_ms: Option<i64>,
     /// Simulator: with --out, also write each run's activity.json — every container's allocation, launch and end,
     /// every app's submission, AM ask and first task ask, in simulated ms — the log a harness run keeps, to set a
     /// simulated timeline beside a real one.
@@ -391,6 +400,14 @@ impl WorkloadArgs {
             None => shepherd::Config::default(),
         };
         let d = SimOptions::default();
+        let sls = match self.cluster_model.as_str() {
+            "sls" if self.calibration.is_some() || self.no_cluster_model => {
+                return Err("--cluster-model sls is a cluster model of its own: no --calibration or --no-cluster-model".into())
+            }
+            "sls" => Some(shepherd::sim::sls::SlsModel { am_heartbeat_ms: self.am_heartbeat_ms.unwrap_or(1000) }),
+            _ if self.am_heartbeat_ms.is_some() => return Err("--am-heartbeat-ms needs --cluster-model sls".into()),
+            _ => None,
+        };
         if let Some(ms) = self.round_ms.filter(|ms| *ms < 0) {
             return Err(format!("--round-ms {ms}: must be 0 (heartbeats only) or a positive interval"));
         }
@@ -407,7 +424,7 @@ impl WorkloadArgs {
             naive_heartbeats: self.naive_heartbeats,
             queue_by_category: self.queue_by_category,
             progress: !self.no_progress && std::io::stderr().is_terminal(),
-            cluster_model: match (&self.calibration, self.no_cluster_model) {
+            cluster_model: match (&self.calibration, self.no_cluster_model || self.cluster_model == "none") {
                 (_, true) => None,
                 (Some(p), _) => Some(shepherd::sim::calibration::Calibration::load(p)?),
                 (None, false) => d.cluster_model.clone(),
@@ -419,6 +436,7 @@ impl WorkloadArgs {
             ends_at_heartbeat: self.ends_at_heartbeat,
             oob_heartbeats: self.oob_heartbeats,
             report_only_heartbeats: self.report_only_heartbeats,
+            sls,
         };
         let source = self.source(default_kind)?;
         let mut exp = Experiment::new(&source, config, None, opts)?;

@@ -27,6 +27,9 @@ pub enum SimEvent {
     /// This node heartbeats out of band: a container on it ended
     /// (`SimOptions::oob_heartbeats`).
     OutOfBandHeartbeat(u32),
+    /// The job's AM simulator steps (`--cluster-model sls`,
+    /// `crate::sim::sls`): processes its last response, asks, pulls.
+    AmStep(u32),
 }
 
 #[derive(Default)]

@@ -7,6 +7,7 @@
 //! * [`am`]      — one ApplicationMaster per job, asking stage by stage.
 //! * [`calibration`] — the cluster-side model: AM containers, launch and tear-down times, heartbeat phases.
 //! * [`run`]     — the event loop: arrivals, task ends, heartbeat rounds.
+//! * [`sls`]     — `--cluster-model sls`: Hadoop SLS's AM and NM clocks instead of a real cluster's times.
 //! * [`parallel`] — independent runs (a comparison's policies and seeds) on a few threads.
 
 pub mod am;
@@ -19,6 +20,7 @@ pub mod options;
 pub mod parallel;
 pub mod run;
 pub mod scale;
+pub mod sls;
 
 pub use options::SimOptions;
 pub use run::{simulate, SimOutcome};

@@ -75,6 +75,14 @@ pub struct SimOptions {
     /// shim's `async-scheduling.heartbeats-allocate = false`). Needs
     /// `round_ms` > 0.
     pub report_only_heartbeats: bool,
+    /// The mechanics of Hadoop's Scheduler Load Simulator instead of a real
+    /// cluster's (`--cluster-model sls`, [`super::sls`]): AMs as clocked
+    /// processes stepping every `am_heartbeat_ms`, NodeManagers at seeded
+    /// ms phases, ends reported at heartbeats, tasks running exactly their
+    /// trace durations. Replaces `cluster_model` (SLS's AM container
+    /// and no launch or overhead times). `None`: the models above.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sls: Option<super::sls::SlsModel>,
 }
 
 impl Default for SimOptions {
@@ -97,6 +105,7 @@ impl Default for SimOptions {
             ends_at_heartbeat: false,
             oob_heartbeats: false,
             report_only_heartbeats: false,
+            sls: None,
         }
     }
 }

@@ -25,6 +25,7 @@ use super::clock::{grid_ceil, next_heartbeat, Clock, SimEvent};
 use super::cluster::SimCluster;
 use super::host::{After, SharedCpu};
 use super::options::SimOptions;
+use super::sls::{self, SlsModel, SlsState};
 use crate::config::Config;
 use crate::engine::{Decision, Engine, Event};
 use crate::metrics::fairness::{self, JobShares, ShareTrack};
@@ -134,6 +135,8 @@ struct Sim<'a> {
     /// Nodes with an out-of-band heartbeat on the clock
     /// (`SimOptions::oob_heartbeats`): ends at one instant share it.
     oob_due: BTreeSet<NodeId>,
+    /// The SLS model's AM simulators and NM phases (`SimOptions::sls`).
+    sls: Option<SlsState>,
 }
 
 /// Heartbeat phases are resolved to a tenth of the heartbeat interval.
@@ -144,8 +147,20 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
     let mut trace = trace.clone();
     trace.sort_by_submit();
     trace.validate()?;
+    if let Some(m) = &opts.sls {
+        m.check(opts)?;
+        // SLS's MapReduce AM asks a stage once its parents are done, one
+        // container at a time (`MRAMSimulator.sendContainerRequest`).
+        for j in trace.jobs.iter_mut() {
+            j.gang = false;
+            j.stages.iter_mut().for_each(|s| s.slowstart = None);
+        }
+    }
     let engine = Engine::with_config(config).map_err(|e| e.to_string())?;
-    let model = opts.cluster_model.as_ref();
+    // The SLS model brings its own cluster-side model (its AM container, no
+    // launch or overhead times).
+    let sls_calibration = opts.sls.map(|_| SlsModel::calibration());
+    let model = sls_calibration.as_ref().or(opts.cluster_model.as_ref());
     let mut min_demand = Resources::new(i64::MAX, i64::MAX);
     let am_demands = trace.jobs.iter().filter(|_| model.is_some()).map(|j| am_size(&trace, j, model));
     for d in trace.jobs.iter().flat_map(|j| &j.stages).map(|s| s.demand()).chain(am_demands) {
@@ -167,9 +182,20 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
     let sim_cluster = SimCluster::start(&mut engine, cluster, min_demand);
     let mut rng = Rng::seeded(opts.seed);
     let phases = model.map(|m| &m.heartbeat_phase).filter(|d| !d.0.is_empty());
-    let slot: Vec<u32> =
-        (0..cluster.nodes).map(|_| phases.map_or(0, |d| (d.draw(&mut rng).clamp(0.0, 0.999_999) * PHASE_SLOTS as f64) as u32)).collect();
-    let slots = if phases.is_some() && opts.heartbeat_ms >= PHASE_SLOTS { PHASE_SLOTS } else { 1 };
+    let (slot, slots, sls_state): (Vec<u32>, i64, Option<SlsState>) = match &opts.sls {
+        // SLS: each node its own phase to the ms (slots of 1 ms).
+        Some(m) => {
+            let phase_of = sls::phases(opts.seed, cluster.nodes, opts.heartbeat_ms);
+            let state = SlsState::new(m, trace.jobs.iter().map(|j| j.submit_ms), &phase_of, opts.heartbeat_ms);
+            (phase_of.iter().map(|p| *p as u32).collect(), opts.heartbeat_ms, Some(state))
+        }
+        None => {
+            let slot = (0..cluster.nodes)
+                .map(|_| phases.map_or(0, |d| (d.draw(&mut rng).clamp(0.0, 0.999_999) * PHASE_SLOTS as f64) as u32))
+                .collect();
+            (slot, if phases.is_some() && opts.heartbeat_ms >= PHASE_SLOTS { PHASE_SLOTS } else { 1 }, None)
+        }
+    };
     let start = trace.jobs.first().map(|j| j.submit_ms).unwrap_or(0);
     let mut sim = Sim {
         trace: &trace,
@@ -211,6 +237,7 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         latencies: Vec::new(),
         unreported: HashMap::new(),
         oob_due: BTreeSet::new(),
+        sls: sls_state,
     };
     sim.over = sim.engine.policies().has_oversubscribe();
     for (i, j) in trace.jobs.iter().enumerate() {
@@ -260,12 +287,13 @@ impl<'a> Sim<'a> {
                     SimEvent::HostWake(generation) => self.host_wake(t, generation),
                     SimEvent::NodeReport(node) => self.node_report(node, t),
                     SimEvent::OutOfBandHeartbeat(node) => self.out_of_band_heartbeat(node, t, &mut decisions),
+                    SimEvent::AmStep(j) => self.am_step(j, t),
                 }
                 // Every node is offered a heartbeat within one period of a change.
                 self.dirty_until = self.dirty_until.max(t + hb);
                 let not_before = t.max(last_round.saturating_add(1));
                 if self.pending > 0 || self.every_heartbeat() {
-                    let next = grid_ceil(not_before, sub);
+                    let next = self.round_at(not_before);
                     round_due = Some(round_due.map_or(next, |d| d.min(next)));
                 }
                 if timer_due.is_none() {
@@ -294,11 +322,12 @@ impl<'a> Sim<'a> {
                     made = self.round(t, (t / sub).rem_euclid(self.slots) as u32, &mut decisions);
                     // Go on while rounds place containers, and until every
                     // slot's nodes had their heartbeat since the last change.
-                    if self.pending > 0 && (made > 0 || t + sub < self.dirty_until) {
-                        round_due = Some(t + sub);
+                    let after = self.round_at(t + 1);
+                    if self.pending > 0 && (made > 0 || after < self.dirty_until) {
+                        round_due = Some(after);
                     }
                     if self.every_heartbeat() && (!self.clock.is_empty() || (self.pending > 0 && made > 0)) {
-                        round_due = Some(t + sub);
+                        round_due = Some(after);
                     }
                 }
                 if async_due == Some(t) {
@@ -333,7 +362,16 @@ impl<'a> Sim<'a> {
             // The heartbeats' utilization is stamped with the engine's clock.
             self.engine.tick(t);
         }
-        let nodes: Vec<NodeId> = if self.every_heartbeat() {
+        let nodes: Vec<NodeId> = if let Some(s) = &self.sls {
+            // SLS: the nodes of this ms phase, from their first heartbeat
+            // on (`NMSimulator.firstStep` sends none).
+            match s.by_phase.get(slot as usize) {
+                Some(v) if t >= self.opts.heartbeat_ms => {
+                    v.iter().copied().filter(|n| self.every_heartbeat() || self.cluster.roomy.contains(n)).collect()
+                }
+                _ => Vec::new(),
+            }
+        } else if self.every_heartbeat() {
             self.engine.state.nodes.keys().copied().filter(in_slot).collect()
         } else {
             self.cluster.roomy.iter().copied().filter(in_slot).collect()
@@ -440,7 +478,7 @@ impl<'a> Sim<'a> {
     /// (with the node's out-of-band heartbeat, `oob_heartbeats`), or at the
     /// node's next heartbeat (`ends_at_heartbeat`).
     fn report_end(&mut self, node: NodeId, c: ContainerId, t: i64) {
-        if self.opts.oob_heartbeats || !self.opts.ends_at_heartbeat {
+        if self.opts.oob_heartbeats || !(self.opts.ends_at_heartbeat || self.sls.is_some()) {
             self.engine.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: t });
             self.cluster.refresh(&self.engine, node);
             if self.opts.oob_heartbeats {
@@ -469,6 +507,12 @@ impl<'a> Sim<'a> {
     fn node_report(&mut self, node: NodeId, t: i64) {
         for c in self.unreported.remove(&node).unwrap_or_default() {
             self.engine.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: t });
+            // SLS: the completion waits at the RM for the AM's next
+            // allocate call.
+            if let Some((j, stage, res)) = self.sls.as_mut().and_then(|s| s.ended.remove(&c)) {
+                self.sls.as_mut().expect("sls").ams[j as usize].at_rm.completed.push((t, stage, res));
+                self.am_wake(j, t);
+            }
         }
         self.cluster.refresh(&self.engine, node);
     }
@@ -483,7 +527,31 @@ impl<'a> Sim<'a> {
 
     /// The first time at or after `t` that `node` heartbeats.
     fn next_heartbeat(&self, node: NodeId, t: i64) -> i64 {
-        next_heartbeat(t, self.slot.get(node as usize).copied().unwrap_or(0), self.sub_interval(), self.slots)
+        let slot = self.slot.get(node as usize).copied().unwrap_or(0);
+        if self.sls.is_some() {
+            return sls::next_nm_heartbeat(slot as i64, self.opts.heartbeat_ms, t);
+        }
+        next_heartbeat(t, slot, self.sub_interval(), self.slots)
+    }
+
+    /// The first time at or after `t` that a heartbeat round may visit a
+    /// node: the next sub-interval of the grid, or with the SLS model the
+    /// next millisecond some node's phase falls on (the others would be
+    /// rounds visiting nobody).
+    fn round_at(&self, t: i64) -> i64 {
+        match &self.sls {
+            Some(s) => s.next_beat(t, self.opts.heartbeat_ms),
+            None => grid_ceil(t, self.sub_interval()),
+        }
+    }
+
+    /// The slow-start fraction of stages without their own (SLS: none).
+    fn slowstart(&self) -> f64 {
+        if self.sls.is_some() {
+            1.0
+        } else {
+            self.opts.slowstart
+        }
     }
 
     fn every_heartbeat(&self) -> bool {
@@ -595,12 +663,22 @@ impl<'a> Sim<'a> {
         });
     }
 
-    /// Job `j`'s AM runs and asks for the stages it can start.
+    /// Job `j`'s AM runs and asks for the stages it can start (SLS: it
+    /// asks at its next step).
     fn am_ready(&mut self, j: u32, t: i64) {
+        if self.sls.is_some() {
+            return self.am_wake(j, t);
+        }
+        self.first_asks(j, t);
+    }
+
+    /// Job `j`'s AM asks for the stages it can start.
+    fn first_asks(&mut self, j: u32, t: i64) {
         let trace: &'a Trace = self.trace;
         let job = &trace.jobs[j as usize];
         let mut actions = std::mem::take(&mut self.actions);
-        self.runs[j as usize].advance(job, self.opts.slowstart, &mut actions);
+        let slowstart = self.slowstart();
+        self.runs[j as usize].advance(job, slowstart, &mut actions);
         self.act(j, t, &mut actions);
         self.actions = actions;
         // The prediction at admission: once the AM's first asks are in, as
@@ -608,6 +686,64 @@ impl<'a> Sim<'a> {
         self.estimates[j as usize] = self.engine.estimate_ms(j);
         if self.runs[j as usize].stages_left == 0 {
             self.job_done(j, t);
+        }
+    }
+
+    /// SLS: job `j`'s AM has a step on the clock after `t` (its first step
+    /// strictly after `t`; a step already on the clock comes no later).
+    fn am_wake(&mut self, j: u32, t: i64) {
+        let s = self.sls.as_mut().expect("the SLS model");
+        let am = &mut s.ams[j as usize];
+        if am.step_at.is_none() {
+            let at = sls::next_step(am.origin, s.am_ms, t);
+            am.step_at = Some(at);
+            self.clock.push(at, SimEvent::AmStep(j));
+        }
+    }
+
+    /// SLS: job `j`'s AM steps at `t` (`AMSimulator.middleStep` once the AM
+    /// container runs): `processResponseQueue`, then `sendContainerRequest`.
+    fn am_step(&mut self, j: u32, t: i64) {
+        let Some(s) = self.sls.as_mut() else { return };
+        let am = &mut s.ams[j as usize];
+        if am.step_at != Some(t) || self.runs[j as usize].finish_ms.is_some() {
+            return;
+        }
+        am.step_at = None;
+        let response = std::mem::take(&mut am.queued);
+        let first = !std::mem::replace(&mut am.asked, true);
+        // `MRAMSimulator.processResponseQueue`: the completions, counted
+        // (the last one's `lastStep` unregisters the AM: the job is done);
+        // a stage they complete is asked in this step's allocate call ...
+        for (_, stage, res) in response.completed {
+            if self.task_done(j, stage, res, t) {
+                return;
+            }
+        }
+        // ... then the containers allocated, each started with its task's
+        // lifetime (`NMSimulator.addNewContainer`).
+        for c in response.allocated {
+            self.launch(c, t);
+        }
+        // `sendContainerRequest`: the maps in the first step after the AM
+        // runs (`pendingMaps`, filled by `notifyAMContainerLaunched`).
+        if first {
+            self.first_asks(j, t);
+            if self.runs[j as usize].finish_ms.is_some() {
+                return;
+            }
+        }
+        // The allocate call returns what the RM holds for the app now; a
+        // completion reported at this very instant comes after this step.
+        let s = self.sls.as_mut().expect("the SLS model");
+        let am = &mut s.ams[j as usize];
+        let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut am.at_rm.completed).into_iter().partition(|(at, _, _)| *at < t);
+        am.queued = sls::Response { allocated: std::mem::take(&mut am.at_rm.allocated), completed: now };
+        am.at_rm.completed = later;
+        if !am.queued.is_empty() || !am.at_rm.is_empty() {
+            let at = t + s.am_ms;
+            am.step_at = Some(at);
+            self.clock.push(at, SimEvent::AmStep(j));
         }
     }
 
@@ -710,8 +846,14 @@ impl<'a> Sim<'a> {
         self.clock.push(t + d, SimEvent::Launch(c));
     }
 
-    /// A task container was handed to its AM: it runs after the launch time.
+    /// A task container was handed to its AM: it runs after the launch time
+    /// (SLS: the AM's next allocate call returns it).
     fn start_launch(&mut self, c: ContainerId, t: i64) {
+        if let Some(s) = self.sls.as_mut() {
+            let j = self.tasks[&c].job;
+            s.ams[j as usize].at_rm.allocated.push(c);
+            return self.am_wake(j, t);
+        }
         match self.model {
             Some(m) => {
                 let d = m.task_launch_ms.draw(&mut self.rng) as i64;
@@ -843,7 +985,21 @@ impl<'a> Sim<'a> {
         let (res, used) = (rt.resources, rt.used);
         self.timeline
             .add(t, [-frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1]), -frac(used.0[0], cap.0[0]), -frac(used.0[1], cap.0[1] * 1000)]);
-        let j = rt.job;
+        match self.sls.as_mut() {
+            // SLS: the AM counts it once a response carries it.
+            Some(s) => {
+                s.ended.insert(c, (rt.job, rt.stage, res));
+            }
+            None => {
+                self.task_done(rt.job, rt.stage, res, t);
+            }
+        }
+    }
+
+    /// Job `j`'s AM counts a finished task of `stage` (size `res`) at `t`
+    /// and asks what that makes ready; true when that was the job's last.
+    fn task_done(&mut self, j: u32, stage: usize, res: Resources, t: i64) -> bool {
+        let cap = self.cluster.capacity;
         // An estimator that predicts from the job's own first tasks (SLearn)
         // has its prediction once they finish: the first confident one.
         if self.estimates[j as usize].is_none() && self.engine.predicts_after_admission(j) {
@@ -856,12 +1012,14 @@ impl<'a> Sim<'a> {
         let share = run.allocated.dominant_share(&cap);
         self.tracks[j as usize].set(t, share, self.opts.window_ms);
         let mut actions = std::mem::take(&mut self.actions);
-        let done = run.task_finished(job, rt.stage, self.opts.slowstart, &mut actions);
+        let slowstart = if self.sls.is_some() { 1.0 } else { self.opts.slowstart };
+        let done = run.task_finished(job, stage, slowstart, &mut actions);
         self.act(j, t, &mut actions);
         self.actions = actions;
         if done {
             self.job_done(j, t);
         }
+        done
     }
 
     /// The job's category: from the trace, else DRESS's demand rule.
@@ -881,6 +1039,14 @@ impl<'a> Sim<'a> {
     /// the app leaves the scheduler after it.
     fn job_done(&mut self, j: u32, t: i64) {
         self.finish_job(j, t);
+        // SLS: `lastStep` hands the AM container to its NM
+        // (`NMSimulator.cleanupContainer`), which reports it at its next
+        // heartbeat.
+        if self.sls.is_some() {
+            let at = self.am_of[j as usize].map_or(t, |(_, node, _)| self.next_heartbeat(node, t));
+            self.clock.push(at, SimEvent::AmExit(j));
+            return;
+        }
         match self.model {
             Some(m) => {
                 let d = m.am_exit_ms.draw(&mut self.rng) as i64;

@@ -202,6 +202,8 @@ enum Command {
         /// start-ups load the host.
         #[arg(long, value_name = "W|fit", default_value = "0")]
         background_weight: String,
+        #[command(flatten)]
+        sls: CalibrateSls,
     },
     /// The REST sidecar: polls the ResourceManager, talks to the engine, serves /metrics, /api/v1 and a status page.
     Sidecar {
@@ -236,6 +238,28 @@ struct BusyClusterArgs {
     /// cluster); the others share the pending asks.
     #[arg(long, default_value_t = 0)]
     small_apps: u32,
+}
+
+/// `calibrate --cluster-model sls`: check against the simulator's SLS model, no fitting.
+#[derive(Args)]
+struct CalibrateSls {
+    /// `sls`: no fitting; simulate the trace (durations as given) with the simulator's SLS model for every
+    /// scheduler of OUT (e.g. runs in Hadoop's SLS), counterparts from each run's work/shepherd.toml or
+    /// work/counterpart.toml, and print the same per-job JCT errors and rankings.
+    #[arg(long, value_name = "MODEL", value_parser = ["sls"])]
+    cluster_model: Option<String>,
+    /// With --cluster-model sls: the AM simulators' heartbeat, ms (default 1000).
+    #[arg(long, value_name = "MS", requires = "cluster_model")]
+    am_heartbeat_ms: Option<i64>,
+    /// With --cluster-model sls: nodes (overrides jobs.json's and the trace's cluster).
+    #[arg(long, requires = "cluster_model")]
+    nodes: Option<u32>,
+    /// With --cluster-model sls: memory per node, MB.
+    #[arg(long, requires = "cluster_model")]
+    node_memory_mb: Option<i64>,
+    /// With --cluster-model sls: vcores per node.
+    #[arg(long, requires = "cluster_model")]
+    node_vcores: Option<i64>,
 }
 
 #[derive(Args, Clone, Default)]
@@ -602,7 +626,8 @@ fn main() -> ExitCode {
         }
         Command::ScaleSim { s } => scale_sim(&s),
         Command::YarnReport { out, baseline, require_success } => yarn_report(&out, baseline.as_deref(), require_success),
-        Command::Calibrate { out, trace, use_calibration, write, also, seed, host_model, host_speed, background_weight } => {
+        Command::Calibrate { out, trace, seed, sls, .. } if sls.cluster_model.is_some() => calibrate_sls(&out, &trace, seed, &sls),
+        Command::Calibrate { out, trace, use_calibration, write, also, seed, host_model, host_speed, background_weight, .. } => {
             calibrate(&out, &trace, use_calibration, write, &also, seed, (&host_model, host_speed, background_weight))
         }
         Command::Sidecar { config, check, log } => sidecar(&config, check, &log),
@@ -670,6 +695,21 @@ fn calibrate(
         None => println!("shared host: none (start-up times independent of load)"),
     }
     let report = calibrate::check(out, &trace, &cal, &work, seed)?;
+    print!("{}", report.text());
+    Ok(())
+}
+
+/// `calibrate --cluster-model sls`: every scheduler of `out` against the simulator's SLS model.
+fn calibrate_sls(out: &std::path::Path, trace: &std::path::Path, seed: u64, a: &CalibrateSls) -> Result<(), String> {
+    use shepherd::harness::calibrate;
+    let trace = shepherd::workload::load(trace)?;
+    let model = shepherd::sim::sls::SlsModel { am_heartbeat_ms: a.am_heartbeat_ms.unwrap_or(1000) };
+    let cluster = calibrate::ClusterFlags { nodes: a.nodes, memory_mb: a.node_memory_mb, vcores: a.node_vcores };
+    println!(
+        "model: SLS (hadoop-sls 3.4 mechanics): AM heartbeat {} ms, NM heartbeat from jobs.json (default 1000 ms), AM container 1024 MB / 1 vcore unless the trace names one, trace durations as given",
+        model.am_heartbeat_ms
+    );
+    let report = calibrate::check_sls(out, &trace, model, cluster, seed)?;
     print!("{}", report.text());
     Ok(())
 }

@@ -29,13 +29,20 @@
 //! share (0.5) — and per job the simulated JCT is compared
 //! with the real one: |sim − real| ÷ real, median and P90 over every job
 //! of every run; then whether the schedulers rank the same by mean JCT,
-//! for all jobs and for small ones.
+//! for all jobs and for small ones. A non-Shepherd run whose directory has
+//! `work/counterpart.toml` (the SLS runner writes one) is simulated under
+//! that Shepherd config instead of the built-in stand-in.
+//!
+//! **SLS check** (`--cluster-model sls`, [`check_sls`]): no fitting; each
+//! scheduler's runs (in Hadoop's Scheduler Load Simulator) against the
+//! simulator's SLS model (`crate::sim::sls`), the trace's durations as given.
 
 use super::input::{discover, read_run, JobsFile};
 use crate::config::Config;
 use crate::metrics::stats::percentile;
 use crate::sim::calibration::{Calibration, Dist, HostModel, SharedHost, StartLoad, BACKGROUND_WEIGHTS};
-use crate::sim::{simulate, SimOptions};
+use crate::sim::sls::SlsModel;
+use crate::sim::{simulate, SimOptions, SimOutcome};
 use crate::workload::{ClusterSpec, Trace};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
@@ -451,6 +458,15 @@ fn counterpart(label: &str, run_dir: &Path) -> Result<(String, Config), String> 
         let c = Config::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         return Ok((c.scheduler.policy.clone(), c));
     }
+    // A run that says which Shepherd config stands in for its scheduler
+    // (the SLS runner writes one with the CapacityScheduler's or
+    // FairScheduler's queues).
+    let path = run_dir.join("work").join("counterpart.toml");
+    if path.exists() {
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let c = Config::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        return Ok((c.scheduler.policy.clone(), c));
+    }
     // The CapacityScheduler keeps YARN's default of one off-switch container
     // per node heartbeat (`per-node-heartbeat.maximum-offswitch-assignments`
     // = 1), and a SleepJob's asks are all off-switch (its splits name no
@@ -503,47 +519,103 @@ pub fn check(out: &Path, trace: &Trace, cal: &Calibration, work: &MeasuredWork, 
             ..SimOptions::default()
         };
         let outcome = simulate(&sim_trace, &cluster, config, &opts)?;
-        let sim_jct: HashMap<&str, f64> = outcome.jobs.iter().map(|j| (j.id.as_str(), j.jct_ms() as f64)).collect();
-        let small: HashMap<&str, bool> = first.jobs.jobs.iter().map(|j| (j.id.as_str(), j.category == "small")).collect();
-        let (mut errors, mut real_all, mut real_small) = (Vec::new(), Vec::new(), Vec::new());
-        for (k, dir) in &dirs {
-            let run = read_run(dir, &label, *k)?;
-            let (mut all, mut sm) = (Vec::new(), Vec::new());
-            for j in run.jobs.jobs.iter().filter(|j| j.succeeded()) {
-                let real = (j.finished().unwrap_or(0) - j.submitted().unwrap_or(0)) as f64;
-                if let Some(s) = sim_jct.get(j.id.as_str()) {
-                    errors.push((s - real).abs() / real.max(1.0));
-                }
-                all.push(real);
-                if small.get(j.id.as_str()) == Some(&true) {
-                    sm.push(real);
-                }
-            }
-            real_all.push(mean(&all));
-            if !sm.is_empty() {
-                real_small.push(mean(&sm));
-            }
-        }
-        errors.sort_by(f64::total_cmp);
-        let sim_all: Vec<f64> = outcome.jobs.iter().map(|j| j.jct_ms() as f64).collect();
-        let sim_small: Vec<f64> =
-            outcome.jobs.iter().filter(|j| small.get(j.id.as_str()) == Some(&true)).map(|j| j.jct_ms() as f64).collect();
-        rows.push(SchedulerCheck {
-            label,
-            counterpart: policy,
-            runs: dirs.len(),
-            jobs: errors.len(),
-            error_p50: percentile(&errors, 50.0),
-            error_p90: percentile(&errors, 90.0),
-            real_mean_all: median_of(&real_all),
-            sim_mean_all: mean(&sim_all),
-            real_mean_small: (!real_small.is_empty()).then(|| median_of(&real_small)),
-            sim_mean_small: (!sim_small.is_empty()).then(|| mean(&sim_small)),
-            real_runs_all: real_all,
-            real_runs_small: real_small,
-        });
+        rows.push(score(label, policy, &dirs, &first.jobs, &outcome)?);
     }
     Ok(CheckReport { calibration: cal.clone(), rows })
+}
+
+/// The cluster flags of `calibrate --cluster-model sls`: each overrides
+/// the cluster of `jobs.json` (else the trace's); all three stand in for a
+/// cluster neither names.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ClusterFlags {
+    pub nodes: Option<u32>,
+    pub memory_mb: Option<i64>,
+    pub vcores: Option<i64>,
+}
+
+impl ClusterFlags {
+    fn resolve(&self, base: Option<ClusterSpec>) -> Result<ClusterSpec, String> {
+        match (base, self.nodes, self.memory_mb, self.vcores) {
+            (Some(c), n, m, v) => Ok(ClusterSpec {
+                nodes: n.unwrap_or(c.nodes),
+                memory_mb: m.unwrap_or(c.memory_mb),
+                vcores: v.unwrap_or(c.vcores),
+                rack_size: c.rack_size,
+            }),
+            (None, Some(nodes), Some(memory_mb), Some(vcores)) => Ok(ClusterSpec { nodes, memory_mb, vcores, rack_size: 40 }),
+            (None, ..) => Err("no cluster size in jobs.json or the trace: pass --nodes, --node-memory-mb and --node-vcores".into()),
+        }
+    }
+}
+
+/// `calibrate --cluster-model sls`, no fitting: every scheduler of `out`
+/// (runs in Hadoop's Scheduler Load Simulator, or any harness output)
+/// simulated with the simulator's SLS model (`crate::sim::sls`) under its
+/// counterpart, and compared per job as [`check`] does. The trace's task
+/// durations are used as given: SLS runs each task for exactly that long.
+pub fn check_sls(out: &Path, trace: &Trace, model: SlsModel, cluster: ClusterFlags, seed: u64) -> Result<CheckReport, String> {
+    let mut rows = Vec::new();
+    for (label, dirs) in discover(out)? {
+        if rounds_of(&label).is_some() {
+            return Err(format!("{label}: allocation rounds between heartbeats have no counterpart in the SLS model"));
+        }
+        let (policy, config) = counterpart(&label, &dirs[0].1)?;
+        let first = read_run(&dirs[0].1, &label, dirs[0].0)?;
+        let base = first
+            .jobs
+            .cluster
+            .map(|c| ClusterSpec { nodes: c.nodes as u32, memory_mb: c.memory_mb, vcores: c.vcores, rack_size: 40 })
+            .or_else(|| trace.cluster.clone());
+        let cluster = cluster.resolve(base).map_err(|e| format!("{label}: {e}"))?;
+        let opts = SimOptions { sls: Some(model), seed, heartbeat_ms: heartbeat_ms(&first.jobs), ..SimOptions::default() };
+        let outcome = simulate(trace, &cluster, config, &opts)?;
+        rows.push(score(label, policy, &dirs, &first.jobs, &outcome)?);
+    }
+    Ok(CheckReport { calibration: SlsModel::calibration(), rows })
+}
+
+/// One scheduler's row: its simulated JCTs against those of its real runs
+/// (`dirs`, `first` the first run's jobs).
+fn score(label: String, policy: String, dirs: &[(u32, PathBuf)], first: &JobsFile, outcome: &SimOutcome) -> Result<SchedulerCheck, String> {
+    let sim_jct: HashMap<&str, f64> = outcome.jobs.iter().map(|j| (j.id.as_str(), j.jct_ms() as f64)).collect();
+    let small: HashMap<&str, bool> = first.jobs.iter().map(|j| (j.id.as_str(), j.category == "small")).collect();
+    let (mut errors, mut real_all, mut real_small) = (Vec::new(), Vec::new(), Vec::new());
+    for (k, dir) in dirs {
+        let run = read_run(dir, &label, *k)?;
+        let (mut all, mut sm) = (Vec::new(), Vec::new());
+        for j in run.jobs.jobs.iter().filter(|j| j.succeeded()) {
+            let real = (j.finished().unwrap_or(0) - j.submitted().unwrap_or(0)) as f64;
+            if let Some(s) = sim_jct.get(j.id.as_str()) {
+                errors.push((s - real).abs() / real.max(1.0));
+            }
+            all.push(real);
+            if small.get(j.id.as_str()) == Some(&true) {
+                sm.push(real);
+            }
+        }
+        real_all.push(mean(&all));
+        if !sm.is_empty() {
+            real_small.push(mean(&sm));
+        }
+    }
+    errors.sort_by(f64::total_cmp);
+    let sim_all: Vec<f64> = outcome.jobs.iter().map(|j| j.jct_ms() as f64).collect();
+    let sim_small: Vec<f64> = outcome.jobs.iter().filter(|j| small.get(j.id.as_str()) == Some(&true)).map(|j| j.jct_ms() as f64).collect();
+    Ok(SchedulerCheck {
+        label,
+        counterpart: policy,
+        runs: dirs.len(),
+        jobs: errors.len(),
+        error_p50: percentile(&errors, 50.0),
+        error_p90: percentile(&errors, 90.0),
+        real_mean_all: median_of(&real_all),
+        sim_mean_all: mean(&sim_all),
+        real_mean_small: (!real_small.is_empty()).then(|| median_of(&real_small)),
+        sim_mean_small: (!sim_small.is_empty()).then(|| mean(&sim_small)),
+        real_runs_all: real_all,
+        real_runs_small: real_small,
+    })
 }
 
 fn mean(v: &[f64]) -> f64 {
@@ -775,6 +847,56 @@ mod tests {
         assert_eq!(p.len(), 2);
         assert!((p[0] - 0.1).abs() < 1e-9 && (p[1] - 0.6).abs() < 1e-9, "{p:?}");
         assert!(heartbeat_phases(&[]).is_empty());
+    }
+
+    /// `calibrate --cluster-model sls` on a two-scheduler output: one job,
+    /// one 10 s map, one node; SLS's clocks make its JCT 16 s
+    /// (`crate::sim::sls`'s `one_map_on_one_node`), which both runs
+    /// recorded. `capacity` names its stand-in in `work/counterpart.toml`
+    /// (here FIFO), `fair` has none (the built-in `drf`); the cluster comes
+    /// from the flags, as neither `jobs.json` nor the trace names one.
+    #[test]
+    fn sls_check_uses_the_runs_counterpart_and_the_trace_as_given() {
+        use crate::workload::{Job, Stage, Task};
+        let out = std::env::temp_dir().join(format!("shepherd-sls-check-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        for label in ["capacity", "fair"] {
+            let run = out.join(label).join("run-1");
+            std::fs::create_dir_all(run.join("work")).unwrap();
+            let jobs = format!(
+                r#"{{"scheduler": "{label}", "nm_heartbeat_ms": 1000, "jobs": [{{"id": "j", "app_id": "application_1_0001", "user": "u", "category": "small", "submit_ms": 5000, "finish_ms": 21000, "state": "FINISHED", "final_status": "SUCCEEDED"}}]}}"#
+            );
+            std::fs::write(run.join("jobs.json"), jobs).unwrap();
+            std::fs::write(run.join("samples.jsonl"), "").unwrap();
+        }
+        std::fs::write(out.join("capacity/run-1/work/counterpart.toml"), "[scheduler]\npolicy = \"fifo\"\n").unwrap();
+        let job = Job {
+            id: "j".into(),
+            submit_ms: 0,
+            user: "u".into(),
+            name: "j".into(),
+            queue: "default".into(),
+            category: Some("small".into()),
+            gang: false,
+            am: None,
+            stages: vec![Stage {
+                name: "map".into(),
+                after: vec![],
+                slowstart: None,
+                memory_mb: 1024,
+                vcores: 1,
+                tasks: vec![Task { duration_ms: 10_000, used: None }],
+            }],
+        };
+        let trace = Trace { cluster: None, am: None, jobs: vec![job] };
+        let none = check_sls(&out, &trace, SlsModel::default(), ClusterFlags::default(), 1);
+        assert!(none.is_err_and(|e| e.contains("--nodes")));
+        let flags = ClusterFlags { nodes: Some(1), memory_mb: Some(4096), vcores: Some(4) };
+        let report = check_sls(&out, &trace, SlsModel::default(), flags, 1).unwrap();
+        let rows: Vec<(&str, &str, f64, f64)> =
+            report.rows.iter().map(|r| (r.label.as_str(), r.counterpart.as_str(), r.error_p50, r.sim_mean_all)).collect();
+        assert_eq!(rows, vec![("capacity", "fifo", 0.0, 16_000.0), ("fair", "drf", 0.0, 16_000.0)]);
+        let _ = std::fs::remove_dir_all(&out);
     }
 
     #[test]

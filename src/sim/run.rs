@@ -1024,12 +1024,7 @@ impl<'a> Sim<'a> {
 
     /// The job's category: from the trace, else DRESS's demand rule.
     fn category(&self, j: u32) -> String {
-        let job = &self.trace.jobs[j as usize];
-        job.category.clone().unwrap_or_else(|| {
-            let peak = job.peak_demand();
-            let small = peak.dominant_share(&self.cluster.capacity) <= self.opts.small_theta;
-            if small { "small" } else { "large" }.to_string()
-        })
+        self.trace.jobs[j as usize].category_or_derived(&self.cluster.capacity, self.opts.small_theta)
     }
 
     /// Every task of job `j` is done, and so is the job for its user: a

@@ -11,7 +11,7 @@
 # (every job at its critical path from submission: no policy does better).
 # The bar: small-job mean JCT at least 25 % lower, makespan (all jobs) within ±5 %.
 #
-# Arrival settings (see docs/dress.md, "Simulator evidence"):
+# Arrival settings (see docs/results/dress.md):
 #   literal    one job every 5 s, as the paper submits them (--interval-ms 5000)
 #   congested  one job every 1 s: the generator's jobs are ~5x shorter than the
 #              paper's, so this keeps the paper's ratio of makespan to arrival

@@ -23,17 +23,17 @@
 # peak memory ~1 GiB (Facebook-like at 50 000 nodes: 10⁷ tasks).
 # Megha runs once more with each of GM_BATCHES (default 64; empty skips):
 # beyond the paper, a GM places up to that many tasks of a stage in one
-# match and each LM answers the batch once (`--gm-batch`, README).
+# match and each LM answers the batch once (`--gm-batch`, docs/policies/megha.md).
 # The central scheduler runs once more per ROUND_HEARTBEATS interval
 # (default "1000 3000"; empty skips) with Shepherd's scheduling rounds
 # between heartbeats every ROUND_MS (default 20) ms: the RM's
-# async-scheduling.interval-ms (`--central-round-ms`, README).
+# async-scheduling.interval-ms (`--central-round-ms`, docs/policies/megha.md).
 # And once more per OOB_HEARTBEATS interval (default "1000 3000"; empty
 # skips) with out-of-band heartbeats, as YARN's NodeManagers send one when a
 # container finishes (`--central-oob-heartbeats`), heartbeats only and with
 # the rounds; and with rounds over every node with room charged KEPT_PASS_US
 # (default 5; empty skips) µs a node, what a round's pass costs with kept
-# candidates (`shepherd bench-round --per-node 1`, README).
+# candidates (`shepherd bench-round --per-node 1`, docs/results/megha.md).
 # And once with YARN's 1 s heartbeats that only report (the RM's
 # async-scheduling.heartbeats-allocate = false, `--central-report-only-heartbeats`,
 # 7 µs each: `shepherd bench-heartbeat --report-only`), out-of-band

@@ -17,7 +17,7 @@
 # (all jobs with a prediction, and wide jobs, the ones SLearn samples).
 # Pick traces with TRACES="google" and tables with TABLES="main ratios";
 # EXTRA="--no-cluster-model" runs the paper's setting (no AM containers, no
-# launch or JVM overheads; the default models them, see README "SLearn");
+# launch or JVM overheads; the default models them, see docs/policies/slearn.md);
 # EXTRA="--burst 2" re-times the arrivals in bursts (the paper's traces'
 # fluctuating load, Table 5; src/workload/gen/burst.rs).
 # PAPER=1 is the paper's simulation setting in one switch: 19 nodes × 8

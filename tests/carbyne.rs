@@ -211,7 +211,7 @@ fn a_leftover_loan_must_end_before_the_lender_needs_it() {
 /// a few percent of the jobs then end a few seconds after T_k. The switch
 /// restores the premise — loans must end before any plan needs the
 /// capacity, hinted future stages count as demand, a plan stands while
-/// followed, no early starts (see `docs/carbyne.md`) — so every job must
+/// followed, no early starts (see `docs/policies/carbyne.md`) — so every job must
 /// meet its T_k. The default is also run, and must have late jobs: the
 /// workloads do exercise what the switch prevents, so the first assertion
 /// is not vacuous.

@@ -1,7 +1,7 @@
 //! `[carbyne]`: Carbyne (Grandl, Chowdhury, Akella, Ananthanarayanan,
 //! "Altruistic Scheduling in Multi-Resource Clusters", OSDI'16;
 //! `papers/carbyne-altruistic-scheduling.txt`). Defaults are the paper's
-//! where it gives one; `docs/carbyne.md` explains every knob. A pipeline may
+//! where it gives one; `docs/policies/carbyne.md` explains every knob. A pipeline may
 //! set its own values with `carbyne = { ... }` (see `PipelineSpec::carbyne`).
 
 use super::{bad, ConfigError};
@@ -29,7 +29,7 @@ pub struct CarbyneConfig {
     /// reaches it. `false` is Pseudocode 1 read literally: T_k is recomputed
     /// from now at every event, so the latest starts of the tasks a job holds
     /// back slide with the clock and the job may end after the T_k it was
-    /// first planned to meet (`docs/carbyne.md`, Deviations).
+    /// first planned to meet (`docs/policies/carbyne.md`, Deviations).
     pub keep_t_k: bool,
     /// Beyond the paper (default off; needs `keep_t_k`): keep the previous
     /// T_k also when the job's share grew and a fresh plan would finish it
@@ -65,7 +65,7 @@ pub struct CarbyneConfig {
     /// uses the demand YARN was asked for. Default 0 (no error).
     pub estimate_error: f64,
     /// What to take from an app's `shepherd.dag` tag (the DAG hint, see
-    /// `docs/carbyne.md`): `full` = stages, task counts, dependencies and
+    /// `docs/policies/carbyne.md`): `full` = stages, task counts, dependencies and
     /// durations; `structure` = all but the durations (learned from the
     /// app's finished containers instead); `ignore` = infer the stages as
     /// for an app without a hint.
@@ -81,7 +81,7 @@ pub struct CarbyneConfig {
     /// (re-planned only when it deviates: a failure, a task over its
     /// expected time, an ask outside the plan, a smaller share); (e) tasks
     /// start at their latest start, not `horizon_ms` early (an early start
-    /// takes capacity another plan counts on). See `docs/carbyne.md`.
+    /// takes capacity another plan counts on). See `docs/policies/carbyne.md`.
     pub protect_lenders: bool,
     /// Seed of the P(Altruism) draws (they are a deterministic function of
     /// the seed, the app and how many times its plan was recomputed, so a

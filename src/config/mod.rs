@@ -101,7 +101,7 @@ pub struct SchedulerConfig {
 }
 
 /// Default of `scheduler.round_min_work_per_proposer` (node × app visits),
-/// from `shepherd bench-round` on small rounds: see the README's Megha section.
+/// from `shepherd bench-round` on small rounds: see docs/results/megha.md.
 pub const DEFAULT_ROUND_MIN_WORK: u64 = 20_000;
 
 /// Upper bound of `scheduler.round_proposers`: each proposer is a thread
@@ -136,7 +136,7 @@ pub struct FifoConfig {
 
 /// DRESS (Mao et al., "DRESS: Dynamic RESource-reservation Scheme for
 /// Congested Data-intensive Computing Platforms"). Defaults are the paper's
-/// (§V-A1) where it gives one; see `docs/dress.md` for every knob.
+/// (§V-A1) where it gives one; see `docs/policies/dress.md` for every knob.
 #[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DressConfig {

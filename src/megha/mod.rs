@@ -21,7 +21,7 @@
 //! authority (`crate::engine::round`, `crate::engine::propose`); at scale,
 //! GMs and LMs with repartitioning at resource granularity and fair-share
 //! preemption, against a Sparrow-style baseline (`crate::sim::scale`).
-//! Repartitioning and preemption exist only in the latter (README, Megha,
+//! Repartitioning and preemption exist only in the latter (docs/policies/megha.md,
 //! "Limits").
 
 pub mod authority;

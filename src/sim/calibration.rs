@@ -2,7 +2,7 @@
 //! simulator models it: ApplicationMaster containers, and the times between
 //! an allocation and useful work. Each time is an empirical distribution
 //! measured on real runs (`shepherd calibrate` fits them from the engine's
-//! activity log of the comparison harness; see the README, "Simulator
+//! activity log of the comparison harness; see docs/simulator.md, "Simulator
 //! fidelity").
 //!
 //! A job's life in the simulator, with these times:

@@ -19,7 +19,7 @@
 //! every event the paper recomputes on (job arrival and completion, task
 //! completion or failure — and, in YARN, new asks) recomputes the shares
 //! and the plans of the apps concerned before the next pass. See
-//! `docs/carbyne.md`.
+//! `docs/policies/carbyne.md`.
 
 pub mod altruism;
 pub mod amount;

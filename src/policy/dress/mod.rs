@@ -15,7 +15,7 @@
 //! app inside its pool (or lets it borrow the other pool's share while that
 //! pool has no pending demand). The order inside a pool is the pipeline's
 //! app order (`fifo` in the `dress` policy: the paper's
-//! first-come-first-serve). See `docs/dress.md`.
+//! first-come-first-serve). See `docs/policies/dress.md`.
 
 pub mod classify;
 mod gauges;

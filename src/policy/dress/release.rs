@@ -15,7 +15,7 @@
 //! policy uses the dominant share of each container, see `classify.rs`; the
 //! tests use 1.0 per container so numbers read as container counts).
 //!
-//! Readings of the pseudo-code (all documented in `docs/dress.md`):
+//! Readings of the pseudo-code (all documented in `docs/policies/dress.md`):
 //! * Algorithm 1's window test counts task *starts* inside the window. The
 //!   paper writes RT(t) = |R_Ji| (running tasks), but Algorithm 2 removes
 //!   finished tasks from R_Ji, so a running count also moves when a phase's

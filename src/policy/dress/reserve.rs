@@ -59,7 +59,7 @@ pub struct Alg3Output {
     pub moved: f64,
 }
 
-/// Algorithm 3. Readings of the pseudo-code (see `docs/dress.md`):
+/// Algorithm 3. Readings of the pseudo-code (see `docs/policies/dress.md`):
 /// * line 14 adds F_1(t+1) to both pools; the second is taken as F_2(t+1);
 /// * lines 15–20 assign jobs in ascending demand while they fit, with an
 ///   exact fit allowed (A − r ≥ 0, the paper writes > 0), and stop at the

@@ -8,7 +8,7 @@
 //! The default cluster (150 nodes × 8 vcores) runs 1 200 tasks at once; the
 //! paper's runs 150 (§5.2.1 drops wider jobs as they "will have to be
 //! scheduled in more than one phase"), which `--nodes 19` reproduces
-//! (`PAPER=1 scripts/slearn-sim.sh`, README "SLearn"). With `span_ms` the
+//! (`PAPER=1 scripts/slearn-sim.sh`, docs/results/slearn.md). With `span_ms` the
 //! arrivals span that instead, and task runtimes are scaled so the load is
 //! still `load` (each capped at [`MAX_TASK_S`]).
 

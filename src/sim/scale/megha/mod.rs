@@ -70,7 +70,7 @@ pub struct MeghaOptions {
     /// answers that request once, with its state. The paper's GM matches,
     /// and reads an answer for, every task on its own: at 50 000 nodes a
     /// stage of tens of thousands of tasks then waits in one GM's queue
-    /// for hundreds of ms (README, Megha "At scale").
+    /// for hundreds of ms (docs/results/megha.md).
     pub gm_batch: usize,
     /// With `gm_batch` > 1: a GM's cost per task beyond the first of a
     /// batch, for writing its launch request and for reading its verdict

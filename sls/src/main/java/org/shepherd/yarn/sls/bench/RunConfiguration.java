@@ -68,6 +68,9 @@ final class RunConfiguration {
     conf.set(YarnConfiguration.FS_NODE_ATTRIBUTE_STORE_ROOT_DIR,
         new File(o.out, "node-attribute").toURI().toString());
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, o.containerMb);
+    // The RM forgets completed apps beyond its default 1 000; the run reads
+    // every app's record at the end (JobRecorder), so it keeps them all.
+    conf.setInt(YarnConfiguration.RM_MAX_COMPLETED_APPLICATIONS, 1_000_000);
 
     if (o.scheduler.equals("shepherd")) {
       conf.set(YarnConfiguration.RM_SCHEDULER, ShepherdSlsScheduler.class.getName());

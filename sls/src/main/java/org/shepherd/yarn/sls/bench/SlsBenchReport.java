@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.shepherd.yarn.sls.JobRuntimeCsv;
 
 /**
  * The benchmark's table: reads every run directory under the given root (or
@@ -145,26 +146,12 @@ public final class SlsBenchReport {
   private static void readJobRuntimes(File csv, Run r) throws IOException {
     double sum = 0;
     int n = 0;
-    for (String[] f : jobRuntimeRows(csv)) {
+    for (String[] f : JobRuntimeCsv.rows(csv)) {
       sum += (Long.parseLong(f[4].trim()) - Long.parseLong(f[3].trim())) / 1000.0;
       n++;
     }
     r.slsJobsRecorded = n;
     r.meanJobS = n == 0 ? 0 : sum / n;
-  }
-
-  /** The jobs' rows of SLS's jobruntime.csv, split into fields (none if it is absent). */
-  static List<String[]> jobRuntimeRows(File csv) throws IOException {
-    List<String[]> rows = new ArrayList<>();
-    if (csv.isFile()) {
-      for (String line : Files.readAllLines(csv.toPath(), StandardCharsets.UTF_8)) {
-        String[] f = line.split(",");
-        if (f.length >= 5 && !f[0].equals("JobID")) {
-          rows.add(f);
-        }
-      }
-    }
-    return rows;
   }
 
   /**

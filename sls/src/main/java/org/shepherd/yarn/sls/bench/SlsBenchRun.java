@@ -13,6 +13,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEventType;
 import org.apache.hadoop.yarn.sls.SLSRunner;
 import org.shepherd.yarn.sls.CallTimes;
+import org.shepherd.yarn.sls.JobRuntimeCsv;
 import org.shepherd.yarn.sls.LatencyHistogram;
 import org.shepherd.yarn.sls.MeasuredScheduler;
 import org.shepherd.yarn.sls.compare.JobRecorder;
@@ -251,7 +252,7 @@ public final class SlsBenchRun {
    */
   private static void awaitJobRuntimes(File csv, int jobs) throws Exception {
     long until = System.nanoTime() + 10_000_000_000L;
-    while (SlsBenchReport.jobRuntimeRows(csv).size() < jobs && System.nanoTime() < until) {
+    while (JobRuntimeCsv.rows(csv).size() < jobs && System.nanoTime() < until) {
       Thread.sleep(50);
     }
   }

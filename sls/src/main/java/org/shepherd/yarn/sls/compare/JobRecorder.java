@@ -81,7 +81,10 @@ public final class JobRecorder implements Runnable {
   }
 
   /** One line of samples.jsonl: the cluster and every running app. */
-  private void sample() throws IOException {
+  private synchronized void sample() throws IOException {
+    if (stopped) {
+      return;
+    }
     ObjectNode line = json.createObjectNode();
     line.put("t_ms", System.currentTimeMillis());
     ObjectNode c = line.putObject("cluster");
@@ -114,11 +117,10 @@ public final class JobRecorder implements Runnable {
     samples.flush();
   }
 
-  public void stop() throws IOException {
+  /** Stops sampling (a sample in progress completes first) and closes samples.jsonl. */
+  public synchronized void stop() throws IOException {
     stopped = true;
-    synchronized (this) {
-      samples.close();
-    }
+    samples.close();
   }
 
   /** Whether every trace job's application has reached a final state. */

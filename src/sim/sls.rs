@@ -82,7 +82,7 @@
 //! containers re-asked by the AM (a preempted task is asked again at once,
 //! as in the other models), AM types other than `mapreduce`.
 
-use super::calibration::{Calibration, Dist};
+use super::calibration::Calibration;
 use super::options::SimOptions;
 use crate::model::{ContainerId, NodeId, Resources};
 use crate::workload::rng::Rng;
@@ -109,15 +109,7 @@ impl SlsModel {
         Calibration {
             source: "sls: hadoop-sls 3.4 mechanics (AM and NM clocks; no launch or overhead times)".into(),
             am_memory_mb: 1024,
-            am_vcores: 1,
-            am_ask_ms: Dist::default(),
-            am_launch_ms: Dist::default(),
-            am_startup_ms: Dist::default(),
-            task_launch_ms: Dist::default(),
-            task_overhead_ms: Dist::default(),
-            am_exit_ms: Dist::default(),
-            heartbeat_phase: Dist::default(),
-            shared_host: None,
+            ..Calibration::instant()
         }
     }
 

@@ -41,8 +41,37 @@ public class TimedSlsFairScheduler extends SLSFairScheduler implements MeasuredS
       List<SchedulingRequest> schedulingRequests, List<ContainerId> release,
       List<String> blacklistAdditions, List<String> blacklistRemovals,
       ContainerUpdates updateRequests) {
-    return times.allocate(true, () -> super.allocate(attemptId, asks, schedulingRequests,
-        release, blacklistAdditions, blacklistRemovals, updateRequests));
+    return times.allocate(true, () -> {
+      try {
+        return super.allocate(attemptId, asks, schedulingRequests, release, blacklistAdditions,
+            blacklistRemovals, updateRequests);
+      } catch (NullPointerException e) {
+        if (!fromSlsQueueMetrics(e)) {
+          throw e;
+        }
+        // SLS 3.4's race: the RM asks for an attempt's AM container
+        // (RMAppAttemptImpl.ScheduleTransition) before the scheduler thread
+        // has handled APP_ATTEMPT_ADDED, where SLS notes the attempt's
+        // queue; SLS then books the allocate's metrics under a null queue,
+        // which FairSchedulerMetrics cannot look up, and the NPE from its
+        // finally block fails the attempt's transition: the app never starts
+        // (seen once in 1 200 jobs). The allocate itself had gone through;
+        // asks are absolute, so asking again without SLS's queue metrics is
+        // the same request.
+        return allocatePropagated(attemptId, asks, schedulingRequests, release,
+            blacklistAdditions, blacklistRemovals, updateRequests);
+      }
+    });
+  }
+
+  private static boolean fromSlsQueueMetrics(NullPointerException e) {
+    for (StackTraceElement f : e.getStackTrace()) {
+      if (f.getClassName().endsWith("FairSchedulerMetrics")
+          || f.getClassName().endsWith("SLSSchedulerCommons")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Override

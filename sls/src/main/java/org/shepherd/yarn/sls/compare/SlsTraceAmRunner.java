@@ -14,11 +14,13 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.sls.AMDefinition;
 import org.apache.hadoop.yarn.sls.AMDefinitionFactory;
 import org.apache.hadoop.yarn.sls.AMRunner;
 import org.apache.hadoop.yarn.sls.SLSRunner;
+import org.apache.hadoop.yarn.sls.appmaster.AMSimulator;
 import org.apache.hadoop.yarn.sls.scheduler.TaskRunner;
 
 /**
@@ -34,7 +36,8 @@ import org.apache.hadoop.yarn.sls.scheduler.TaskRunner;
  * AM start-up, so the jobs run exactly as SLS would run them. It replaces
  * the SLSRunner's AMRunner before the simulation starts ({@link #install});
  * the AM start-up and the counters SLSRunner reads are private to AMRunner,
- * so they are reached reflectively.
+ * so they are reached reflectively. It also closes a race of SLS's own AM
+ * start-up ({@link #getAMSimulator}).
  */
 public final class SlsTraceAmRunner extends AMRunner {
   private final SLSRunner sls;
@@ -85,6 +88,36 @@ public final class SlsTraceAmRunner extends AMRunner {
           + "): " + (e.getCause() != null ? e.getCause() : e), e);
     }
   }
+
+  /**
+   * The AM simulator of {@code appId}, waiting up to {@link #REGISTER_WAIT_MS}
+   * for it to appear. SLS's AM notes itself under its app id only after
+   * submitApp returns (AMSimulator.firstStep), and the RM's launcher looks it
+   * up (MockAMLauncher) as soon as the AM container is allocated: a
+   * scheduler that allocates it at a NodeManager heartbeat in between (seen
+   * once in 1 200 jobs under Shepherd, the AM thread being descheduled) made
+   * MockAMLauncher throw, and the RM's dispatcher exit the JVM. Waiting here,
+   * on the RM's launcher thread, closes that window; a real miss still
+   * returns null after the wait, as before.
+   */
+  @Override
+  public AMSimulator getAMSimulator(ApplicationId appId) {
+    AMSimulator am = super.getAMSimulator(appId);
+    long until = System.nanoTime() + REGISTER_WAIT_MS * 1_000_000L;
+    while (am == null && System.nanoTime() < until) {
+      try {
+        Thread.sleep(1);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return null;
+      }
+      am = super.getAMSimulator(appId);
+    }
+    return am;
+  }
+
+  /** How long {@link #getAMSimulator} waits for an AM that has not noted itself yet. */
+  static final long REGISTER_WAIT_MS = 5_000;
 
   /**
    * A job object as SLS's SLS-trace parsers read it: every scalar as its

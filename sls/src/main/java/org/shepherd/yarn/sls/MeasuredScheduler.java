@@ -13,7 +13,10 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler
 public interface MeasuredScheduler {
   CallTimes callTimes();
 
-  ResourceScheduler scheduler();
+  /** The scheduler itself (every implementation is one). */
+  default ResourceScheduler scheduler() {
+    return (ResourceScheduler) this;
+  }
 
   /** The RM's context (its applications), which the scheduler holds. */
   RMContext rmContext();

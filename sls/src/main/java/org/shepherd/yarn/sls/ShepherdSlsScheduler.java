@@ -150,11 +150,6 @@ public class ShepherdSlsScheduler extends ShepherdScheduler
   }
 
   @Override
-  public ResourceScheduler scheduler() {
-    return this;
-  }
-
-  @Override
   public RMContext rmContext() {
     return rmContext;
   }

@@ -67,11 +67,6 @@ public class TimedSlsCapacityScheduler extends SLSCapacityScheduler implements M
   }
 
   @Override
-  public ResourceScheduler scheduler() {
-    return this;
-  }
-
-  @Override
   public RMContext rmContext() {
     return rmContext;
   }

@@ -94,11 +94,6 @@ public class TimedSlsFairScheduler extends SLSFairScheduler implements MeasuredS
   }
 
   @Override
-  public ResourceScheduler scheduler() {
-    return this;
-  }
-
-  @Override
   public RMContext rmContext() {
     return rmContext;
   }

@@ -1,10 +1,10 @@
 //! Shepherd: a YARN-compatible scheduling engine.
 //!
-//! * [`model`]   — the cluster as the scheduler sees it (nodes, apps, asks, containers, queues).
+//! * [`model`]   — the cluster as the scheduler sees it (nodes, apps, asks, containers, queues),
+//!   and placement constraints as per-partition bit-vectors (Megha, `model::constraint`).
 //! * [`event`]   — the vocabulary between drivers and the engine: events in, decisions out.
 //! * [`engine`]  — the one event-in / decisions-out core.
 //! * [`policy`]  — scheduling policies as pipelines of plugins at the pass's extension points.
-//! * [`constraint`] — placement constraints as per-partition bit-vectors (Megha).
 //! * [`config`]  — Shepherd's config file, validated with errors that name key and value.
 //! * [`bridge`]  — the JNI entry points the Java shim calls, and their wire format.
 //! * [`control`] — the control channel the sidecar talks to the engine over.
@@ -21,7 +21,6 @@ mod allocator;
 pub mod bench;
 pub mod bridge;
 pub mod config;
-pub mod constraint;
 pub mod control;
 pub mod engine;
 pub mod event;

@@ -4,8 +4,8 @@
 //! engine never places a constrained ask on a node that violates it.
 
 use proptest::prelude::*;
-use shepherd::constraint::model::NodeView;
-use shepherd::constraint::{text, AttrOp, Constraint, Leaf, Namespace, Placement, Scope};
+use shepherd::model::constraint::placement::NodeView;
+use shepherd::model::constraint::{text, AttrOp, Constraint, Leaf, Namespace, Placement, Scope};
 use shepherd::model::{Ask, ExecutionType, Resources, SchedulerKey};
 use shepherd::{Config, Decision, Engine, Event};
 use std::collections::BTreeMap;
@@ -120,7 +120,7 @@ impl World {
     }
 
     fn nodes(&self) -> Vec<u32> {
-        self.e.state.nodes.keys().copied().collect()
+        self.e.state().nodes.keys().copied().collect()
     }
 
     fn apply(&mut self, op: &Op) {
@@ -149,14 +149,14 @@ impl World {
                 });
                 self.e.apply(Event::ContainerTags { container: id, tags: tags.iter().map(|t| t.to_string()).collect() });
             }
-            Op::Finish { pick } if !self.e.state.containers.is_empty() => {
-                let ids: Vec<u64> = self.e.state.containers.keys().copied().collect();
+            Op::Finish { pick } if !self.e.state().containers.is_empty() => {
+                let ids: Vec<u64> = self.e.state().containers.keys().copied().collect();
                 self.e.apply(Event::ContainerFinished { container: ids[pick % ids.len()], exit_status: 0, at_ms: 0 });
             }
             _ => {}
         }
         // Containers released with their node (or finished) leave the model.
-        let live = &self.e.state.containers;
+        let live = &self.e.state().containers;
         self.tags.retain(|id, _| live.contains_key(id));
         for (id, c) in live {
             if !self.tags.contains_key(id) {
@@ -169,7 +169,7 @@ impl World {
     /// The definition, node by node: the nodes of partition `label` on which
     /// `c` holds for `app`.
     fn naive(&self, label: &str, app: u32, c: &Constraint) -> Vec<u32> {
-        let s = &self.e.state;
+        let s = &self.e.state();
         let mut out = Vec::new();
         for n in s.nodes.values() {
             let parts: Vec<String> = if n.labels.is_empty() { vec![String::new()] } else { n.labels.iter().cloned().collect() };
@@ -199,7 +199,7 @@ impl World {
     }
 
     fn indexed(&self, label: &str, app: u32, c: &Constraint) -> Vec<u32> {
-        let idx = &self.e.state.constraints;
+        let idx = &self.e.state().constraints;
         let mut v = idx.candidates(label, app, c).map(|k| idx.nodes_of(&k)).unwrap_or_default();
         v.sort();
         v
@@ -277,7 +277,7 @@ fn constrained_app(e: &mut Engine, app: u32, count: i32, tags: &[&str], constrai
 /// Heartbeat every node `rounds` times; the (app, node) of each allocation.
 fn heartbeats(e: &mut Engine, rounds: i64) -> Vec<(u32, u32)> {
     let mut got = Vec::new();
-    let nodes: Vec<u32> = e.state.nodes.keys().copied().collect();
+    let nodes: Vec<u32> = e.state().nodes.keys().copied().collect();
     for r in 0..rounds {
         for &n in &nodes {
             let mut out = Vec::new();
@@ -308,8 +308,8 @@ fn anti_affinity_spreads_one_container_per_node() {
             assert!(blocked.contains("constraints"), "{policy}: {blocked}");
         }
         // One replica finishes: its node is free for the next one.
-        let c = *e.state.containers.keys().next().unwrap();
-        let freed = e.state.containers[&c].node;
+        let c = *e.state().containers.keys().next().unwrap();
+        let freed = e.state().containers[&c].node;
         e.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: 9_000 });
         let again = heartbeats(&mut e, 1);
         assert_eq!(again, vec![(1, freed)], "{policy}");

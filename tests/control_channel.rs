@@ -30,9 +30,9 @@ fn config(policy: &str, port: u16, tag: &str) -> String {
     format!("[scheduler]\npolicy = \"{policy}\"\n[control]\nenabled = true\nport = {port}\nsecret_file = \"{}\"\n", secret_file(tag))
 }
 
-fn engine(cfg: &str) -> Arc<EngineShared> {
+fn engine(cfg: &str) -> Arc<EngineShared<Session>> {
     let mut s = Session::new(cfg, vec!["memory-mb".into(), "vcores".into()]).unwrap();
-    s.engine.apply(Event::NodeAdded {
+    s.engine_mut().apply(Event::NodeAdded {
         node: 0,
         host: "nm-a".into(),
         rack: "/r".into(),
@@ -43,8 +43,8 @@ fn engine(cfg: &str) -> Arc<EngineShared> {
     Arc::new(EngineShared::new(s))
 }
 
-fn attach(shared: &Arc<EngineShared>) -> Attachment {
-    let c = shared.session.lock().unwrap().engine.config().control.clone();
+fn attach(shared: &Arc<EngineShared<Session>>) -> Attachment {
+    let c = shared.session.lock().unwrap().engine().config().control.clone();
     listener::attach(&c, shared.clone()).unwrap()
 }
 
@@ -53,9 +53,9 @@ fn client(a: &Attachment, secret: &str) -> ControlClient {
 }
 
 /// What the JNI `step` does before applying the shim's batch.
-fn crossing(shared: &EngineShared, now_ms: i64) {
+fn crossing(shared: &EngineShared<Session>, now_ms: i64) {
     let mut s = shared.session.lock().unwrap();
-    shared.inbox.drain_into(&mut s.engine, now_ms);
+    shared.inbox.drain_into(s.engine_mut(), now_ms);
 }
 
 #[test]
@@ -153,7 +153,7 @@ fn panicking(_: &Request, _: &Target, _: &ListenerStats) -> Value {
 #[test]
 fn a_panicking_handler_is_answered_counted_and_survived() {
     let shared = engine(&config("drf", 0, "panic"));
-    let c = shared.session.lock().unwrap().engine.config().control.clone();
+    let c = shared.session.lock().unwrap().engine().config().control.clone();
     let a = listener::attach_with(&c, shared.clone(), panicking).unwrap();
     for _ in 0..3 {
         let e = client(&a, SECRET).call("state", vec![]).unwrap_err().to_string();

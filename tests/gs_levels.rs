@@ -121,11 +121,11 @@ fn run(c: &Case, flat: bool) -> (Vec<Vec<Decision>>, usize) {
             out.push(d);
         }
         let levels: BTreeSet<u64> = e
-            .state
+            .state()
             .apps
             .values()
             .filter(|a| a.has_pending())
-            .filter_map(|a| e.policies().app_json(&e.state, a)["app_order.gs"]["queue"].as_u64())
+            .filter_map(|a| e.policies().app_json(e.state(), a)["app_order.gs"]["queue"].as_u64())
             .collect();
         most_levels = most_levels.max(levels.len());
     }

@@ -48,7 +48,7 @@ fn the_control_listener_binds_loopback_by_default() {
     // do not collide. The address is the default.
     let text = format!("[control]\nenabled = true\nport = 0\nsecret_file = \"{}\"\n", secret.display());
     let session = Session::new(&text, vec!["memory-mb".into(), "vcores".into()]).unwrap();
-    let control = session.engine.config().control.clone();
+    let control = session.engine().config().control.clone();
     let shared = Arc::new(EngineShared::new(session));
     let a = listener::attach(&control, shared).unwrap();
     let local: SocketAddr = a.local_addr();

@@ -11,7 +11,7 @@
 //! parallel round gives the same decisions however its threads interleave.
 
 use proptest::prelude::*;
-use shepherd::constraint::Placement;
+use shepherd::model::constraint::Placement;
 use shepherd::model::{Ask, Resources, SchedulerKey};
 use shepherd::{Config, Decision, Engine, Event};
 use std::collections::{BTreeMap, BTreeSet};

@@ -199,7 +199,7 @@ fn run(c: &Case, per_node: bool) -> Vec<String> {
             }
             log.push(format!("{node:?}@{at}: {d:?}"));
         }
-        let waits: Vec<_> = e.state.apps.keys().map(|&a| (a, e.state.waiting.of(a))).collect();
+        let waits: Vec<_> = e.state().apps.keys().map(|&a| (a, e.state().waiting.of(a))).collect();
         log.push(format!("waits {waits:?}"));
     }
     // Wall times aside (the proposers' and the authority's), which differ

@@ -8,8 +8,8 @@
 //! per-node check over the whole cluster (what matching costs without the
 //! index). Never asserted anywhere; run `shepherd bench-constraints`.
 
-use crate::constraint::model::NodeView;
-use crate::constraint::{text, ConstraintIndex, Scope};
+use crate::model::constraint::placement::NodeView;
+use crate::model::constraint::{text, ConstraintIndex, Scope};
 use crate::workload::rng::Rng;
 use std::collections::HashMap;
 use std::time::Instant;

@@ -101,7 +101,7 @@ impl HeartbeatBench {
             allocations += collect(&out, &mut on_node) as u64;
             // Replace what ran with new demand from the same apps (not timed).
             let mut w = EventWriter::default();
-            for e in cluster.top_up(&s.engine.state) {
+            for e in cluster.top_up(s.engine().state()) {
                 w.event(&e, 2);
             }
             if !w.buf.is_empty() {

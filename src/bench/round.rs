@@ -105,7 +105,7 @@ impl RoundBench {
             samples.push(t.elapsed().as_nanos() as u64);
             allocations += record(&out, &mut on_node) as u64;
             // Keep the queue at `pending` (untimed: it arrives through AMs).
-            for event in cluster.top_up(&e.state) {
+            for event in cluster.top_up(e.state()) {
                 e.apply(event);
             }
         }

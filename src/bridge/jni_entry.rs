@@ -25,7 +25,7 @@ struct Handle {
     /// thread before the engine goes.
     #[allow(dead_code)]
     control: Option<Attachment>,
-    shared: Arc<EngineShared>,
+    shared: Arc<EngineShared<Session>>,
     scratch: Mutex<Vec<i8>>,
 }
 
@@ -72,7 +72,7 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_create<'l>(
             names.push(s);
         }
         let session = Session::new(&text, names).map_err(err)?;
-        let control_config = session.engine.config().control.clone();
+        let control_config = session.engine().config().control.clone();
         let shared = Arc::new(EngineShared::new(session));
         let control = match control_config.enabled {
             true => Some(crate::control::listener::attach(&control_config, shared.clone())?),
@@ -153,7 +153,7 @@ fn crossing<'l>(
         let mut session = session(ptr)?;
         let started = std::time::Instant::now();
         // Sidecar inputs first: the engine changes only on this path.
-        h.shared.inbox.drain_into(&mut session.engine, now_ms);
+        h.shared.inbox.drain_into(session.engine_mut(), now_ms);
         let out = call(&mut session, bytes).map_err(err)?;
         if timed {
             h.shared.timing.record(started.elapsed());
@@ -174,7 +174,7 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_enableActivity
     limit: jint,
 ) {
     guarded(&mut env, (), |_| {
-        session(ptr)?.engine.enable_activity_log(limit.max(0) as usize);
+        session(ptr)?.engine_mut().enable_activity_log(limit.max(0) as usize);
         Ok::<_, String>(())
     })
 }
@@ -186,7 +186,7 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_activityJson<'
     _class: JClass<'l>,
     ptr: jlong,
 ) -> jstring {
-    string_from_session(&mut env, ptr, |s| s.engine.activity_json().unwrap_or(serde_json::Value::Null).to_string())
+    string_from_session(&mut env, ptr, |s| s.engine().activity_json().unwrap_or(serde_json::Value::Null).to_string())
 }
 
 /// Apply new config text in place (`yarn rmadmin -refreshQueues`); a bad
@@ -210,7 +210,7 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_stateJson<'l>(
     _class: JClass<'l>,
     ptr: jlong,
 ) -> jstring {
-    string_from_session(&mut env, ptr, |s| s.engine.state_json().to_string())
+    string_from_session(&mut env, ptr, |s| s.engine().state_json().to_string())
 }
 
 /// The engine's and the policy's gauges, one line each (`gauge_text`).
@@ -220,7 +220,7 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_gauges<'l>(
     _class: JClass<'l>,
     ptr: jlong,
 ) -> jstring {
-    string_from_session(&mut env, ptr, |s| super::gauge_text::encode(&s.engine.gauges()))
+    string_from_session(&mut env, ptr, |s| super::gauge_text::encode(&s.engine().gauges()))
 }
 
 /// `[events, passes, allocations, preemptions, rejected_allocations, unknown_references,
@@ -232,7 +232,7 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_counters<'l>(
     ptr: jlong,
 ) -> jlongArray {
     guarded(&mut env, std::ptr::null_mut(), |env| {
-        let c = session(ptr)?.engine.counters();
+        let c = session(ptr)?.engine().counters();
         let v = [
             c.events as i64,
             c.passes as i64,
@@ -260,7 +260,7 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_version<'l>(mu
 }
 
 /// `checkPlacement(String constraint)`: `null` when the engine matches this
-/// placement-constraint text form (`crate::constraint::text`), else the
+/// placement-constraint text form (`crate::model::constraint::text`), else the
 /// message naming the unsupported form, which the shim throws to the AM as
 /// YARN's `SchedulerInvalidResoureRequestException`. Stateless: one parser
 /// decides what is supported, for the shim and the engine alike.
@@ -275,7 +275,7 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_checkPlacement
         if text.trim().is_empty() {
             return Ok::<_, String>(std::ptr::null_mut());
         }
-        match crate::constraint::text::parse(&text) {
+        match crate::model::constraint::text::parse(&text) {
             Ok(_) => Ok(std::ptr::null_mut()),
             Err(e) => Ok(env.new_string(e.to_string()).map_err(err)?.into_raw()),
         }

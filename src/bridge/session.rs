@@ -14,14 +14,31 @@ pub enum SessionError {
 }
 
 pub struct Session {
-    pub engine: Engine,
+    /// Read through [`Session::engine`]; fed directly (events the sidecar
+    /// pushed, tests) through [`Session::engine_mut`].
+    engine: Engine,
     resource_types: usize,
     events: Vec<Event>,
     decisions: Vec<Decision>,
     encoded: Vec<i64>,
 }
 
+/// The control channel reads the engine through the session that drives it.
+impl crate::control::EngineDriver for Session {
+    fn engine(&self) -> &Engine {
+        &self.engine
+    }
+}
+
 impl Session {
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    pub fn engine_mut(&mut self) -> &mut Engine {
+        &mut self.engine
+    }
+
     pub fn new(config_text: &str, resource_names: Vec<String>) -> Result<Session, ConfigError> {
         Session::with_config(Config::parse(config_text)?, resource_names)
     }

@@ -21,7 +21,7 @@
 //! | 14  | NodeLoadEstimate    | str host, res used, i64 expires_ms (sidecar input; the shim never sends it) |
 //! | 15  | HistorySample       | str app_id, str user, str name, i64 size_ms (sidecar input; the shim never sends it) |
 //! | 16  | NodeAttributesUpdated | u32 node, str labels (comma-separated), str attributes (`k=v` comma-separated) |
-//! | 17  | AskPlacement        | u32 app, i32 priority, i64 allocation_request_id, str allocation tags (comma-separated), str constraint (`crate::constraint::text`); completes the AskUpdated record just before it (same app and key), which then came from a `SchedulingRequest` |
+//! | 17  | AskPlacement        | u32 app, i32 priority, i64 allocation_request_id, str allocation tags (comma-separated), str constraint (`crate::model::constraint::text`); completes the AskUpdated record just before it (same app and key), which then came from a `SchedulingRequest` |
 //! | 18  | ContainerTags       | u64 container, str allocation tags (comma-separated) |
 //! | 19  | AppMoved            | u32 app, str queue (the leaf it moved to) |
 //!
@@ -59,7 +59,7 @@ pub mod tag {
     // Sidecar inputs (crate::control); encoded for recordings and tests.
     pub const NODE_LOAD_ESTIMATE: u8 = 14;
     pub const HISTORY_SAMPLE: u8 = 15;
-    // Placement constraints (crate::constraint).
+    // Placement constraints (crate::model::constraint).
     pub const NODE_ATTRIBUTES_UPDATED: u8 = 16;
     pub const ASK_PLACEMENT: u8 = 17;
     pub const CONTAINER_TAGS: u8 = 18;
@@ -277,7 +277,7 @@ pub fn decode_events(buf: &[u8], out: &mut Vec<Event>) -> Result<(), WireError> 
                 let (tags, text) = (r.list("tags")?, r.str("constraint")?);
                 match out.last_mut() {
                     Some(Event::AskUpdated { app: a, ask }) if *a == app && ask.key == key => {
-                        ask.placement = Some(std::sync::Arc::new(crate::constraint::Placement::from_text(tags, &text)));
+                        ask.placement = Some(std::sync::Arc::new(crate::model::constraint::Placement::from_text(tags, &text)));
                         continue;
                     }
                     _ => return Err(r.fail(at, "app", format!("AskPlacement for app {app} key {key:?} does not follow its AskUpdated"))),
@@ -482,7 +482,7 @@ mod tests {
                     execution: ExecutionType::Guaranteed,
                     locations: vec![],
                     label: "gpu".into(),
-                    placement: Some(std::sync::Arc::new(crate::constraint::Placement::from_text(
+                    placement: Some(std::sync::Arc::new(crate::model::constraint::Placement::from_text(
                         vec!["hbase".into(), "rs".into()],
                         "and(notin,node,hbase;attr,node,java,eq,11)",
                     ))),

@@ -5,10 +5,12 @@
 //! The documented default file is `hadoop-conf/shepherd.toml`.
 
 pub mod carbyne;
+pub mod control;
 pub mod pipeline;
 pub mod rose;
 
 pub use carbyne::CarbyneConfig;
+pub use control::ControlConfig;
 pub use pipeline::PipelineSpec;
 pub use rose::RoseConfig;
 pub mod summary;
@@ -55,8 +57,8 @@ pub struct Config {
     /// The operator's own pipelines, `[pipeline.NAME]`.
     #[serde(rename = "pipeline")]
     pub pipelines: BTreeMap<String, PipelineSpec>,
-    /// The sidecar's control channel (`crate::control::ControlConfig`).
-    pub control: crate::control::ControlConfig,
+    /// The sidecar's control channel (`[control]`, [`ControlConfig`]).
+    pub control: ControlConfig,
     #[serde(rename = "queue")]
     pub queues: Vec<QueueConfig>,
 }

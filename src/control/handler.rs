@@ -4,7 +4,7 @@
 use super::listener::{ListenerStats, Target};
 use super::protocol::{Request, SlowInput};
 use super::shared::now_ms;
-use crate::bridge::session::Session;
+use super::shared::EngineDriver;
 use crate::engine::Engine;
 use serde_json::{json, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -16,7 +16,7 @@ pub fn handle(req: &Request, t: &Target, stats: &ListenerStats) -> Value {
     let body = match req.op.as_str() {
         "hello" => with_engine(
             t,
-            |e| json!({"version": env!("CARGO_PKG_VERSION"), "policy": e.policy_name(), "resource_types": e.state.resource_names}),
+            |e| json!({"version": env!("CARGO_PKG_VERSION"), "policy": e.policy_name(), "resource_types": e.state().resource_names}),
         ),
         "state" => with_engine(t, |e| json!({"state": e.state_json(), "nodes": nodes(e)})),
         "gauges" => with_engine(t, |e| json!({"gauges": e.gauges(), "decision_seconds": t.shared.timing.snapshot()})),
@@ -39,16 +39,16 @@ pub fn handle(req: &Request, t: &Target, stats: &ListenerStats) -> Value {
 /// *before* the lock is released, so it cannot poison the engine for the
 /// scheduling path (`f` only reads).
 fn with_engine(t: &Target, f: impl FnOnce(&Engine) -> Value) -> Result<Value, String> {
-    let guard: std::sync::MutexGuard<'_, Session> =
+    let guard: std::sync::MutexGuard<'_, dyn EngineDriver> =
         t.shared.session.lock().map_err(|_| "the engine failed earlier and is being rebuilt by the RM; try again".to_string())?;
-    catch_unwind(AssertUnwindSafe(|| f(&guard.engine))).map_err(|_| "the engine panicked while being read".to_string())
+    catch_unwind(AssertUnwindSafe(|| f(guard.engine()))).map_err(|_| "the engine panicked while being read".to_string())
 }
 
 /// Per-node view for the sidecar's join with the RM's node list: by host.
 fn nodes(e: &Engine) -> Value {
-    let now = e.state.now_ms;
+    let now = e.state().now_ms;
     let list: Vec<Value> = e
-        .state
+        .state()
         .nodes
         .values()
         .map(|n| {

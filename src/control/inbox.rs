@@ -146,15 +146,15 @@ mod tests {
         let inbox = Inbox::new(10, 60_000);
         let load = |ttl| SlowInput::NodeLoad { host: "h".into(), memory_mb: 100.0, vcores: 0.5, ttl_ms: ttl };
         inbox.push(&load(1_000), 10_000).unwrap();
-        assert!(e.state.nodes[&0].load_estimate.is_none(), "the listener never touches the engine");
+        assert!(e.state().nodes[&0].load_estimate.is_none(), "the listener never touches the engine");
         inbox.drain_into(&mut e, 10_500);
-        assert_eq!(e.state.nodes[&0].load_estimate_at(10_500), Some(Resources::new(100, 500)));
+        assert_eq!(e.state().nodes[&0].load_estimate_at(10_500), Some(Resources::new(100, 500)));
         // Received at 20 s with a 1 s TTL, but the next crossing is at 25 s.
         inbox.push(&load(1_000), 20_000).unwrap();
         inbox.drain_into(&mut e, 25_000);
         let s = inbox.snapshot();
         assert_eq!((s.accepted, s.applied, s.dropped_stale, s.pending), (2, 1, 1, 0));
-        assert_eq!(e.state.nodes[&0].load_estimate_at(25_000), None);
+        assert_eq!(e.state().nodes[&0].load_estimate_at(25_000), None);
     }
 
     #[test]

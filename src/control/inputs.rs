@@ -1,9 +1,9 @@
-//! Pushed inputs → engine events (with validation), and what those events
-//! do to the cluster state.
+//! Pushed inputs → engine events, with validation. What those events do to
+//! the cluster state is the engine's (`Engine::apply`).
 
 use super::protocol::SlowInput;
 use crate::engine::Event;
-use crate::model::{ClusterState, Resources};
+use crate::model::Resources;
 
 /// Largest plausible node: 1 PiB of memory, a million vcores. Beyond that an
 /// input is garbage, not an estimate.
@@ -49,28 +49,6 @@ pub fn to_event(input: &SlowInput, now_ms: i64, max_ttl_ms: i64) -> Result<Event
     }
 }
 
-/// `Engine::apply_to_state` for the sidecar's events. Returns false when the
-/// event names something the engine does not know (counted like any other
-/// unknown reference).
-pub fn apply_to_state(s: &mut ClusterState, event: &Event) -> bool {
-    match event {
-        // Every NodeManager on that host: the estimate describes the machine
-        // (several NMs share one host only in test clusters).
-        Event::NodeLoadEstimate { host, used, expires_ms } => {
-            let mut found = false;
-            for n in s.nodes.values_mut().filter(|n| &n.host == host) {
-                n.load_estimate = Some(crate::model::node::LoadEstimate { used: *used, expires_ms: *expires_ms });
-                found = true;
-            }
-            found
-        }
-        // Nothing in the cluster state changes: estimators learn it when the
-        // engine hands the event to the policy.
-        Event::HistorySample { .. } => true,
-        _ => false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,7 +84,7 @@ mod tests {
         });
         let ev = to_event(&load("nm-a", 2048.4, 1000), 5000, 60_000).unwrap();
         e.apply(ev);
-        let n = &e.state.nodes[&7];
+        let n = &e.state().nodes[&7];
         assert_eq!(n.load_estimate_at(5999), Some(Resources::new(2048, 1500)));
         assert_eq!(n.load_estimate_at(6001), None, "expired: back to defaults");
         // An unknown host changes nothing and is counted.

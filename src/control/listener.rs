@@ -13,10 +13,10 @@
 //! thread under `catch_unwind`, and so does every request; panics are
 //! counted and answered with an error.
 
-use super::config::ControlConfig;
 use super::protocol::{Request, MAX_REQUEST_BYTES};
 use super::secret::Secret;
 use super::shared::EngineShared;
+use crate::config::ControlConfig;
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};

@@ -15,9 +15,8 @@
 //! stale and invalid ones are dropped and counted, and without the sidecar
 //! the engine runs on its defaults.
 //!
-//! * [`config`]   — the `[control]` section of Shepherd's config.
 //! * [`protocol`] — request and response shapes, the pushed inputs.
-//! * [`inputs`]   — validating pushed inputs into events; applying them to the state.
+//! * [`inputs`]   — validating pushed inputs into events (the engine applies them).
 //! * [`inbox`]    — inputs waiting for the next crossing, with their counters.
 //! * [`timing`]   — the engine's decision-time histogram (measured around `step`).
 //! * [`secret`]   — the shared secret: read from a file, compared in constant time.
@@ -28,7 +27,6 @@
 //! * [`client`]   — the blocking client the sidecar and the tests use.
 
 pub mod client;
-pub mod config;
 pub mod handler;
 pub mod inbox;
 pub mod inputs;
@@ -38,5 +36,4 @@ pub mod secret;
 pub mod shared;
 pub mod timing;
 
-pub use config::ControlConfig;
-pub use shared::EngineShared;
+pub use shared::{EngineDriver, EngineShared};

@@ -410,7 +410,7 @@ mod tests {
     /// app gets it. Nothing is allocated twice.
     #[test]
     fn a_conflicting_proposal_is_rejected_and_its_node_retried() {
-        use crate::constraint::Placement;
+        use crate::model::constraint::Placement;
         use crate::model::{Ask, Resources, SchedulerKey};
         let mut e = with_proposers("fifo", 2, 2, 1);
         add_app(&mut e, 1, "default", "alice", 0);

@@ -1,7 +1,7 @@
 //! Engine behaviour shared by every policy.
 
 use super::*;
-use crate::model::{Ask, Blocked, ExecutionType, Resources, SchedulerKey};
+use crate::model::{Ask, Blocked, ExecutionType, LiveContainer, Resources, SchedulerKey};
 
 pub(crate) fn engine(policy: &str, queues: &[&str]) -> Engine {
     let mut text = format!("[scheduler]\npolicy = \"{policy}\"\n");

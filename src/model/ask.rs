@@ -75,7 +75,7 @@ pub struct Ask {
     /// plain `ResourceRequest`s). Shared, so the `constraints` filter can
     /// tell an unchanged ask from a re-sent one by pointer.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub placement: Option<std::sync::Arc<crate::constraint::Placement>>,
+    pub placement: Option<std::sync::Arc<crate::model::constraint::Placement>>,
 }
 
 impl Ask {

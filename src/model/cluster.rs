@@ -41,9 +41,9 @@ pub struct ClusterState {
     #[serde(skip)]
     pub refused_placements: HashMap<(AppId, NodeId), i64>,
     /// Placement-constraint bit-vectors over every node and every live
-    /// container's allocation tags (`crate::constraint::index`).
+    /// container's allocation tags (`crate::model::constraint::index`).
     #[serde(skip)]
-    pub constraints: Arc<crate::constraint::ConstraintIndex>,
+    pub constraints: Arc<crate::model::constraint::ConstraintIndex>,
     /// Nodes held for one held-back ask each (`[carbyne] leftover_holds`,
     /// `engine::pass`): a held node gives its free capacity to that ask
     /// before anything else, until it fits.
@@ -83,7 +83,7 @@ impl ClusterState {
     }
 
     /// The constraint index to change (copied first if a fork shares it).
-    pub fn constraints_mut(&mut self) -> &mut crate::constraint::ConstraintIndex {
+    pub fn constraints_mut(&mut self) -> &mut crate::model::constraint::ConstraintIndex {
         Arc::make_mut(&mut self.constraints)
     }
 

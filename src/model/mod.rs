@@ -4,6 +4,10 @@
 pub mod app;
 pub mod ask;
 pub mod cluster;
+/// Placement constraints (tags, affinity, cardinality) and their per-partition
+/// bit-vector index (Megha §IV-B): part of the model because asks carry them
+/// and the cluster state keeps the index.
+pub mod constraint;
 pub mod container;
 pub mod exit;
 pub mod node;

@@ -21,7 +21,7 @@
 
 use super::points::{Ctx, Filter, Plugin};
 use super::Gauge;
-use crate::constraint::{Candidates, Placement};
+use crate::model::constraint::{Candidates, Placement};
 use crate::model::{App, AppId, Ask, Node, SchedulerKey};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -39,7 +39,7 @@ impl SimCluster {
 
     /// Re-check one node after its allocation changed.
     pub fn refresh(&mut self, engine: &Engine, node: NodeId) {
-        let fits = engine.state.nodes.get(&node).is_some_and(|n| self.min_demand.fits_in(&n.free()));
+        let fits = engine.state().nodes.get(&node).is_some_and(|n| self.min_demand.fits_in(&n.free()));
         if fits {
             self.roomy.insert(node);
         } else {

@@ -93,7 +93,7 @@ impl Default for SimOptions {
             gang: false,
             usage_factor: 1.0,
             window_ms: 60_000,
-            small_theta: 0.10,
+            small_theta: crate::workload::trace::DEFAULT_SMALL_THETA,
             queue_by_category: false,
             naive_heartbeats: false,
             progress: false,

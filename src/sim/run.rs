@@ -372,7 +372,7 @@ impl<'a> Sim<'a> {
                 _ => Vec::new(),
             }
         } else if self.every_heartbeat() {
-            self.engine.state.nodes.keys().copied().filter(in_slot).collect()
+            self.engine.state().nodes.keys().copied().filter(in_slot).collect()
         } else {
             self.cluster.roomy.iter().copied().filter(in_slot).collect()
         };
@@ -404,7 +404,7 @@ impl<'a> Sim<'a> {
             return 0;
         }
         if !self.every_heartbeat() {
-            let free = self.engine.state.nodes[&node].free();
+            let free = self.engine.state().nodes[&node].free();
             if !self.shapes.keys().any(|(m, v)| Resources::new(*m, *v).fits_in(&free)) {
                 return 0;
             }
@@ -610,7 +610,7 @@ impl<'a> Sim<'a> {
         st.retry.push(rt.task);
         self.asked_at.entry((j, rt.stage)).or_default().push_back((t, 1));
         let key = stage_key(rt.stage);
-        let count = self.engine.state.apps.get(&j).and_then(|a| a.asks.get(&key)).map_or(0, |a| a.count) + 1;
+        let count = self.engine.state().apps.get(&j).and_then(|a| a.asks.get(&key)).map_or(0, |a| a.count) + 1;
         self.pending += 1;
         *self.shapes.entry((res.0[0], res.0[1])).or_default() += 1;
         self.engine.apply(Event::AskUpdated { app: j, ask: Ask::anywhere(key, res, count) });
@@ -625,7 +625,7 @@ impl<'a> Sim<'a> {
             dag_hint(job),
         ];
         let category = self.category(j);
-        let queue = match self.opts.queue_by_category && self.engine.state.queue_id(&category).is_some() {
+        let queue = match self.opts.queue_by_category && self.engine.state().queue_id(&category).is_some() {
             true => category,
             false => job.queue.clone(),
         };

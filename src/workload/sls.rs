@@ -200,7 +200,7 @@ fn shape(j: &Job) -> String {
 /// naming the job and its stages, for a job that is not map-only or
 /// map→reduce (module docs).
 pub fn from_trace(t: &Trace) -> Result<Vec<SlsJob>, String> {
-    let theta = crate::sim::SimOptions::default().small_theta;
+    let theta = super::trace::DEFAULT_SMALL_THETA;
     let total = t.cluster.as_ref().map(ClusterSpec::total);
     t.jobs
         .iter()

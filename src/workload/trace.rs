@@ -137,6 +137,11 @@ impl Stage {
     }
 }
 
+/// DRESS θ (§III-D): a job without a category of its own counts as `small`
+/// when its peak demand is at most this fraction of the cluster (10 %). The
+/// simulator's default (`SimOptions::small_theta`) and the SLS writer's.
+pub const DEFAULT_SMALL_THETA: f64 = 0.10;
+
 impl Job {
     /// Total task time (container-milliseconds): the job's size for SJF/oracles.
     pub fn work_ms(&self) -> i64 {

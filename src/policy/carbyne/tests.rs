@@ -273,7 +273,7 @@ fn other_ams_keys_in_arrival_order() {
     }
     ask(&mut e, 1, 2, 1024, 1, 4);
     assert_eq!(pass(&mut e, 10_000).len(), 4);
-    e.state.now_ms = 11_000;
+    e.advance_clock(11_000);
     ask(&mut e, 1, 3, 1024, 1, 4);
     assert!(pass(&mut e, 11_000).is_empty(), "no room anyway");
     let v = view(&e, 1);

@@ -117,7 +117,7 @@ fn borrowing_stops_while_the_other_pool_has_demand() {
     let mut out = vec![];
     e.schedule_node(1, 2000, &mut out).unwrap();
     assert_eq!(count(&out, 1), 2);
-    assert!(e.state.nodes[&1].free().is_zero());
+    assert!(e.state().nodes[&1].free().is_zero());
 }
 
 #[test]
@@ -442,7 +442,7 @@ fn the_application_master_is_left_out_of_the_request_by_default() {
         ask(&mut e, 1, crate::model::ask::AM_PRIORITY, 512, 1, 1);
         let mut out = vec![];
         e.schedule_node(1, 0, &mut out).unwrap();
-        assert!(e.state.apps[&1].am_container.is_some());
+        assert!(e.state().apps[&1].am_container.is_some());
         ask(&mut e, 1, 20, 512, 1, 1);
         e.schedule_node(1, 1000, &mut out).unwrap();
         let app = &e.state_json()["apps"][0];

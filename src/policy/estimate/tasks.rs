@@ -223,9 +223,9 @@ mod tests {
         // Two tasks finish after 4 s and 6 s: d = 5 s for this key.
         e.apply(Event::ContainerFinished { container: c[0], exit_status: 0, at_ms: 4_000 });
         e.apply(Event::ContainerFinished { container: c[1], exit_status: 0, at_ms: 6_000 });
-        e.state.now_ms = 6_000;
+        e.advance_clock(6_000);
         ask(&mut e, 1, 1, 1024, 1, 3);
-        let est = e.policies().estimate(&e.state, &e.state.apps[&1]).unwrap();
+        let est = e.policies().estimate(e.state(), &e.state().apps[&1]).unwrap();
         // Outstanding 3 × 5 s; 8 running for 6 s each: 8 × 5 − 48 < 0 → 0.
         assert_eq!(est.remaining_ms, 15_000.0);
         // Attained: 4 + 6 finished, 8 × 6 running = 58 s.
@@ -251,12 +251,12 @@ mod tests {
         });
         e.apply(Event::AttemptAdded { app: 3, attempt: 1 });
         // app 2 is named "app2", not "app1": the same user + name is the key.
-        let est2 = e.policies().estimate(&e.state, &e.state.apps[&2]).unwrap();
-        let est3 = e.policies().estimate(&e.state, &e.state.apps[&3]).unwrap();
+        let est2 = e.policies().estimate(e.state(), &e.state().apps[&2]).unwrap();
+        let est3 = e.policies().estimate(e.state(), &e.state().apps[&3]).unwrap();
         // 10 tasks: 4 s, 6 s and eight of 6 s → mean 5.8 s, everyone's.
         assert_eq!((est2.size_ms, est3.size_ms), (0.0, 0.0), "no asks yet");
         ask(&mut e, 3, 1, 1024, 1, 2);
-        let est3 = e.policies().estimate(&e.state, &e.state.apps[&3]).unwrap();
+        let est3 = e.policies().estimate(e.state(), &e.state().apps[&3]).unwrap();
         assert!((est3.remaining_ms - 2.0 * 5_800.0).abs() < 1e-9, "{est3:?}");
         assert!((est3.confidence - 0.25 * 10.0 / 11.0).abs() < 1e-12);
     }
@@ -276,7 +276,7 @@ mod tests {
         // A new run of "app1" (same user + name) asks for 4 tasks.
         add_app(&mut e, 1, "default", "u", 20_000);
         ask(&mut e, 1, 1, 1024, 1, 4);
-        let est = e.policies().estimate(&e.state, &e.state.apps[&1]).unwrap();
+        let est = e.policies().estimate(e.state(), &e.state().apps[&1]).unwrap();
         assert_eq!(est.remaining_ms, 4.0 * 2_000.0);
         assert_eq!(est.confidence, 0.5 * 0.5);
     }
@@ -293,7 +293,7 @@ mod tests {
         let mut out = vec![];
         e.schedule_node(1, 0, &mut out).unwrap();
         let am = containers(&out)[0];
-        assert!(e.state.containers[&am].am);
+        assert!(e.state().containers[&am].am);
         ask(&mut e, 1, 1, 1024, 1, 1);
         out.clear();
         e.schedule_node(1, 0, &mut out).unwrap();
@@ -305,11 +305,11 @@ mod tests {
         // alone (with the AM's 100 s it would be 51 s).
         add_app(&mut e, 1, "default", "u", 120_000);
         ask(&mut e, 1, 1, 1024, 1, 3);
-        let est = e.policies().estimate(&e.state, &e.state.apps[&1]).unwrap();
+        let est = e.policies().estimate(e.state(), &e.state().apps[&1]).unwrap();
         assert_eq!(est.remaining_ms, 3.0 * 2_000.0);
         // Someone else's new job knows only everyone's mean: 2 s as well.
         add_app(&mut e, 9, "default", "u", 121_000);
         ask(&mut e, 9, 1, 1024, 1, 2);
-        assert_eq!(e.policies().estimate(&e.state, &e.state.apps[&9]).unwrap().remaining_ms, 2.0 * 2_000.0);
+        assert_eq!(e.policies().estimate(e.state(), &e.state().apps[&9]).unwrap().remaining_ms, 2.0 * 2_000.0);
     }
 }

@@ -39,11 +39,11 @@ fn finish(e: &mut Engine, c: u64, at_ms: i64) {
 }
 
 fn sampling(e: &Engine, id: u32) -> Option<Sampling> {
-    e.policies().sampling(&e.state, &e.state.apps[&id])
+    e.policies().sampling(e.state(), &e.state().apps[&id])
 }
 
 fn gs_queue(e: &Engine, id: u32) -> u64 {
-    e.policies().app_json(&e.state, &e.state.apps[&id])["app_order.gs"]["queue"].as_u64().unwrap()
+    e.policies().app_json(e.state(), &e.state().apps[&id])["app_order.gs"]["queue"].as_u64().unwrap()
 }
 
 fn count(allocs: &[(u64, u32)], id: u32) -> usize {
@@ -110,7 +110,7 @@ fn work_conservation_at_low_load_and_pilots_place_the_job() {
     assert!(matches!(sampling(&e, 1), Some(Sampling::Pilots { .. })));
     finish(&mut e, got[0].0, 5_000);
     assert_eq!(sampling(&e, 1), Some(Sampling::Estimated));
-    let est = e.policies().estimate(&e.state, &e.state.apps[&1]).unwrap();
+    let est = e.policies().estimate(e.state(), &e.state().apps[&1]).unwrap();
     assert_eq!(est.size_ms, 5_000.0 * 10.0, "pilot mean × width");
     assert_eq!(est.confidence, 0.5);
     // 50 s of work: the top queue.
@@ -137,7 +137,7 @@ fn pilots_that_never_finish_fall_back_after_the_timeout() {
     assert_eq!(e.estimate_ms(2), Some(30_000.0 * 40.0));
     assert_eq!(e.next_tick_ms(), None);
     // Placed by attained service: 40 containers × 60 s = 2.4e6 → Q1.
-    e.state.now_ms = 60_000;
+    e.advance_clock(60_000);
     assert_eq!(gs_queue(&e, 1), 1);
 }
 
@@ -178,7 +178,7 @@ fn finished_apps_record_their_estimation_error_in_state_and_metrics() {
         finish(&mut e, *c, at);
     }
     e.apply(Event::AppRemoved { app: 1 });
-    let st = e.policies().state_json(&e.state);
+    let st = e.policies().state_json(e.state());
     let est = &st["pipelines"][0]["plugins"]["estimate"]["state"];
     assert_eq!(est["estimation_error"]["apps"], 1);
     assert!((est["estimation_error"]["p50"].as_f64().unwrap() - 8.0 / 24.0).abs() < 1e-12, "{est}");
@@ -240,7 +240,7 @@ fn slearn_in_one_queue_leaves_the_other_queues_apps_alone() {
     for (c, _) in &got {
         finish(&mut e, *c, 5_000);
     }
-    let json = e.policies().state_json(&e.state);
+    let json = e.policies().state_json(e.state());
     let slearn = json["pipelines"]
         .as_array()
         .unwrap()

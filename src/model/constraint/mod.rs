@@ -2,7 +2,7 @@
 //! partitions and allocation-tag affinity / anti-affinity / cardinality,
 //! matched as bit-vectors.
 //!
-//! * [`model`] — what a constraint says, and its per-node definition.
+//! * [`placement`] — what a constraint says, and its per-node definition.
 //! * [`text`]  — the text form on the JNI wire; unsupported forms rejected by name.
 //! * [`index`] — per-partition bit-vectors kept incrementally; a constraint
 //!   compiles to AND / ANDNOT / OR of them (Megha §IV-B, Algorithm 1).
@@ -11,9 +11,9 @@
 //! the index the engine keeps in `ClusterState`.
 
 pub mod index;
-pub mod model;
+pub mod placement;
 pub mod text;
 
 pub use index::{Candidates, ConstraintIndex};
-pub use model::{AttrOp, Constraint, Leaf, Namespace, Placement, Scope};
+pub use placement::{AttrOp, Constraint, Leaf, Namespace, Placement, Scope};
 pub use text::Unsupported;

@@ -24,7 +24,7 @@
 //! node attributes at rack scope, tag namespaces `not-self`, `app-id/…`,
 //! `app-tag/…`, cardinality with MIN > MAX, empty targets.
 
-use super::model::{AttrOp, Constraint, Leaf, Namespace, Scope};
+use super::placement::{AttrOp, Constraint, Leaf, Namespace, Scope};
 
 /// A form Shepherd does not match. `form` names it for the operator and the AM.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,7 +1,7 @@
 //! `[control]` in Shepherd's config: whether the engine opens the control
 //! channel for the sidecar, where, and with which secret.
 
-use crate::config::ConfigError;
+use super::ConfigError;
 use serde::Deserialize;
 use std::net::IpAddr;
 

@@ -27,7 +27,7 @@
 //! The engine owns one index in `ClusterState` (every queue's pipeline sees
 //! every node and every app's tags); the `constraints` filter plugin reads it.
 
-use super::model::{AttrOp, Constraint, Leaf, Namespace, Scope};
+use super::placement::{AttrOp, Constraint, Leaf, Namespace, Scope};
 use crate::model::{AppId, ContainerId, NodeId};
 use bitvec::prelude::*;
 use std::collections::HashMap;

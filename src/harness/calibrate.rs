@@ -36,14 +36,26 @@
 //! **SLS check** (`--cluster-model sls`, [`check_sls`]): no fitting; each
 //! scheduler's runs (in Hadoop's Scheduler Load Simulator) against the
 //! simulator's SLS model (`crate::sim::sls`), the trace's durations as given.
+//!
+//! The check's parts, each in a file of its own: `counterpart` (the engine's
+//! stand-in for each scheduler the harness ran, with the run's heartbeat
+//! interval and allocation rounds), `report` (per-job JCT errors and the
+//! schedulers' rankings, simulated against real) and `sls` (the SLS check).
+
+mod counterpart;
+mod report;
+mod sls;
+
+pub use report::{resolved_pairs, runs_agree, CheckReport, Pairs, SchedulerCheck};
+pub use sls::{check_sls, ClusterFlags};
 
 use super::input::{discover, read_run, JobsFile};
-use crate::config::Config;
 use crate::metrics::stats::percentile;
 use crate::sim::calibration::{Calibration, Dist, HostModel, SharedHost, StartLoad, BACKGROUND_WEIGHTS};
-use crate::sim::sls::SlsModel;
-use crate::sim::{simulate, SimOptions, SimOutcome};
+use crate::sim::{simulate, SimOptions};
 use crate::workload::{ClusterSpec, Trace};
+use counterpart::{counterpart, heartbeat_ms, rounds_of};
+use report::score;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -387,105 +399,6 @@ pub fn measured_trace(trace: &Trace, kinds: &HashMap<String, String>, work: &Mea
     t
 }
 
-/// One scheduler's simulated and real runs.
-#[derive(Debug, Clone)]
-pub struct SchedulerCheck {
-    pub label: String,
-    /// The engine policy standing in for it.
-    pub counterpart: String,
-    pub runs: usize,
-    pub jobs: usize,
-    pub error_p50: f64,
-    pub error_p90: f64,
-    pub real_mean_all: f64,
-    pub sim_mean_all: f64,
-    pub real_mean_small: Option<f64>,
-    pub sim_mean_small: Option<f64>,
-    /// Each real run's mean JCT (ms), all jobs and small jobs, by run.
-    pub real_runs_all: Vec<f64>,
-    pub real_runs_small: Vec<f64>,
-}
-
-#[derive(Debug, Clone)]
-pub struct CheckReport {
-    pub calibration: Calibration,
-    pub rows: Vec<SchedulerCheck>,
-}
-
-/// How a scheduler the harness ran with allocation rounds between node
-/// heartbeats allocated: its label then ends in `-async<ms>` (`SchedulerSpec`'s
-/// `@async=<ms>`) or, for Shepherd with heartbeats that only report,
-/// `-asynconly<ms>` (`@async-only=<ms>`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Rounds<'a> {
-    /// The label without the suffix.
-    base: &'a str,
-    interval_ms: i64,
-    /// Node heartbeats also allocate: Shepherd's `@async=`. The
-    /// CapacityScheduler's heartbeats only report while its asynchronous
-    /// thread runs (its `nodeUpdate` allocates only without one), and so do
-    /// Shepherd's with `@async-only=`.
-    heartbeats_allocate: bool,
-}
-
-fn rounds_of(label: &str) -> Option<Rounds<'_>> {
-    let (base, rest) = label.rsplit_once("-async")?;
-    let (ms, rounds_only) = match rest.strip_prefix("only") {
-        Some(ms) => (ms, true),
-        None => (rest, false),
-    };
-    if ms.is_empty() || !ms.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let heartbeats_allocate = !rounds_only && base.starts_with("shepherd");
-    Some(Rounds { base, interval_ms: ms.parse().ok()?, heartbeats_allocate })
-}
-
-/// The NodeManagers' heartbeat interval of a run (`jobs.json`'s
-/// `nm_heartbeat_ms`, the harness's `--nm-heartbeat-ms`), which its
-/// simulation must use; outputs from before the harness recorded it ran at
-/// YARN's default, the simulator's default too.
-fn heartbeat_ms(jobs: &JobsFile) -> i64 {
-    jobs.nm_heartbeat_ms.filter(|ms| *ms > 0).unwrap_or(SimOptions::default().heartbeat_ms)
-}
-
-/// The engine's stand-in for a harness scheduler, configured as the harness
-/// configured the real one.
-fn counterpart(label: &str, run_dir: &Path) -> Result<(String, Config), String> {
-    if label.starts_with("shepherd") {
-        let path = run_dir.join("work").join("shepherd.toml");
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let c = Config::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        return Ok((c.scheduler.policy.clone(), c));
-    }
-    // A run that says which Shepherd config stands in for its scheduler
-    // (the SLS runner writes one with the CapacityScheduler's or
-    // FairScheduler's queues).
-    let path = run_dir.join("work").join("counterpart.toml");
-    if path.exists() {
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let c = Config::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        return Ok((c.scheduler.policy.clone(), c));
-    }
-    // The CapacityScheduler keeps YARN's default of one off-switch container
-    // per node heartbeat (`per-node-heartbeat.maximum-offswitch-assignments`
-    // = 1), and a SleepJob's asks are all off-switch (its splits name no
-    // hosts), so its stand-in places at most one container per heartbeat.
-    // Node-local asks (other programs' input splits) are not under that cap
-    // in YARN; the stand-in caps them too, an approximation. The harness
-    // sets the FairScheduler's `assignmultiple` (no per-heartbeat cap), as
-    // Shepherd's default.
-    let (policy, per_heartbeat) = match label {
-        "capacity" => ("capacity", 1),
-        "fair" => ("drf", 0),
-        other => return Err(format!("{other}: no engine counterpart (expected shepherd-*, capacity or fair)")),
-    };
-    let text = format!(
-        "[scheduler]\npolicy = \"{policy}\"\nmax_assignments_per_heartbeat = {per_heartbeat}\n[[queue]]\nname = \"default\"\ncapacity = 1.0\nmax_am_share = 0.5\n"
-    );
-    Ok((policy.to_string(), Config::parse(&text).map_err(|e| e.to_string())?))
-}
-
 /// Simulate every scheduler of `out` with `cal` and compare with its real runs.
 pub fn check(out: &Path, trace: &Trace, cal: &Calibration, work: &MeasuredWork, seed: u64) -> Result<CheckReport, String> {
     let mut rows = Vec::new();
@@ -524,238 +437,6 @@ pub fn check(out: &Path, trace: &Trace, cal: &Calibration, work: &MeasuredWork, 
     Ok(CheckReport { calibration: cal.clone(), rows })
 }
 
-/// The cluster flags of `calibrate --cluster-model sls`: each overrides
-/// the cluster of `jobs.json` (else the trace's); all three stand in for a
-/// cluster neither names.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ClusterFlags {
-    pub nodes: Option<u32>,
-    pub memory_mb: Option<i64>,
-    pub vcores: Option<i64>,
-}
-
-impl ClusterFlags {
-    fn resolve(&self, base: Option<ClusterSpec>) -> Result<ClusterSpec, String> {
-        match (base, self.nodes, self.memory_mb, self.vcores) {
-            (Some(c), n, m, v) => Ok(ClusterSpec {
-                nodes: n.unwrap_or(c.nodes),
-                memory_mb: m.unwrap_or(c.memory_mb),
-                vcores: v.unwrap_or(c.vcores),
-                rack_size: c.rack_size,
-            }),
-            (None, Some(nodes), Some(memory_mb), Some(vcores)) => Ok(ClusterSpec { nodes, memory_mb, vcores, rack_size: 40 }),
-            (None, ..) => Err("no cluster size in jobs.json or the trace: pass --nodes, --node-memory-mb and --node-vcores".into()),
-        }
-    }
-}
-
-/// `calibrate --cluster-model sls`, no fitting: every scheduler of `out`
-/// (runs in Hadoop's Scheduler Load Simulator, or any harness output)
-/// simulated with the simulator's SLS model (`crate::sim::sls`) under its
-/// counterpart, and compared per job as [`check`] does. The trace's task
-/// durations are used as given: SLS runs each task for exactly that long.
-pub fn check_sls(out: &Path, trace: &Trace, model: SlsModel, cluster: ClusterFlags, seed: u64) -> Result<CheckReport, String> {
-    let mut rows = Vec::new();
-    for (label, dirs) in discover(out)? {
-        if rounds_of(&label).is_some() {
-            return Err(format!("{label}: allocation rounds between heartbeats have no counterpart in the SLS model"));
-        }
-        let (policy, config) = counterpart(&label, &dirs[0].1)?;
-        let first = read_run(&dirs[0].1, &label, dirs[0].0)?;
-        let base = first
-            .jobs
-            .cluster
-            .map(|c| ClusterSpec { nodes: c.nodes as u32, memory_mb: c.memory_mb, vcores: c.vcores, rack_size: 40 })
-            .or_else(|| trace.cluster.clone());
-        let cluster = cluster.resolve(base).map_err(|e| format!("{label}: {e}"))?;
-        let opts = SimOptions { sls: Some(model), seed, heartbeat_ms: heartbeat_ms(&first.jobs), ..SimOptions::default() };
-        let outcome = simulate(trace, &cluster, config, &opts)?;
-        rows.push(score(label, policy, &dirs, &first.jobs, &outcome)?);
-    }
-    Ok(CheckReport { calibration: SlsModel::calibration(), rows })
-}
-
-/// One scheduler's row: its simulated JCTs against those of its real runs
-/// (`dirs`, `first` the first run's jobs).
-fn score(label: String, policy: String, dirs: &[(u32, PathBuf)], first: &JobsFile, outcome: &SimOutcome) -> Result<SchedulerCheck, String> {
-    let sim_jct: HashMap<&str, f64> = outcome.jobs.iter().map(|j| (j.id.as_str(), j.jct_ms() as f64)).collect();
-    let small: HashMap<&str, bool> = first.jobs.iter().map(|j| (j.id.as_str(), j.category == "small")).collect();
-    let (mut errors, mut real_all, mut real_small) = (Vec::new(), Vec::new(), Vec::new());
-    for (k, dir) in dirs {
-        let run = read_run(dir, &label, *k)?;
-        let (mut all, mut sm) = (Vec::new(), Vec::new());
-        for j in run.jobs.jobs.iter().filter(|j| j.succeeded()) {
-            let real = (j.finished().unwrap_or(0) - j.submitted().unwrap_or(0)) as f64;
-            if let Some(s) = sim_jct.get(j.id.as_str()) {
-                errors.push((s - real).abs() / real.max(1.0));
-            }
-            all.push(real);
-            if small.get(j.id.as_str()) == Some(&true) {
-                sm.push(real);
-            }
-        }
-        real_all.push(mean(&all));
-        if !sm.is_empty() {
-            real_small.push(mean(&sm));
-        }
-    }
-    errors.sort_by(f64::total_cmp);
-    let sim_all: Vec<f64> = outcome.jobs.iter().map(|j| j.jct_ms() as f64).collect();
-    let sim_small: Vec<f64> = outcome.jobs.iter().filter(|j| small.get(j.id.as_str()) == Some(&true)).map(|j| j.jct_ms() as f64).collect();
-    Ok(SchedulerCheck {
-        label,
-        counterpart: policy,
-        runs: dirs.len(),
-        jobs: errors.len(),
-        error_p50: percentile(&errors, 50.0),
-        error_p90: percentile(&errors, 90.0),
-        real_mean_all: median_of(&real_all),
-        sim_mean_all: mean(&sim_all),
-        real_mean_small: (!real_small.is_empty()).then(|| median_of(&real_small)),
-        sim_mean_small: (!sim_small.is_empty()).then(|| mean(&sim_small)),
-        real_runs_all: real_all,
-        real_runs_small: real_small,
-    })
-}
-
-fn mean(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        f64::NAN
-    } else {
-        v.iter().sum::<f64>() / v.len() as f64
-    }
-}
-
-fn median_of(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    percentile(&s, 50.0)
-}
-
-/// Labels in increasing order of `key` (NaN last).
-fn ranking(rows: &[SchedulerCheck], key: impl Fn(&SchedulerCheck) -> Option<f64>) -> Vec<String> {
-    let mut v: Vec<(f64, &str)> = rows.iter().filter_map(|r| Some((key(r)?, r.label.as_str()))).collect();
-    v.sort_by(|a, b| a.0.total_cmp(&b.0));
-    v.into_iter().map(|(_, l)| l.to_string()).collect()
-}
-
-/// Ordered pairs of scheduler labels, (faster, slower).
-pub type Pairs = Vec<(String, String)>;
-
-/// What the real runs can tell apart: a pair of schedulers is resolved
-/// when every real run of one has a lower mean JCT than every run of the
-/// other (at least 2 runs each; with one run any gap could be run-to-run
-/// noise). Returns the resolved pairs as (faster, slower) and those the
-/// simulator orders the other way; `None` when some scheduler has fewer
-/// than 2 runs.
-pub fn resolved_pairs(
-    rows: &[SchedulerCheck],
-    runs: impl Fn(&SchedulerCheck) -> &[f64],
-    sim: impl Fn(&SchedulerCheck) -> Option<f64>,
-) -> Option<(Pairs, Pairs)> {
-    if rows.iter().any(|r| runs(r).len() < 2) {
-        return None;
-    }
-    let (mut resolved, mut flipped) = (Vec::new(), Vec::new());
-    for a in rows {
-        for b in rows {
-            let a_max = runs(a).iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-            let b_min = runs(b).iter().cloned().fold(f64::INFINITY, f64::min);
-            if a.label != b.label && a_max < b_min {
-                let pair = (a.label.clone(), b.label.clone());
-                if let (Some(sa), Some(sb)) = (sim(a), sim(b)) {
-                    if sa >= sb {
-                        flipped.push(pair.clone());
-                    }
-                }
-                resolved.push(pair);
-            }
-        }
-    }
-    Some((resolved, flipped))
-}
-
-/// Whether the real runs rank the schedulers alike run for run (run k of
-/// each): `None` with fewer than 2 runs of some scheduler.
-pub fn runs_agree(rows: &[SchedulerCheck], runs: impl Fn(&SchedulerCheck) -> &[f64]) -> Option<bool> {
-    let n = rows.iter().map(|r| runs(r).len()).min()?;
-    if n < 2 {
-        return None;
-    }
-    let order = |k: usize| ranking(rows, |r| runs(r).get(k).copied());
-    let first = order(0);
-    Some((1..n).all(|k| order(k) == first))
-}
-
-impl CheckReport {
-    pub fn rank_all(&self) -> (Vec<String>, Vec<String>) {
-        (ranking(&self.rows, |r| Some(r.real_mean_all)), ranking(&self.rows, |r| Some(r.sim_mean_all)))
-    }
-
-    pub fn rank_small(&self) -> (Vec<String>, Vec<String>) {
-        (ranking(&self.rows, |r| r.real_mean_small), ranking(&self.rows, |r| r.sim_mean_small))
-    }
-
-    pub fn text(&self) -> String {
-        let s = |v: f64| if v.is_finite() { format!("{:.1}", v / 1000.0) } else { "-".into() };
-        let mut out = String::from(
-            "scheduler                      counterpart               runs  jobs  JCT error P50  P90   mean JCT all real/sim (s)   small real/sim (s)\n",
-        );
-        for r in &self.rows {
-            out.push_str(&format!(
-                "{:<30} {:<25} {:>4} {:>5}  {:>12.1}% {:>5.1}%   {:>10} / {:<10}   {:>8} / {:<8}\n",
-                r.label,
-                r.counterpart,
-                r.runs,
-                r.jobs,
-                r.error_p50 * 100.0,
-                r.error_p90 * 100.0,
-                s(r.real_mean_all),
-                s(r.sim_mean_all),
-                r.real_mean_small.map_or("-".into(), s),
-                r.sim_mean_small.map_or("-".into(), s),
-            ));
-        }
-        for (what, (real, sim)) in [("all jobs", self.rank_all()), ("small jobs", self.rank_small())] {
-            out.push_str(&format!(
-                "ranking by mean JCT, {what}: real {} | simulated {} -> {}\n",
-                real.join(" < "),
-                sim.join(" < "),
-                if real == sim { "same" } else { "DIFFERENT" }
-            ));
-        }
-        // A ranking the real repetitions do not reproduce among themselves
-        // is noise no model can match: judge the simulator also on the
-        // pairs the real runs resolve.
-        type Runs = fn(&SchedulerCheck) -> &[f64];
-        type Sim = fn(&SchedulerCheck) -> Option<f64>;
-        let keys: [(&str, Runs, Sim); 2] =
-            [("all jobs", |r| &r.real_runs_all, |r| Some(r.sim_mean_all)), ("small jobs", |r| &r.real_runs_small, |r| r.sim_mean_small)];
-        for (what, runs, sim) in keys {
-            let agree = match runs_agree(&self.rows, runs) {
-                None => "one run each".to_string(),
-                Some(true) => "the real runs rank alike in every repetition".to_string(),
-                Some(false) => "the real runs' ranking changes between repetitions".to_string(),
-            };
-            let pairs = match resolved_pairs(&self.rows, runs, sim) {
-                None => "pairs resolved by the real runs: needs 2 runs per scheduler".to_string(),
-                Some((resolved, flipped)) => {
-                    let list = |v: &[(String, String)]| v.iter().map(|(a, b)| format!("{a} < {b}")).collect::<Vec<_>>().join(", ");
-                    format!(
-                        "pairs resolved by the real runs (every run faster): {} [{}]; simulated the other way: {}{}",
-                        resolved.len(),
-                        list(&resolved),
-                        flipped.len(),
-                        if flipped.is_empty() { String::new() } else { format!(" [{}]", list(&flipped)) }
-                    )
-                }
-            };
-            out.push_str(&format!("{what}: {agree}; {pairs}\n"));
-        }
-        out
-    }
-}
-
 /// Where `shepherd calibrate` writes the fitted model by default.
 pub fn default_output(out: &Path) -> PathBuf {
     out.join("calibration.json")
@@ -764,76 +445,6 @@ pub fn default_output(out: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn row(label: &str, runs: &[f64], sim: f64) -> SchedulerCheck {
-        SchedulerCheck {
-            label: label.into(),
-            counterpart: label.into(),
-            runs: runs.len(),
-            jobs: 1,
-            error_p50: 0.0,
-            error_p90: 0.0,
-            real_mean_all: median_of(runs),
-            sim_mean_all: sim,
-            real_mean_small: None,
-            sim_mean_small: None,
-            real_runs_all: runs.to_vec(),
-            real_runs_small: vec![],
-        }
-    }
-
-    /// a's runs (10, 12) are all faster than c's (20, 21): resolved; b's
-    /// (11, 13) overlap a's, so a vs b is not; b < c is resolved too. The
-    /// simulator puts c before b (18 < 19): one resolved pair flipped. Both
-    /// runs rank a < b < c (run 2: 12 < 13 < 21); with b's second run at
-    /// 11.5 run 2 ranks b < a and the runs disagree.
-    #[test]
-    fn resolved_pairs_are_the_ones_every_run_agrees_on() {
-        let rows = vec![row("a", &[10.0, 12.0], 10.0), row("b", &[11.0, 13.0], 19.0), row("c", &[20.0, 21.0], 18.0)];
-        let (resolved, flipped) = resolved_pairs(&rows, |r| &r.real_runs_all, |r| Some(r.sim_mean_all)).unwrap();
-        let p = |a: &str, b: &str| (a.to_string(), b.to_string());
-        assert_eq!(resolved, vec![p("a", "c"), p("b", "c")]);
-        assert_eq!(flipped, vec![p("b", "c")]);
-        assert_eq!(runs_agree(&rows, |r| &r.real_runs_all), Some(true));
-        let rows = vec![row("a", &[10.0, 12.0], 10.0), row("b", &[11.0, 11.5], 19.0)];
-        assert_eq!(runs_agree(&rows, |r| &r.real_runs_all), Some(false));
-        let one = vec![row("a", &[10.0], 10.0), row("b", &[11.0, 11.5], 19.0)];
-        assert_eq!(resolved_pairs(&one, |r| &r.real_runs_all, |r| Some(r.sim_mean_all)), None);
-        assert_eq!(runs_agree(&one, |r| &r.real_runs_all), None);
-    }
-
-    #[test]
-    fn async_labels_are_the_ones_with_a_round_interval() {
-        let rounds = |base, interval_ms, heartbeats_allocate| Some(Rounds { base, interval_ms, heartbeats_allocate });
-        assert_eq!(rounds_of("shepherd-drf-async20"), rounds("shepherd-drf", 20, true));
-        assert_eq!(rounds_of("shepherd-composed-asynconly5"), rounds("shepherd-composed", 5, false));
-        // The CapacityScheduler's heartbeats only report while its thread runs.
-        assert_eq!(rounds_of("capacity-async5"), rounds("capacity", 5, false));
-        assert_eq!(rounds_of("shepherd-carbyne-holds-async1000"), rounds("shepherd-carbyne-holds", 1000, true));
-        for label in [
-            "shepherd-drf",
-            "capacity",
-            "fair",
-            "shepherd-async",
-            "shepherd-async-x",
-            "capacity-async20b",
-            "shepherd-drf-asynconly",
-            "shepherd-drf-asyncx5",
-        ] {
-            assert_eq!(rounds_of(label), None, "{label}");
-        }
-    }
-
-    #[test]
-    fn runs_are_simulated_with_the_heartbeat_interval_they_had() {
-        let jobs = |extra: &str| -> JobsFile {
-            serde_json::from_str(&format!(r#"{{"scheduler": "capacity", "poll_ms": 500{extra}, "jobs": []}}"#)).unwrap()
-        };
-        assert_eq!(heartbeat_ms(&jobs(r#", "nm_heartbeat_ms": 3000"#)), 3000);
-        // Outputs from before the harness recorded it: YARN's default.
-        assert_eq!(heartbeat_ms(&jobs("")), 1000);
-        assert_eq!(SimOptions::default().heartbeat_ms, 1000);
-    }
 
     #[test]
     fn phases_are_offsets_within_the_median_interval() {
@@ -855,49 +466,6 @@ mod tests {
     /// recorded. `capacity` names its stand-in in `work/counterpart.toml`
     /// (here FIFO), `fair` has none (the built-in `drf`); the cluster comes
     /// from the flags, as neither `jobs.json` nor the trace names one.
-    #[test]
-    fn sls_check_uses_the_runs_counterpart_and_the_trace_as_given() {
-        use crate::workload::{Job, Stage, Task};
-        let out = std::env::temp_dir().join(format!("shepherd-sls-check-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&out);
-        for label in ["capacity", "fair"] {
-            let run = out.join(label).join("run-1");
-            std::fs::create_dir_all(run.join("work")).unwrap();
-            let jobs = format!(
-                r#"{{"scheduler": "{label}", "nm_heartbeat_ms": 1000, "jobs": [{{"id": "j", "app_id": "application_1_0001", "user": "u", "category": "small", "submit_ms": 5000, "finish_ms": 21000, "state": "FINISHED", "final_status": "SUCCEEDED"}}]}}"#
-            );
-            std::fs::write(run.join("jobs.json"), jobs).unwrap();
-            std::fs::write(run.join("samples.jsonl"), "").unwrap();
-        }
-        std::fs::write(out.join("capacity/run-1/work/counterpart.toml"), "[scheduler]\npolicy = \"fifo\"\n").unwrap();
-        let job = Job {
-            id: "j".into(),
-            submit_ms: 0,
-            user: "u".into(),
-            name: "j".into(),
-            queue: "default".into(),
-            category: Some("small".into()),
-            gang: false,
-            am: None,
-            stages: vec![Stage {
-                name: "map".into(),
-                after: vec![],
-                slowstart: None,
-                memory_mb: 1024,
-                vcores: 1,
-                tasks: vec![Task { duration_ms: 10_000, used: None }],
-            }],
-        };
-        let trace = Trace { cluster: None, am: None, jobs: vec![job] };
-        let none = check_sls(&out, &trace, SlsModel::default(), ClusterFlags::default(), 1);
-        assert!(none.is_err_and(|e| e.contains("--nodes")));
-        let flags = ClusterFlags { nodes: Some(1), memory_mb: Some(4096), vcores: Some(4) };
-        let report = check_sls(&out, &trace, SlsModel::default(), flags, 1).unwrap();
-        let rows: Vec<(&str, &str, f64, f64)> =
-            report.rows.iter().map(|r| (r.label.as_str(), r.counterpart.as_str(), r.error_p50, r.sim_mean_all)).collect();
-        assert_eq!(rows, vec![("capacity", "fifo", 0.0, 16_000.0), ("fair", "drf", 0.0, 16_000.0)]);
-        let _ = std::fs::remove_dir_all(&out);
-    }
 
     #[test]
     fn map_and_reduce_priorities_are_stages() {

@@ -7,6 +7,7 @@
 //! * [`am`]      — one ApplicationMaster per job, asking stage by stage.
 //! * [`calibration`] — the cluster-side model: AM containers, launch and tear-down times, heartbeat phases.
 //! * [`run`]     — the event loop: arrivals, task ends, heartbeat rounds.
+//! * [`recorder`] — what a run records (job records, utilization timeline, shares, latencies) and its [`SimOutcome`].
 //! * [`sls`]     — `--cluster-model sls`: Hadoop SLS's AM and NM clocks instead of a real cluster's times.
 //! * [`parallel`] — independent runs (a comparison's policies and seeds) on a few threads.
 
@@ -18,6 +19,7 @@ pub mod experiment;
 pub mod host;
 pub mod options;
 pub mod parallel;
+pub mod recorder;
 pub mod run;
 pub mod scale;
 pub mod sls;

@@ -25,31 +25,16 @@ use super::clock::{grid_ceil, next_heartbeat, Clock, SimEvent};
 use super::cluster::SimCluster;
 use super::host::{After, SharedCpu};
 use super::options::SimOptions;
+use super::recorder::Recorder;
+pub use super::recorder::SimOutcome;
 use super::sls::{self, SlsModel, SlsState};
 use crate::config::Config;
 use crate::engine::{Decision, Engine, Event};
-use crate::metrics::fairness::{self, JobShares, ShareTrack};
-use crate::metrics::summary::{self, CategorySummary, Summary, Utilization};
-use crate::metrics::timeline::{Timeline, UtilizationPoint};
-use crate::metrics::JobRecord;
 use crate::model::ask::AM_PRIORITY;
 use crate::model::{Ask, ContainerId, ExecutionType, NodeId, Resources, SchedulerKey};
 use crate::workload::rng::Rng;
 use crate::workload::{ClusterSpec, Trace};
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
-
-/// Everything a run produces.
-pub struct SimOutcome {
-    pub summary: Summary,
-    pub jobs: Vec<JobRecord>,
-    pub utilization: Vec<UtilizationPoint>,
-    pub fairness: Vec<(i64, f64)>,
-    /// Simulator events handled (arrivals, task ends, node passes).
-    pub sim_events: u64,
-    /// The engine's activity log, in the harness's `activity.json` format
-    /// (times in simulated ms), when `SimOptions::activity_log` asked for it.
-    pub activity: Option<serde_json::Value>,
-}
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 struct RunningTask {
     job: u32,
@@ -72,18 +57,14 @@ struct Sim<'a> {
     clock: Clock,
     cluster: SimCluster,
     runs: Vec<JobRun>,
-    tracks: Vec<ShareTrack>,
-    estimates: Vec<Option<f64>>,
     tasks: HashMap<ContainerId, RunningTask>,
     /// Containers asked for and not yet allocated, over all jobs.
     pending: i64,
     /// The same, per distinct container shape (memory MB, vcores): a node
     /// none of these fits would make a pass that allocates nothing.
     shapes: BTreeMap<(i64, i64), i64>,
-    timeline: Timeline,
-    records: Vec<Option<JobRecord>>,
-    /// Jobs whose record is written (their last task ended).
-    jobs_done: usize,
+    /// Job records, the utilization timeline, shares, latencies.
+    rec: Recorder,
     actions: AmActions,
     sim_events: u64,
     finished_tasks: u64,
@@ -116,19 +97,7 @@ struct Sim<'a> {
     /// Per node: actual use of its RUNNING containers (memory MB, vcores
     /// in millis).
     node_used: Vec<Resources>,
-    /// Per node: vcore-ms actually used (capped at the node's vcores) up
-    /// to `used_at`.
-    cpu_used: Vec<f64>,
-    used_at: Vec<i64>,
     node_capacity: Resources,
-    oversub: crate::metrics::summary::Oversubscription,
-    /// Per (job, stage): when its outstanding containers were asked for,
-    /// oldest first, as (time, count): a stage's tasks are alike, so its
-    /// k-th allocation answers its k-th ask.
-    asked_at: HashMap<(u32, usize), VecDeque<(i64, i64)>>,
-    /// Ask → allocation of every task container, ms (u32: 49 days at most,
-    /// half the memory of f64 on a 650 000-task trace).
-    latencies: Vec<u32>,
     /// Per node: task containers that ended and that its next heartbeat
     /// reports to the RM (`SimOptions::ends_at_heartbeat`).
     unreported: HashMap<NodeId, Vec<ContainerId>>,
@@ -197,6 +166,7 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         }
     };
     let start = trace.jobs.first().map(|j| j.submit_ms).unwrap_or(0);
+    let rec = Recorder::new(&trace, opts.window_ms, start, sim_cluster.capacity, cluster.capacity(), cluster.nodes as usize);
     let mut sim = Sim {
         trace: &trace,
         opts,
@@ -204,14 +174,10 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         clock: Clock::default(),
         cluster: sim_cluster,
         runs: trace.jobs.iter().map(|j| JobRun::new(j, opts.gang)).collect(),
-        tracks: trace.jobs.iter().map(|j| ShareTrack::new(j.submit_ms)).collect(),
-        estimates: vec![None; trace.jobs.len()],
         tasks: HashMap::new(),
         pending: 0,
         shapes: BTreeMap::new(),
-        timeline: Timeline::new(opts.window_ms, start),
-        records: vec![None; trace.jobs.len()],
-        jobs_done: 0,
+        rec,
         actions: AmActions::default(),
         sim_events: 0,
         finished_tasks: 0,
@@ -229,12 +195,7 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         dirty_until: i64::MIN,
         over: false,
         node_used: vec![Resources::ZERO; cluster.nodes as usize],
-        cpu_used: vec![0.0; cluster.nodes as usize],
-        used_at: vec![start; cluster.nodes as usize],
         node_capacity: cluster.capacity(),
-        oversub: Default::default(),
-        asked_at: HashMap::new(),
-        latencies: Vec::new(),
         unreported: HashMap::new(),
         oob_due: BTreeSet::new(),
         sls: sls_state,
@@ -244,7 +205,8 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         sim.clock.push(j.submit_ms, SimEvent::Arrival(i as u32));
     }
     sim.run();
-    Ok(sim.finish())
+    let node_used = sim.over.then_some(&sim.node_used[..]);
+    Ok(sim.rec.outcome(&trace, &sim.runs, &sim.engine, node_used, sim.sim_events))
 }
 
 impl<'a> Sim<'a> {
@@ -464,7 +426,7 @@ impl<'a> Sim<'a> {
                     if execution == ExecutionType::Opportunistic {
                         if let Some(rt) = self.tasks.get_mut(&container) {
                             rt.speculative = true;
-                            self.oversub.speculative_containers += 1;
+                            self.rec.speculative();
                         }
                     }
                 }
@@ -561,9 +523,7 @@ impl<'a> Sim<'a> {
     /// Change node `n`'s actual use at `t`, integrating its capped CPU use.
     fn use_on(&mut self, n: NodeId, t: i64, delta: Resources, add: bool) {
         let i = n as usize;
-        let cap_v = self.node_capacity.0[1] as f64 * 1000.0;
-        self.cpu_used[i] += (self.node_used[i].0[1] as f64).min(cap_v) * (t - self.used_at[i]).max(0) as f64;
-        self.used_at[i] = t;
+        self.rec.node_use(n, t, self.node_used[i].0[1]);
         if add {
             self.node_used[i] += delta;
         } else {
@@ -586,29 +546,26 @@ impl<'a> Sim<'a> {
     /// lost and its task asked for again.
     fn evict(&mut self, c: ContainerId, t: i64) {
         let Some(rt) = self.tasks.remove(&c) else { return };
-        self.oversub.evictions += 1;
-        let cap = self.cluster.capacity;
+        self.rec.evicted(t, rt.launched_ms);
         let (res, used) = (rt.resources, rt.used);
-        if let Some(l) = rt.launched_ms {
-            self.oversub.wasted_container_s += (t - l) as f64 / 1000.0;
+        if rt.launched_ms.is_some() {
             self.running -= 1;
             self.running_changed(t);
             self.use_on(rt.node, t, used, false);
-            self.timeline.add(t, [0.0, 0.0, -frac(used.0[0], cap.0[0]), -frac(used.0[1], cap.0[1] * 1000)]);
+            self.rec.stopped(t, used);
         }
-        self.timeline.add(t, [-frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1]), 0.0, 0.0]);
+        self.rec.released(t, res);
         self.engine.apply(Event::ContainerFinished { container: c, exit_status: crate::model::exit::PREEMPTED, at_ms: t });
         self.cluster.refresh(&self.engine, rt.node);
         let j = rt.job;
         let run = &mut self.runs[j as usize];
         run.allocated -= res;
-        let share = run.allocated.dominant_share(&cap);
-        self.tracks[j as usize].set(t, share, self.opts.window_ms);
+        self.rec.share(j, t, run.allocated);
         let st = &mut run.stages[rt.stage];
         st.waiting.retain(|w| *w != c);
         st.held.retain(|h| h.0 != c);
         st.retry.push(rt.task);
-        self.asked_at.entry((j, rt.stage)).or_default().push_back((t, 1));
+        self.rec.asked(j, rt.stage, t, 1);
         let key = stage_key(rt.stage);
         let count = self.engine.state.apps.get(&j).and_then(|a| a.asks.get(&key)).map_or(0, |a| a.count) + 1;
         self.pending += 1;
@@ -683,7 +640,7 @@ impl<'a> Sim<'a> {
         self.actions = actions;
         // The prediction at admission: once the AM's first asks are in, as
         // an estimator that reads widths sees the job.
-        self.estimates[j as usize] = self.engine.estimate_ms(j);
+        self.rec.estimated(j, self.engine.estimate_ms(j));
         if self.runs[j as usize].stages_left == 0 {
             self.job_done(j, t);
         }
@@ -754,7 +711,7 @@ impl<'a> Sim<'a> {
         for s in actions.ask.drain(..) {
             let stage = &job.stages[s];
             let count = stage.tasks.len() as i32;
-            self.asked_at.entry((j, s)).or_default().push_back((t, count as i64));
+            self.rec.asked(j, s, t, count as i64);
             self.pending += count as i64;
             *self.shapes.entry((stage.memory_mb, stage.vcores)).or_default() += count as i64;
             self.engine.apply(Event::AskUpdated { app: j, ask: Ask::anywhere(stage_key(s), stage.demand(), count) });
@@ -780,18 +737,7 @@ impl<'a> Sim<'a> {
             return self.am_allocated(c, app, node, res, t);
         }
         let s = key.allocation_request_id as usize;
-        if let Some(q) = self.asked_at.get_mut(&(app, s)) {
-            if let Some(front) = q.front_mut() {
-                self.latencies.push((t - front.0).clamp(0, u32::MAX as i64) as u32);
-                front.1 -= 1;
-                if front.1 <= 0 {
-                    q.pop_front();
-                }
-            }
-            if q.is_empty() {
-                self.asked_at.remove(&(app, s));
-            }
-        }
+        self.rec.task_allocated(app, s, t);
         let trace: &'a Trace = self.trace;
         let job = &trace.jobs[app as usize];
         let run = &mut self.runs[app as usize];
@@ -803,11 +749,9 @@ impl<'a> Sim<'a> {
             }
         };
         run.allocated += res;
-        let share = run.allocated.dominant_share(&self.cluster.capacity);
         let gang = run.gang;
-        self.tracks[app as usize].set(t, share, self.opts.window_ms);
-        let cap = &self.cluster.capacity;
-        self.timeline.add(t, [frac(res.0[0], cap.0[0]), frac(res.0[1], cap.0[1]), 0.0, 0.0]);
+        self.rec.share(app, t, run.allocated);
+        self.rec.allocated(t, res);
         let spec = &job.stages[s].tasks[task];
         let used = match spec.used {
             Some([m, v]) => Resources::new(m.min(res.0[0]), v.min(res.0[1]) * 1000),
@@ -838,10 +782,8 @@ impl<'a> Sim<'a> {
         self.job_of_am.insert(c, j);
         let run = &mut self.runs[j as usize];
         run.allocated += res;
-        let share = run.allocated.dominant_share(&self.cluster.capacity);
-        self.tracks[j as usize].set(t, share, self.opts.window_ms);
-        let cap = &self.cluster.capacity;
-        self.timeline.add(t, [frac(res.0[0], cap.0[0]), frac(res.0[1], cap.0[1]), 0.0, 0.0]);
+        self.rec.share(j, t, run.allocated);
+        self.rec.allocated(t, res);
         let d = self.model.map_or(0.0, |m| m.am_launch_ms.draw(&mut self.rng)) as i64;
         self.clock.push(t + d, SimEvent::Launch(c));
     }
@@ -946,9 +888,9 @@ impl<'a> Sim<'a> {
                 self.use_on(node, t, Resources::new(r.0[0], r.0[1] * 1000), true);
             }
             self.engine.apply(Event::ContainerLaunched { container: c, at_ms: t });
-            let used = self.am_of[j as usize].map(|(_, _, r)| r).unwrap_or_default();
-            let cap = &self.cluster.capacity;
-            self.timeline.add(t, [0.0, 0.0, frac(used.0[0], cap.0[0]), frac(used.0[1], cap.0[1])]);
+            // All of its container, vcores in millis.
+            let used = self.am_of[j as usize].map(|(_, _, r)| Resources::new(r.0[0], r.0[1] * 1000)).unwrap_or_default();
+            self.rec.launched(t, used);
             let d = self.model.map_or(0.0, |m| m.am_startup_ms.draw(&mut self.rng));
             if self.host.is_some() {
                 self.host_begin(t, d, After::AmReady(j));
@@ -963,8 +905,7 @@ impl<'a> Sim<'a> {
         rt.launched_ms = Some(t);
         let (j, s, used, node) = (rt.job, rt.stage, rt.used, rt.node);
         self.use_on(node, t, used, true);
-        let cap = &self.cluster.capacity;
-        self.timeline.add(t, [0.0, 0.0, frac(used.0[0], cap.0[0]), frac(used.0[1], cap.0[1] * 1000)]);
+        self.rec.launched(t, used);
         let run = &mut self.runs[j as usize];
         run.first_start_ms.get_or_insert(t);
         if run.stages[s].parents_done {
@@ -981,10 +922,8 @@ impl<'a> Sim<'a> {
         self.running_changed(t);
         self.use_on(rt.node, t, rt.used, false);
         self.report_end(rt.node, c, t);
-        let cap = self.cluster.capacity;
         let (res, used) = (rt.resources, rt.used);
-        self.timeline
-            .add(t, [-frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1]), -frac(used.0[0], cap.0[0]), -frac(used.0[1], cap.0[1] * 1000)]);
+        self.rec.ended(t, res, used);
         match self.sls.as_mut() {
             // SLS: the AM counts it once a response carries it.
             Some(s) => {
@@ -999,18 +938,16 @@ impl<'a> Sim<'a> {
     /// Job `j`'s AM counts a finished task of `stage` (size `res`) at `t`
     /// and asks what that makes ready; true when that was the job's last.
     fn task_done(&mut self, j: u32, stage: usize, res: Resources, t: i64) -> bool {
-        let cap = self.cluster.capacity;
         // An estimator that predicts from the job's own first tasks (SLearn)
         // has its prediction once they finish: the first confident one.
-        if self.estimates[j as usize].is_none() && self.engine.predicts_after_admission(j) {
-            self.estimates[j as usize] = self.engine.estimate_ms(j);
+        if self.rec.lacks_estimate(j) && self.engine.predicts_after_admission(j) {
+            self.rec.estimated(j, self.engine.estimate_ms(j));
         }
         let trace: &'a Trace = self.trace;
         let job = &trace.jobs[j as usize];
         let run = &mut self.runs[j as usize];
         run.allocated -= res;
-        let share = run.allocated.dominant_share(&cap);
-        self.tracks[j as usize].set(t, share, self.opts.window_ms);
+        self.rec.share(j, t, run.allocated);
         let mut actions = std::mem::take(&mut self.actions);
         let slowstart = if self.sls.is_some() { 1.0 } else { self.opts.slowstart };
         let done = run.task_finished(job, stage, slowstart, &mut actions);
@@ -1064,13 +1001,7 @@ impl<'a> Sim<'a> {
             if self.opts.oob_heartbeats {
                 self.out_of_band_heartbeat_due(node, t);
             }
-            let cap = self.cluster.capacity;
-            // Once the last job is done the makespan is over: an AM still
-            // exiting then lies outside the utilization's window.
-            if self.jobs_done < self.records.len() {
-                self.timeline
-                    .add(t, [-frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1]), -frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1])]);
-            }
+            self.rec.am_ended(t, res);
             // The job's fairness track ended with the job (`finish_job`).
             self.runs[j as usize].allocated -= res;
         }
@@ -1083,79 +1014,9 @@ impl<'a> Sim<'a> {
         let job = &trace.jobs[j as usize];
         let run = &mut self.runs[j as usize];
         run.finish_ms = Some(t);
-        self.jobs_done += 1;
-        self.tracks[j as usize].advance(t, self.opts.window_ms);
         let first_start_ms = run.first_start_ms.unwrap_or(t);
         let category = self.category(j);
-        self.records[j as usize] = Some(JobRecord {
-            id: job.id.clone(),
-            user: job.user.clone(),
-            name: job.name.clone(),
-            category,
-            tasks: job.task_count(),
-            work_ms: job.work_ms(),
-            submit_ms: job.submit_ms,
-            first_start_ms,
-            finish_ms: t,
-            estimate_ms: self.estimates[j as usize],
-        });
-    }
-
-    fn finish(mut self) -> SimOutcome {
-        let unfinished = self.records.iter().filter(|r| r.is_none()).count();
-        let jobs: Vec<JobRecord> = self.records.into_iter().flatten().collect();
-        let start = jobs.iter().map(|j| j.submit_ms).min().unwrap_or(0);
-        let end = jobs.iter().map(|j| j.finish_ms).max().unwrap_or(start);
-        let mut timeline = self.timeline;
-        timeline.advance(end);
-        let mean = timeline.mean(start, end);
-        let window = self.opts.window_ms;
-        let capacity = self.cluster.capacity;
-        let finished: Vec<JobShares> = self
-            .trace
-            .jobs
-            .iter()
-            .zip(&self.runs)
-            .zip(&self.tracks)
-            .filter_map(|((j, r), tr)| {
-                r.finish_ms.map(|f| JobShares {
-                    submit_ms: j.submit_ms,
-                    finish_ms: f,
-                    demand: j.peak_demand().dominant_share(&capacity).min(1.0),
-                    track: tr,
-                })
-            })
-            .collect();
-        let per_window = fairness::jain_per_window(&finished, window);
-        let counters = self.engine.counters();
-        let all: Vec<&JobRecord> = jobs.iter().collect();
-        let summary = Summary {
-            policy: self.engine.policy_name().to_string(),
-            tasks: jobs.iter().map(|j| j.tasks).sum(),
-            unfinished_jobs: unfinished,
-            all: CategorySummary::of(&all),
-            categories: summary::by_category(&jobs),
-            utilization: Utilization { alloc_memory: mean[0], alloc_vcores: mean[1], used_memory: mean[2], used_vcores: mean[3] },
-            fairness: fairness::summarize(&per_window),
-            estimation_error: summary::estimation_error(&jobs),
-            engine_events: counters.events,
-            engine_passes: counters.passes,
-            allocation_latency: crate::metrics::latency::LatencyDist::of(&mut self.latencies),
-            oversubscription: self.over.then(|| {
-                let cap_v = self.node_capacity.0[1] as f64 * 1000.0;
-                let mut used = 0.0;
-                for i in 0..self.cpu_used.len() {
-                    used += self.cpu_used[i] + (self.node_used[i].0[1] as f64).min(cap_v) * (end - self.used_at[i]).max(0) as f64;
-                }
-                let span = (end - start).max(1) as f64;
-                crate::metrics::summary::Oversubscription {
-                    used_vcores_capped: used / (cap_v * self.cpu_used.len().max(1) as f64 * span),
-                    ..self.oversub
-                }
-            }),
-        };
-        let activity = self.engine.activity_json();
-        SimOutcome { summary, utilization: timeline.points(start, end), fairness: per_window, jobs, sim_events: self.sim_events, activity }
+        self.rec.job_done(j, job, t, first_start_ms, category);
     }
 }
 
@@ -1193,12 +1054,4 @@ fn am_size(trace: &Trace, job: &crate::workload::Job, model: Option<&Calibration
 /// request id names the stage.
 pub fn stage_key(s: usize) -> SchedulerKey {
     SchedulerKey { priority: crate::model::ask::AM_PRIORITY + 1 + s as i32, allocation_request_id: s as i64 }
-}
-
-fn frac(v: i64, total: i64) -> f64 {
-    if total > 0 {
-        v as f64 / total as f64
-    } else {
-        0.0
-    }
 }

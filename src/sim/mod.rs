@@ -7,6 +7,7 @@
 //! * [`am`]      — one ApplicationMaster per job, asking stage by stage.
 //! * [`calibration`] — the cluster-side model: AM containers, launch and tear-down times, heartbeat phases.
 //! * [`run`]     — the event loop: arrivals, task ends, heartbeat rounds.
+//! * [`host`]    — CPU contention: start-ups on a shared host, work on an over-subscribed node.
 //! * [`recorder`] — what a run records (job records, utilization timeline, shares, latencies) and its [`SimOutcome`].
 //! * [`sls`]     — `--cluster-model sls`: Hadoop SLS's AM and NM clocks instead of a real cluster's times.
 //! * [`parallel`] — independent runs (a comparison's policies and seeds) on a few threads.

@@ -36,76 +36,76 @@ use crate::workload::rng::Rng;
 use crate::workload::{ClusterSpec, Trace};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-struct RunningTask {
-    job: u32,
-    stage: usize,
-    task: usize,
-    node: NodeId,
-    resources: Resources,
+pub(super) struct RunningTask {
+    pub(super) job: u32,
+    pub(super) stage: usize,
+    pub(super) task: usize,
+    pub(super) node: NodeId,
+    pub(super) resources: Resources,
     /// Actual use: memory MB, vcores in millis (a 1-vcore task at usage
     /// factor 0.4 uses 400 millicores, as a NodeManager would measure).
-    used: Resources,
+    pub(super) used: Resources,
     /// A speculative (OPPORTUNISTIC) container of the oversubscribe point.
-    speculative: bool,
-    launched_ms: Option<i64>,
+    pub(super) speculative: bool,
+    pub(super) launched_ms: Option<i64>,
 }
 
-struct Sim<'a> {
-    trace: &'a Trace,
-    opts: &'a SimOptions,
-    engine: Engine,
-    clock: Clock,
-    cluster: SimCluster,
-    runs: Vec<JobRun>,
-    tasks: HashMap<ContainerId, RunningTask>,
+pub(super) struct Sim<'a> {
+    pub(super) trace: &'a Trace,
+    pub(super) opts: &'a SimOptions,
+    pub(super) engine: Engine,
+    pub(super) clock: Clock,
+    pub(super) cluster: SimCluster,
+    pub(super) runs: Vec<JobRun>,
+    pub(super) tasks: HashMap<ContainerId, RunningTask>,
     /// Containers asked for and not yet allocated, over all jobs.
-    pending: i64,
+    pub(super) pending: i64,
     /// The same, per distinct container shape (memory MB, vcores): a node
     /// none of these fits would make a pass that allocates nothing.
-    shapes: BTreeMap<(i64, i64), i64>,
+    pub(super) shapes: BTreeMap<(i64, i64), i64>,
     /// Job records, the utilization timeline, shares, latencies.
-    rec: Recorder,
-    actions: AmActions,
-    sim_events: u64,
-    finished_tasks: u64,
+    pub(super) rec: Recorder,
+    pub(super) actions: AmActions,
+    pub(super) sim_events: u64,
+    pub(super) finished_tasks: u64,
     /// Containers RUNNING (launched, not finished), AMs included: the load
     /// of a shared host (`Calibration::shared_host`).
-    running: usize,
+    pub(super) running: usize,
     /// Start-ups re-timed by processor sharing on a shared host, when the
     /// model's host is `processor-sharing` (else the snapshot slowdown).
-    host: Option<SharedCpu>,
+    pub(super) host: Option<SharedCpu>,
     /// The cluster-side model (AM containers, launch and tear-down times,
     /// heartbeat phases); `None`: tasks start the instant they are allocated
     /// and jobs have no AM.
-    model: Option<&'a Calibration>,
-    rng: Rng,
+    pub(super) model: Option<&'a Calibration>,
+    pub(super) rng: Rng,
     /// Each job's ApplicationMaster container, while it holds one, and the
     /// job of each AM container.
-    am_of: Vec<Option<(ContainerId, NodeId, Resources)>>,
-    job_of_am: HashMap<ContainerId, u32>,
+    pub(super) am_of: Vec<Option<(ContainerId, NodeId, Resources)>>,
+    pub(super) job_of_am: HashMap<ContainerId, u32>,
     /// Each node's heartbeat slot: the sub-interval of the heartbeat period
     /// its heartbeats fall in (all 0 without phases).
-    slot: Vec<u32>,
+    pub(super) slot: Vec<u32>,
     /// Heartbeat sub-intervals per period: 1 (a common grid) or `PHASE_SLOTS`.
-    slots: i64,
+    pub(super) slots: i64,
     /// Until when every node must be offered a heartbeat after a change.
-    dirty_until: i64,
+    pub(super) dirty_until: i64,
     /// The policy over-subscribes (ROSE): every node heartbeats every
     /// interval while work remains (its controller reads each heartbeat's
     /// utilization), and each heartbeat carries the node's actual use.
-    over: bool,
+    pub(super) over: bool,
     /// Per node: actual use of its RUNNING containers (memory MB, vcores
     /// in millis).
-    node_used: Vec<Resources>,
-    node_capacity: Resources,
+    pub(super) node_used: Vec<Resources>,
+    pub(super) node_capacity: Resources,
     /// Per node: task containers that ended and that its next heartbeat
     /// reports to the RM (`SimOptions::ends_at_heartbeat`).
-    unreported: HashMap<NodeId, Vec<ContainerId>>,
+    pub(super) unreported: HashMap<NodeId, Vec<ContainerId>>,
     /// Nodes with an out-of-band heartbeat on the clock
     /// (`SimOptions::oob_heartbeats`): ends at one instant share it.
-    oob_due: BTreeSet<NodeId>,
+    pub(super) oob_due: BTreeSet<NodeId>,
     /// The SLS model's AM simulators and NM phases (`SimOptions::sls`).
-    sls: Option<SlsState>,
+    pub(super) sls: Option<SlsState>,
 }
 
 /// Heartbeat phases are resolved to a tenth of the heartbeat interval.
@@ -520,28 +520,6 @@ impl<'a> Sim<'a> {
         self.opts.naive_heartbeats || self.over
     }
 
-    /// Change node `n`'s actual use at `t`, integrating its capped CPU use.
-    fn use_on(&mut self, n: NodeId, t: i64, delta: Resources, add: bool) {
-        let i = n as usize;
-        self.rec.node_use(n, t, self.node_used[i].0[1]);
-        if add {
-            self.node_used[i] += delta;
-        } else {
-            self.node_used[i] -= delta;
-        }
-    }
-
-    /// How much slower work starting now on node `n` runs: its demand for
-    /// CPU over its cores (≥ 1). Fixed for the task at its start, an
-    /// approximation of processor sharing.
-    fn slowdown(&self, n: NodeId) -> f64 {
-        if !self.over {
-            return 1.0;
-        }
-        let cap_v = self.node_capacity.0[1] as f64 * 1000.0;
-        (self.node_used[n as usize].0[1] as f64 / cap_v).max(1.0)
-    }
-
     /// The controller took speculative container `c` back: its work is
     /// lost and its task asked for again.
     fn evict(&mut self, c: ContainerId, t: i64) {
@@ -803,76 +781,6 @@ impl<'a> Sim<'a> {
             }
             None => self.launch(c, t),
         }
-    }
-
-    /// Time a task container outlives its task's own work.
-    fn overhead(&mut self) -> i64 {
-        let d = self.model.map_or(0.0, |m| m.task_overhead_ms.draw(&mut self.rng));
-        (d * self.contention()) as i64
-    }
-
-    /// How much slower start-up work runs now (1 unless the model's
-    /// NodeManagers share a host; processor sharing re-times it instead).
-    fn contention(&self) -> f64 {
-        if self.host.is_some() {
-            return 1.0;
-        }
-        self.model.and_then(|m| m.shared_host).map_or(1.0, |h| h.slowdown(self.running))
-    }
-
-    /// Start-up work of `work_ms` idle-host ms on the shared host, then `after`.
-    fn host_begin(&mut self, t: i64, work_ms: f64, after: After) {
-        let host = self.host.as_mut().expect("processor sharing is on");
-        if let Some((at, generation)) = host.begin(t, work_ms, after) {
-            self.clock.push(at, SimEvent::HostWake(generation));
-        }
-    }
-
-    /// The containers running changed (processor sharing with w > 0
-    /// re-times the start-ups in progress).
-    fn running_changed(&mut self, t: i64) {
-        let running = self.running;
-        if let Some((at, generation)) = self.host.as_mut().and_then(|h| h.set_containers(t, running)) {
-            self.clock.push(at, SimEvent::HostWake(generation));
-        }
-    }
-
-    /// A wake-up of the shared host: what follows each finished start-up.
-    fn host_wake(&mut self, t: i64, generation: u64) {
-        let Some((done, next)) = self.host.as_mut().and_then(|h| h.wake(t, generation)) else { return };
-        for after in done {
-            match after {
-                After::AmReady(j) => self.clock.push(t, SimEvent::AmReady(j)),
-                After::TaskWork(c) => {
-                    if let Some(d) = self.work_ms(c) {
-                        self.clock.push(t + d, SimEvent::TaskEnd(c));
-                    }
-                }
-            }
-        }
-        if let Some((at, g)) = next {
-            self.clock.push(at, SimEvent::HostWake(g));
-        }
-    }
-
-    /// The task's own work in container `c` (its duration, slowed down by an
-    /// over-subscribed node), if it still runs.
-    fn work_ms(&self, c: ContainerId) -> Option<i64> {
-        let rt = self.tasks.get(&c)?;
-        let d = self.trace.jobs[rt.job as usize].stages[rt.stage].tasks[rt.task].duration_ms;
-        Some((d as f64 * self.slowdown(rt.node)) as i64)
-    }
-
-    /// The task in `c` may do its work: its start-up overhead, then the work,
-    /// then it ends.
-    fn start_work(&mut self, c: ContainerId, t: i64) {
-        if self.host.is_some() {
-            let o = self.model.map_or(0.0, |m| m.task_overhead_ms.draw(&mut self.rng));
-            return self.host_begin(t, o, After::TaskWork(c));
-        }
-        let Some(w) = self.work_ms(c) else { return };
-        let d = w + self.overhead();
-        self.clock.push(t + d, SimEvent::TaskEnd(c));
     }
 
     /// Container `c` is RUNNING: an AM starts up, a task starts its work.

@@ -424,10 +424,7 @@ impl<'a> Sim<'a> {
                     made += 1;
                     self.allocated(container, app, node, key, resources, t);
                     if execution == ExecutionType::Opportunistic {
-                        if let Some(rt) = self.tasks.get_mut(&container) {
-                            rt.speculative = true;
-                            self.rec.speculative();
-                        }
+                        self.speculative(container);
                     }
                 }
                 Decision::Preempt { container } => self.evict(container, t),
@@ -518,37 +515,6 @@ impl<'a> Sim<'a> {
 
     fn every_heartbeat(&self) -> bool {
         self.opts.naive_heartbeats || self.over
-    }
-
-    /// The controller took speculative container `c` back: its work is
-    /// lost and its task asked for again.
-    fn evict(&mut self, c: ContainerId, t: i64) {
-        let Some(rt) = self.tasks.remove(&c) else { return };
-        self.rec.evicted(t, rt.launched_ms);
-        let (res, used) = (rt.resources, rt.used);
-        if rt.launched_ms.is_some() {
-            self.running -= 1;
-            self.running_changed(t);
-            self.use_on(rt.node, t, used, false);
-            self.rec.stopped(t, used);
-        }
-        self.rec.released(t, res);
-        self.engine.apply(Event::ContainerFinished { container: c, exit_status: crate::model::exit::PREEMPTED, at_ms: t });
-        self.cluster.refresh(&self.engine, rt.node);
-        let j = rt.job;
-        let run = &mut self.runs[j as usize];
-        run.allocated -= res;
-        self.rec.share(j, t, run.allocated);
-        let st = &mut run.stages[rt.stage];
-        st.waiting.retain(|w| *w != c);
-        st.held.retain(|h| h.0 != c);
-        st.retry.push(rt.task);
-        self.rec.asked(j, rt.stage, t, 1);
-        let key = stage_key(rt.stage);
-        let count = self.engine.state.apps.get(&j).and_then(|a| a.asks.get(&key)).map_or(0, |a| a.count) + 1;
-        self.pending += 1;
-        *self.shapes.entry((res.0[0], res.0[1])).or_default() += 1;
-        self.engine.apply(Event::AskUpdated { app: j, ask: Ask::anywhere(key, res, count) });
     }
 
     fn arrive(&mut self, j: u32, t: i64) {

@@ -3,7 +3,8 @@
 //! controller takes one back (`Decision::Preempt`) its work is lost, its
 //! resources are released and its task is asked for again, first.
 
-use super::run::{stage_key, Sim};
+use super::am::stage_key;
+use super::run::Sim;
 use crate::engine::Event;
 use crate::model::{Ask, ContainerId};
 

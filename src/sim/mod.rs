@@ -4,7 +4,7 @@
 //! * [`options`] — knobs (heartbeat interval, slow-start, gang start, ...).
 //! * [`clock`]   — the event queue (time, then insertion order: deterministic).
 //! * [`cluster`] — NodeManagers: start-up events and which nodes are worth a heartbeat.
-//! * [`am`]      — one ApplicationMaster per job, asking stage by stage.
+//! * [`am`]      — one ApplicationMaster per job, asking stage by stage; its lifecycle in a run.
 //! * [`calibration`] — the cluster-side model: AM containers, launch and tear-down times, heartbeat phases.
 //! * [`run`]     — the event loop: arrivals, task ends, heartbeat rounds.
 //! * [`host`]    — CPU contention: start-ups on a shared host, work on an over-subscribed node.

@@ -246,8 +246,8 @@ impl Recorder {
             oversubscription: node_used.map(|node_used| {
                 let cap_v = self.node_vcores_millis;
                 let mut used = 0.0;
-                for i in 0..self.cpu_used.len() {
-                    used += self.cpu_used[i] + (node_used[i].0[1] as f64).min(cap_v) * (end - self.used_at[i]).max(0) as f64;
+                for ((cpu, at), u) in self.cpu_used.iter().zip(&self.used_at).zip(node_used) {
+                    used += cpu + (u.0[1] as f64).min(cap_v) * (end - at).max(0) as f64;
                 }
                 let span = (end - start).max(1) as f64;
                 Oversubscription { used_vcores_capped: used / (cap_v * self.cpu_used.len().max(1) as f64 * span), ..self.oversub }

@@ -18,7 +18,15 @@
 //! instant one completes; that instant is a wake-up the simulator's clock
 //! carries, stamped with a generation so a wake-up made stale by a later
 //! change is ignored.
+//!
+//! The `impl Sim` below is the simulator's host model around it: when a
+//! task's work ends, given its start-up (a shared host's snapshot slowdown
+//! or [`SharedCpu`]) and its node's CPU contention (an over-subscribed
+//! node's demand for CPU over its cores), and each node's actual use.
 
+use super::clock::SimEvent;
+use super::run::Sim;
+use crate::model::{ContainerId, NodeId, Resources};
 use std::collections::BTreeMap;
 
 /// A wake-up for the caller to schedule: (time in ms, generation).
@@ -149,6 +157,104 @@ impl SharedCpu {
     /// Start-ups in progress.
     pub fn in_progress(&self) -> usize {
         self.running.len()
+    }
+}
+
+/// The host model in the simulator: each node's actual use (what an
+/// over-subscribed node's work is slowed down by), and the start-up work of
+/// AMs and tasks, slowed down by the containers running on a shared host or
+/// re-timed by its processor sharing ([`SharedCpu`]).
+impl Sim<'_> {
+    /// Change node `n`'s actual use at `t`, integrating its capped CPU use.
+    pub(super) fn use_on(&mut self, n: NodeId, t: i64, delta: Resources, add: bool) {
+        let i = n as usize;
+        self.rec.node_use(n, t, self.node_used[i].0[1]);
+        if add {
+            self.node_used[i] += delta;
+        } else {
+            self.node_used[i] -= delta;
+        }
+    }
+
+    /// How much slower work starting now on node `n` runs: its demand for
+    /// CPU over its cores (≥ 1). Fixed for the task at its start, an
+    /// approximation of processor sharing.
+    fn slowdown(&self, n: NodeId) -> f64 {
+        if !self.over {
+            return 1.0;
+        }
+        let cap_v = self.node_capacity.0[1] as f64 * 1000.0;
+        (self.node_used[n as usize].0[1] as f64 / cap_v).max(1.0)
+    }
+
+    /// Time a task container outlives its task's own work.
+    fn overhead(&mut self) -> i64 {
+        let d = self.model.map_or(0.0, |m| m.task_overhead_ms.draw(&mut self.rng));
+        (d * self.contention()) as i64
+    }
+
+    /// How much slower start-up work runs now (1 unless the model's
+    /// NodeManagers share a host; processor sharing re-times it instead).
+    pub(super) fn contention(&self) -> f64 {
+        if self.host.is_some() {
+            return 1.0;
+        }
+        self.model.and_then(|m| m.shared_host).map_or(1.0, |h| h.slowdown(self.running))
+    }
+
+    /// Start-up work of `work_ms` idle-host ms on the shared host, then `after`.
+    pub(super) fn host_begin(&mut self, t: i64, work_ms: f64, after: After) {
+        let host = self.host.as_mut().expect("processor sharing is on");
+        if let Some((at, generation)) = host.begin(t, work_ms, after) {
+            self.clock.push(at, SimEvent::HostWake(generation));
+        }
+    }
+
+    /// The containers running changed (processor sharing with w > 0
+    /// re-times the start-ups in progress).
+    pub(super) fn running_changed(&mut self, t: i64) {
+        let running = self.running;
+        if let Some((at, generation)) = self.host.as_mut().and_then(|h| h.set_containers(t, running)) {
+            self.clock.push(at, SimEvent::HostWake(generation));
+        }
+    }
+
+    /// A wake-up of the shared host: what follows each finished start-up.
+    pub(super) fn host_wake(&mut self, t: i64, generation: u64) {
+        let Some((done, next)) = self.host.as_mut().and_then(|h| h.wake(t, generation)) else { return };
+        for after in done {
+            match after {
+                After::AmReady(j) => self.clock.push(t, SimEvent::AmReady(j)),
+                After::TaskWork(c) => {
+                    if let Some(d) = self.work_ms(c) {
+                        self.clock.push(t + d, SimEvent::TaskEnd(c));
+                    }
+                }
+            }
+        }
+        if let Some((at, g)) = next {
+            self.clock.push(at, SimEvent::HostWake(g));
+        }
+    }
+
+    /// The task's own work in container `c` (its duration, slowed down by an
+    /// over-subscribed node), if it still runs.
+    fn work_ms(&self, c: ContainerId) -> Option<i64> {
+        let rt = self.tasks.get(&c)?;
+        let d = self.trace.jobs[rt.job as usize].stages[rt.stage].tasks[rt.task].duration_ms;
+        Some((d as f64 * self.slowdown(rt.node)) as i64)
+    }
+
+    /// The task in `c` may do its work: its start-up overhead, then the work,
+    /// then it ends.
+    pub(super) fn start_work(&mut self, c: ContainerId, t: i64) {
+        if self.host.is_some() {
+            let o = self.model.map_or(0.0, |m| m.task_overhead_ms.draw(&mut self.rng));
+            return self.host_begin(t, o, After::TaskWork(c));
+        }
+        let Some(w) = self.work_ms(c) else { return };
+        let d = w + self.overhead();
+        self.clock.push(t + d, SimEvent::TaskEnd(c));
     }
 }
 

@@ -4,9 +4,12 @@
 //! * [`options`] — knobs (heartbeat interval, slow-start, gang start, ...).
 //! * [`clock`]   — the event queue (time, then insertion order: deterministic).
 //! * [`cluster`] — NodeManagers: start-up events and which nodes are worth a heartbeat.
-//! * [`am`]      — one ApplicationMaster per job, asking stage by stage.
+//! * [`am`]      — one ApplicationMaster per job, asking stage by stage; its lifecycle in a run.
 //! * [`calibration`] — the cluster-side model: AM containers, launch and tear-down times, heartbeat phases.
 //! * [`run`]     — the event loop: arrivals, task ends, heartbeat rounds.
+//! * [`host`]    — CPU contention: start-ups on a shared host, work on an over-subscribed node.
+//! * [`eviction`] — ROSE's speculative containers, and their eviction.
+//! * [`recorder`] — what a run records (job records, utilization timeline, shares, latencies) and its [`SimOutcome`].
 //! * [`sls`]     — `--cluster-model sls`: Hadoop SLS's AM and NM clocks instead of a real cluster's times.
 //! * [`parallel`] — independent runs (a comparison's policies and seeds) on a few threads.
 
@@ -14,10 +17,12 @@ pub mod am;
 pub mod calibration;
 pub mod clock;
 pub mod cluster;
+pub mod eviction;
 pub mod experiment;
 pub mod host;
 pub mod options;
 pub mod parallel;
+pub mod recorder;
 pub mod run;
 pub mod scale;
 pub mod sls;

@@ -19,124 +19,93 @@
 //! on it ends, as YARN's NodeManagers do: the RM learns of the end at once
 //! and the node's pass follows at the same instant.
 
-use super::am::{AmActions, JobRun};
+pub use super::am::stage_key;
+use super::am::{am_size, AmActions, JobRun};
 use super::calibration::{Calibration, HostModel};
 use super::clock::{grid_ceil, next_heartbeat, Clock, SimEvent};
 use super::cluster::SimCluster;
-use super::host::{After, SharedCpu};
+use super::host::SharedCpu;
 use super::options::SimOptions;
+use super::recorder::Recorder;
+pub use super::recorder::SimOutcome;
 use super::sls::{self, SlsModel, SlsState};
 use crate::config::Config;
 use crate::engine::{Decision, Engine, Event};
-use crate::metrics::fairness::{self, JobShares, ShareTrack};
-use crate::metrics::summary::{self, CategorySummary, Summary, Utilization};
-use crate::metrics::timeline::{Timeline, UtilizationPoint};
-use crate::metrics::JobRecord;
-use crate::model::ask::AM_PRIORITY;
-use crate::model::{Ask, ContainerId, ExecutionType, NodeId, Resources, SchedulerKey};
+use crate::model::{ContainerId, ExecutionType, NodeId, Resources};
 use crate::workload::rng::Rng;
 use crate::workload::{ClusterSpec, Trace};
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// Everything a run produces.
-pub struct SimOutcome {
-    pub summary: Summary,
-    pub jobs: Vec<JobRecord>,
-    pub utilization: Vec<UtilizationPoint>,
-    pub fairness: Vec<(i64, f64)>,
-    /// Simulator events handled (arrivals, task ends, node passes).
-    pub sim_events: u64,
-    /// The engine's activity log, in the harness's `activity.json` format
-    /// (times in simulated ms), when `SimOptions::activity_log` asked for it.
-    pub activity: Option<serde_json::Value>,
-}
-
-struct RunningTask {
-    job: u32,
-    stage: usize,
-    task: usize,
-    node: NodeId,
-    resources: Resources,
+pub(super) struct RunningTask {
+    pub(super) job: u32,
+    pub(super) stage: usize,
+    pub(super) task: usize,
+    pub(super) node: NodeId,
+    pub(super) resources: Resources,
     /// Actual use: memory MB, vcores in millis (a 1-vcore task at usage
     /// factor 0.4 uses 400 millicores, as a NodeManager would measure).
-    used: Resources,
+    pub(super) used: Resources,
     /// A speculative (OPPORTUNISTIC) container of the oversubscribe point.
-    speculative: bool,
-    launched_ms: Option<i64>,
+    pub(super) speculative: bool,
+    pub(super) launched_ms: Option<i64>,
 }
 
-struct Sim<'a> {
-    trace: &'a Trace,
-    opts: &'a SimOptions,
-    engine: Engine,
-    clock: Clock,
-    cluster: SimCluster,
-    runs: Vec<JobRun>,
-    tracks: Vec<ShareTrack>,
-    estimates: Vec<Option<f64>>,
-    tasks: HashMap<ContainerId, RunningTask>,
+pub(super) struct Sim<'a> {
+    pub(super) trace: &'a Trace,
+    pub(super) opts: &'a SimOptions,
+    pub(super) engine: Engine,
+    pub(super) clock: Clock,
+    pub(super) cluster: SimCluster,
+    pub(super) runs: Vec<JobRun>,
+    pub(super) tasks: HashMap<ContainerId, RunningTask>,
     /// Containers asked for and not yet allocated, over all jobs.
-    pending: i64,
+    pub(super) pending: i64,
     /// The same, per distinct container shape (memory MB, vcores): a node
     /// none of these fits would make a pass that allocates nothing.
-    shapes: BTreeMap<(i64, i64), i64>,
-    timeline: Timeline,
-    records: Vec<Option<JobRecord>>,
-    /// Jobs whose record is written (their last task ended).
-    jobs_done: usize,
-    actions: AmActions,
-    sim_events: u64,
-    finished_tasks: u64,
+    pub(super) shapes: BTreeMap<(i64, i64), i64>,
+    /// Job records, the utilization timeline, shares, latencies.
+    pub(super) rec: Recorder,
+    pub(super) actions: AmActions,
+    pub(super) sim_events: u64,
+    pub(super) finished_tasks: u64,
     /// Containers RUNNING (launched, not finished), AMs included: the load
     /// of a shared host (`Calibration::shared_host`).
-    running: usize,
+    pub(super) running: usize,
     /// Start-ups re-timed by processor sharing on a shared host, when the
     /// model's host is `processor-sharing` (else the snapshot slowdown).
-    host: Option<SharedCpu>,
+    pub(super) host: Option<SharedCpu>,
     /// The cluster-side model (AM containers, launch and tear-down times,
     /// heartbeat phases); `None`: tasks start the instant they are allocated
     /// and jobs have no AM.
-    model: Option<&'a Calibration>,
-    rng: Rng,
+    pub(super) model: Option<&'a Calibration>,
+    pub(super) rng: Rng,
     /// Each job's ApplicationMaster container, while it holds one, and the
     /// job of each AM container.
-    am_of: Vec<Option<(ContainerId, NodeId, Resources)>>,
-    job_of_am: HashMap<ContainerId, u32>,
+    pub(super) am_of: Vec<Option<(ContainerId, NodeId, Resources)>>,
+    pub(super) job_of_am: HashMap<ContainerId, u32>,
     /// Each node's heartbeat slot: the sub-interval of the heartbeat period
     /// its heartbeats fall in (all 0 without phases).
-    slot: Vec<u32>,
+    pub(super) slot: Vec<u32>,
     /// Heartbeat sub-intervals per period: 1 (a common grid) or `PHASE_SLOTS`.
-    slots: i64,
+    pub(super) slots: i64,
     /// Until when every node must be offered a heartbeat after a change.
-    dirty_until: i64,
+    pub(super) dirty_until: i64,
     /// The policy over-subscribes (ROSE): every node heartbeats every
     /// interval while work remains (its controller reads each heartbeat's
     /// utilization), and each heartbeat carries the node's actual use.
-    over: bool,
+    pub(super) over: bool,
     /// Per node: actual use of its RUNNING containers (memory MB, vcores
     /// in millis).
-    node_used: Vec<Resources>,
-    /// Per node: vcore-ms actually used (capped at the node's vcores) up
-    /// to `used_at`.
-    cpu_used: Vec<f64>,
-    used_at: Vec<i64>,
-    node_capacity: Resources,
-    oversub: crate::metrics::summary::Oversubscription,
-    /// Per (job, stage): when its outstanding containers were asked for,
-    /// oldest first, as (time, count): a stage's tasks are alike, so its
-    /// k-th allocation answers its k-th ask.
-    asked_at: HashMap<(u32, usize), VecDeque<(i64, i64)>>,
-    /// Ask → allocation of every task container, ms (u32: 49 days at most,
-    /// half the memory of f64 on a 650 000-task trace).
-    latencies: Vec<u32>,
+    pub(super) node_used: Vec<Resources>,
+    pub(super) node_capacity: Resources,
     /// Per node: task containers that ended and that its next heartbeat
     /// reports to the RM (`SimOptions::ends_at_heartbeat`).
-    unreported: HashMap<NodeId, Vec<ContainerId>>,
+    pub(super) unreported: HashMap<NodeId, Vec<ContainerId>>,
     /// Nodes with an out-of-band heartbeat on the clock
     /// (`SimOptions::oob_heartbeats`): ends at one instant share it.
-    oob_due: BTreeSet<NodeId>,
+    pub(super) oob_due: BTreeSet<NodeId>,
     /// The SLS model's AM simulators and NM phases (`SimOptions::sls`).
-    sls: Option<SlsState>,
+    pub(super) sls: Option<SlsState>,
 }
 
 /// Heartbeat phases are resolved to a tenth of the heartbeat interval.
@@ -197,6 +166,7 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         }
     };
     let start = trace.jobs.first().map(|j| j.submit_ms).unwrap_or(0);
+    let rec = Recorder::new(&trace, opts.window_ms, start, sim_cluster.capacity, cluster.capacity(), cluster.nodes as usize);
     let mut sim = Sim {
         trace: &trace,
         opts,
@@ -204,14 +174,10 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         clock: Clock::default(),
         cluster: sim_cluster,
         runs: trace.jobs.iter().map(|j| JobRun::new(j, opts.gang)).collect(),
-        tracks: trace.jobs.iter().map(|j| ShareTrack::new(j.submit_ms)).collect(),
-        estimates: vec![None; trace.jobs.len()],
         tasks: HashMap::new(),
         pending: 0,
         shapes: BTreeMap::new(),
-        timeline: Timeline::new(opts.window_ms, start),
-        records: vec![None; trace.jobs.len()],
-        jobs_done: 0,
+        rec,
         actions: AmActions::default(),
         sim_events: 0,
         finished_tasks: 0,
@@ -229,12 +195,7 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         dirty_until: i64::MIN,
         over: false,
         node_used: vec![Resources::ZERO; cluster.nodes as usize],
-        cpu_used: vec![0.0; cluster.nodes as usize],
-        used_at: vec![start; cluster.nodes as usize],
         node_capacity: cluster.capacity(),
-        oversub: Default::default(),
-        asked_at: HashMap::new(),
-        latencies: Vec::new(),
         unreported: HashMap::new(),
         oob_due: BTreeSet::new(),
         sls: sls_state,
@@ -244,7 +205,8 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         sim.clock.push(j.submit_ms, SimEvent::Arrival(i as u32));
     }
     sim.run();
-    Ok(sim.finish())
+    let node_used = sim.over.then_some(&sim.node_used[..]);
+    Ok(sim.rec.outcome(&trace, &sim.runs, &sim.engine, node_used, sim.sim_events))
 }
 
 impl<'a> Sim<'a> {
@@ -462,10 +424,7 @@ impl<'a> Sim<'a> {
                     made += 1;
                     self.allocated(container, app, node, key, resources, t);
                     if execution == ExecutionType::Opportunistic {
-                        if let Some(rt) = self.tasks.get_mut(&container) {
-                            rt.speculative = true;
-                            self.oversub.speculative_containers += 1;
-                        }
+                        self.speculative(container);
                     }
                 }
                 Decision::Preempt { container } => self.evict(container, t),
@@ -477,7 +436,7 @@ impl<'a> Sim<'a> {
     /// The RM learns that task container `c` on `node` ended at `t`: now
     /// (with the node's out-of-band heartbeat, `oob_heartbeats`), or at the
     /// node's next heartbeat (`ends_at_heartbeat`).
-    fn report_end(&mut self, node: NodeId, c: ContainerId, t: i64) {
+    pub(super) fn report_end(&mut self, node: NodeId, c: ContainerId, t: i64) {
         if self.opts.oob_heartbeats || !(self.opts.ends_at_heartbeat || self.sls.is_some()) {
             self.engine.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: t });
             self.cluster.refresh(&self.engine, node);
@@ -496,7 +455,7 @@ impl<'a> Sim<'a> {
 
     /// A container on `node` ended at `t`: its out-of-band heartbeat follows
     /// the events of this instant (one for every end on the node then).
-    fn out_of_band_heartbeat_due(&mut self, node: NodeId, t: i64) {
+    pub(super) fn out_of_band_heartbeat_due(&mut self, node: NodeId, t: i64) {
         if self.oob_due.insert(node) {
             self.clock.push(t, SimEvent::OutOfBandHeartbeat(node));
         }
@@ -526,7 +485,7 @@ impl<'a> Sim<'a> {
     }
 
     /// The first time at or after `t` that `node` heartbeats.
-    fn next_heartbeat(&self, node: NodeId, t: i64) -> i64 {
+    pub(super) fn next_heartbeat(&self, node: NodeId, t: i64) -> i64 {
         let slot = self.slot.get(node as usize).copied().unwrap_or(0);
         if self.sls.is_some() {
             return sls::next_nm_heartbeat(slot as i64, self.opts.heartbeat_ms, t);
@@ -545,660 +504,7 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// The slow-start fraction of stages without their own (SLS: none).
-    fn slowstart(&self) -> f64 {
-        if self.sls.is_some() {
-            1.0
-        } else {
-            self.opts.slowstart
-        }
-    }
-
     fn every_heartbeat(&self) -> bool {
         self.opts.naive_heartbeats || self.over
-    }
-
-    /// Change node `n`'s actual use at `t`, integrating its capped CPU use.
-    fn use_on(&mut self, n: NodeId, t: i64, delta: Resources, add: bool) {
-        let i = n as usize;
-        let cap_v = self.node_capacity.0[1] as f64 * 1000.0;
-        self.cpu_used[i] += (self.node_used[i].0[1] as f64).min(cap_v) * (t - self.used_at[i]).max(0) as f64;
-        self.used_at[i] = t;
-        if add {
-            self.node_used[i] += delta;
-        } else {
-            self.node_used[i] -= delta;
-        }
-    }
-
-    /// How much slower work starting now on node `n` runs: its demand for
-    /// CPU over its cores (≥ 1). Fixed for the task at its start, an
-    /// approximation of processor sharing.
-    fn slowdown(&self, n: NodeId) -> f64 {
-        if !self.over {
-            return 1.0;
-        }
-        let cap_v = self.node_capacity.0[1] as f64 * 1000.0;
-        (self.node_used[n as usize].0[1] as f64 / cap_v).max(1.0)
-    }
-
-    /// The controller took speculative container `c` back: its work is
-    /// lost and its task asked for again.
-    fn evict(&mut self, c: ContainerId, t: i64) {
-        let Some(rt) = self.tasks.remove(&c) else { return };
-        self.oversub.evictions += 1;
-        let cap = self.cluster.capacity;
-        let (res, used) = (rt.resources, rt.used);
-        if let Some(l) = rt.launched_ms {
-            self.oversub.wasted_container_s += (t - l) as f64 / 1000.0;
-            self.running -= 1;
-            self.running_changed(t);
-            self.use_on(rt.node, t, used, false);
-            self.timeline.add(t, [0.0, 0.0, -frac(used.0[0], cap.0[0]), -frac(used.0[1], cap.0[1] * 1000)]);
-        }
-        self.timeline.add(t, [-frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1]), 0.0, 0.0]);
-        self.engine.apply(Event::ContainerFinished { container: c, exit_status: crate::model::exit::PREEMPTED, at_ms: t });
-        self.cluster.refresh(&self.engine, rt.node);
-        let j = rt.job;
-        let run = &mut self.runs[j as usize];
-        run.allocated -= res;
-        let share = run.allocated.dominant_share(&cap);
-        self.tracks[j as usize].set(t, share, self.opts.window_ms);
-        let st = &mut run.stages[rt.stage];
-        st.waiting.retain(|w| *w != c);
-        st.held.retain(|h| h.0 != c);
-        st.retry.push(rt.task);
-        self.asked_at.entry((j, rt.stage)).or_default().push_back((t, 1));
-        let key = stage_key(rt.stage);
-        let count = self.engine.state().apps.get(&j).and_then(|a| a.asks.get(&key)).map_or(0, |a| a.count) + 1;
-        self.pending += 1;
-        *self.shapes.entry((res.0[0], res.0[1])).or_default() += 1;
-        self.engine.apply(Event::AskUpdated { app: j, ask: Ask::anywhere(key, res, count) });
-    }
-
-    fn arrive(&mut self, j: u32, t: i64) {
-        let trace: &'a Trace = self.trace;
-        let job = &trace.jobs[j as usize];
-        let tags = vec![
-            format!("shepherd.oracle.work_ms={}", job.work_ms()),
-            format!("shepherd.oracle.tasks={}", job.task_count()),
-            dag_hint(job),
-        ];
-        let category = self.category(j);
-        let queue = match self.opts.queue_by_category && self.engine.state().queue_id(&category).is_some() {
-            true => category,
-            false => job.queue.clone(),
-        };
-        self.engine.apply(Event::AppAdded {
-            app: j,
-            yarn_id: job.id.clone(),
-            queue,
-            user: job.user.clone(),
-            name: job.name.clone(),
-            app_type: "SIMULATED".into(),
-            tags,
-            submit_ms: job.submit_ms,
-            priority: 0,
-        });
-        self.engine.apply(Event::AttemptAdded { app: j, attempt: 1 });
-        match self.model {
-            // The RM asks for the AM's container; the AM asks for tasks once
-            // it runs.
-            Some(m) => {
-                let d = m.am_ask_ms.draw(&mut self.rng) as i64;
-                self.clock.push(t + d, SimEvent::AmAsk(j));
-            }
-            None => self.am_ready(j, t),
-        }
-    }
-
-    /// The RM asks for job `j`'s ApplicationMaster container.
-    fn am_ask(&mut self, j: u32) {
-        let size = am_size(self.trace, &self.trace.jobs[j as usize], self.model);
-        self.pending += 1;
-        *self.shapes.entry((size.0[0], size.0[1])).or_default() += 1;
-        self.engine.apply(Event::AskUpdated {
-            app: j,
-            ask: Ask::anywhere(SchedulerKey { priority: AM_PRIORITY, allocation_request_id: -1 }, size, 1),
-        });
-    }
-
-    /// Job `j`'s AM runs and asks for the stages it can start (SLS: it
-    /// asks at its next step).
-    fn am_ready(&mut self, j: u32, t: i64) {
-        if self.sls.is_some() {
-            return self.am_wake(j, t);
-        }
-        self.first_asks(j, t);
-    }
-
-    /// Job `j`'s AM asks for the stages it can start.
-    fn first_asks(&mut self, j: u32, t: i64) {
-        let trace: &'a Trace = self.trace;
-        let job = &trace.jobs[j as usize];
-        let mut actions = std::mem::take(&mut self.actions);
-        let slowstart = self.slowstart();
-        self.runs[j as usize].advance(job, slowstart, &mut actions);
-        self.act(j, t, &mut actions);
-        self.actions = actions;
-        // The prediction at admission: once the AM's first asks are in, as
-        // an estimator that reads widths sees the job.
-        self.estimates[j as usize] = self.engine.estimate_ms(j);
-        if self.runs[j as usize].stages_left == 0 {
-            self.job_done(j, t);
-        }
-    }
-
-    /// SLS: job `j`'s AM has a step on the clock after `t` (its first step
-    /// strictly after `t`; a step already on the clock comes no later).
-    fn am_wake(&mut self, j: u32, t: i64) {
-        let s = self.sls.as_mut().expect("the SLS model");
-        let am = &mut s.ams[j as usize];
-        if am.step_at.is_none() {
-            let at = sls::next_step(am.origin, s.am_ms, t);
-            am.step_at = Some(at);
-            self.clock.push(at, SimEvent::AmStep(j));
-        }
-    }
-
-    /// SLS: job `j`'s AM steps at `t` (`AMSimulator.middleStep` once the AM
-    /// container runs): `processResponseQueue`, then `sendContainerRequest`.
-    fn am_step(&mut self, j: u32, t: i64) {
-        let Some(s) = self.sls.as_mut() else { return };
-        let am = &mut s.ams[j as usize];
-        if am.step_at != Some(t) || self.runs[j as usize].finish_ms.is_some() {
-            return;
-        }
-        am.step_at = None;
-        let response = std::mem::take(&mut am.queued);
-        let first = !std::mem::replace(&mut am.asked, true);
-        // `MRAMSimulator.processResponseQueue`: the completions, counted
-        // (the last one's `lastStep` unregisters the AM: the job is done);
-        // a stage they complete is asked in this step's allocate call ...
-        for (_, stage, res) in response.completed {
-            if self.task_done(j, stage, res, t) {
-                return;
-            }
-        }
-        // ... then the containers allocated, each started with its task's
-        // lifetime (`NMSimulator.addNewContainer`).
-        for c in response.allocated {
-            self.launch(c, t);
-        }
-        // `sendContainerRequest`: the maps in the first step after the AM
-        // runs (`pendingMaps`, filled by `notifyAMContainerLaunched`).
-        if first {
-            self.first_asks(j, t);
-            if self.runs[j as usize].finish_ms.is_some() {
-                return;
-            }
-        }
-        // The allocate call returns what the RM holds for the app now; a
-        // completion reported at this very instant comes after this step.
-        let s = self.sls.as_mut().expect("the SLS model");
-        let am = &mut s.ams[j as usize];
-        let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut am.at_rm.completed).into_iter().partition(|(at, _, _)| *at < t);
-        am.queued = sls::Response { allocated: std::mem::take(&mut am.at_rm.allocated), completed: now };
-        am.at_rm.completed = later;
-        if !am.queued.is_empty() || !am.at_rm.is_empty() {
-            let at = t + s.am_ms;
-            am.step_at = Some(at);
-            self.clock.push(at, SimEvent::AmStep(j));
-        }
-    }
-
-    /// Carry out what the AM decided: ask for stages, release waiting tasks.
-    fn act(&mut self, j: u32, t: i64, actions: &mut AmActions) {
-        let trace: &'a Trace = self.trace;
-        let job = &trace.jobs[j as usize];
-        for s in actions.ask.drain(..) {
-            let stage = &job.stages[s];
-            let count = stage.tasks.len() as i32;
-            self.asked_at.entry((j, s)).or_default().push_back((t, count as i64));
-            self.pending += count as i64;
-            *self.shapes.entry((stage.memory_mb, stage.vcores)).or_default() += count as i64;
-            self.engine.apply(Event::AskUpdated { app: j, ask: Ask::anywhere(stage_key(s), stage.demand(), count) });
-        }
-        for s in actions.release_waiting.drain(..) {
-            let waiting = std::mem::take(&mut self.runs[j as usize].stages[s].waiting);
-            for c in waiting {
-                self.start_work(c, t);
-            }
-        }
-    }
-
-    fn allocated(&mut self, c: ContainerId, app: u32, node: NodeId, key: SchedulerKey, res: Resources, t: i64) {
-        self.pending -= 1;
-        let shape = (res.0[0], res.0[1]);
-        if let Some(n) = self.shapes.get_mut(&shape) {
-            *n -= 1;
-            if *n <= 0 {
-                self.shapes.remove(&shape);
-            }
-        }
-        if key.priority == AM_PRIORITY {
-            return self.am_allocated(c, app, node, res, t);
-        }
-        let s = key.allocation_request_id as usize;
-        if let Some(q) = self.asked_at.get_mut(&(app, s)) {
-            if let Some(front) = q.front_mut() {
-                self.latencies.push((t - front.0).clamp(0, u32::MAX as i64) as u32);
-                front.1 -= 1;
-                if front.1 <= 0 {
-                    q.pop_front();
-                }
-            }
-            if q.is_empty() {
-                self.asked_at.remove(&(app, s));
-            }
-        }
-        let trace: &'a Trace = self.trace;
-        let job = &trace.jobs[app as usize];
-        let run = &mut self.runs[app as usize];
-        let task = match run.stages[s].retry.pop() {
-            Some(task) => task,
-            None => {
-                run.stages[s].next_task += 1;
-                run.stages[s].next_task - 1
-            }
-        };
-        run.allocated += res;
-        let share = run.allocated.dominant_share(&self.cluster.capacity);
-        let gang = run.gang;
-        self.tracks[app as usize].set(t, share, self.opts.window_ms);
-        let cap = &self.cluster.capacity;
-        self.timeline.add(t, [frac(res.0[0], cap.0[0]), frac(res.0[1], cap.0[1]), 0.0, 0.0]);
-        let spec = &job.stages[s].tasks[task];
-        let used = match spec.used {
-            Some([m, v]) => Resources::new(m.min(res.0[0]), v.min(res.0[1]) * 1000),
-            None => Resources::new(
-                (res.0[0] as f64 * self.opts.usage_factor) as i64,
-                (res.0[1] as f64 * self.opts.usage_factor * 1000.0).round() as i64,
-            ),
-        };
-        self.tasks.insert(c, RunningTask { job: app, stage: s, task, node, resources: res, used, speculative: false, launched_ms: None });
-        if gang {
-            let st = &mut self.runs[app as usize].stages[s];
-            st.held.push((c, node, task));
-            if st.next_task == job.stages[s].tasks.len() {
-                let held = std::mem::take(&mut st.held);
-                for (hc, _, _) in held {
-                    self.start_launch(hc, t);
-                }
-            }
-        } else {
-            self.start_launch(c, t);
-        }
-    }
-
-    /// The AM container of job `j` is allocated: it holds its resources
-    /// until the job is done and starts up after its launch time.
-    fn am_allocated(&mut self, c: ContainerId, j: u32, node: NodeId, res: Resources, t: i64) {
-        self.am_of[j as usize] = Some((c, node, res));
-        self.job_of_am.insert(c, j);
-        let run = &mut self.runs[j as usize];
-        run.allocated += res;
-        let share = run.allocated.dominant_share(&self.cluster.capacity);
-        self.tracks[j as usize].set(t, share, self.opts.window_ms);
-        let cap = &self.cluster.capacity;
-        self.timeline.add(t, [frac(res.0[0], cap.0[0]), frac(res.0[1], cap.0[1]), 0.0, 0.0]);
-        let d = self.model.map_or(0.0, |m| m.am_launch_ms.draw(&mut self.rng)) as i64;
-        self.clock.push(t + d, SimEvent::Launch(c));
-    }
-
-    /// A task container was handed to its AM: it runs after the launch time
-    /// (SLS: the AM's next allocate call returns it).
-    fn start_launch(&mut self, c: ContainerId, t: i64) {
-        if let Some(s) = self.sls.as_mut() {
-            let j = self.tasks[&c].job;
-            s.ams[j as usize].at_rm.allocated.push(c);
-            return self.am_wake(j, t);
-        }
-        match self.model {
-            Some(m) => {
-                let d = m.task_launch_ms.draw(&mut self.rng) as i64;
-                self.clock.push(t + d, SimEvent::Launch(c));
-            }
-            None => self.launch(c, t),
-        }
-    }
-
-    /// Time a task container outlives its task's own work.
-    fn overhead(&mut self) -> i64 {
-        let d = self.model.map_or(0.0, |m| m.task_overhead_ms.draw(&mut self.rng));
-        (d * self.contention()) as i64
-    }
-
-    /// How much slower start-up work runs now (1 unless the model's
-    /// NodeManagers share a host; processor sharing re-times it instead).
-    fn contention(&self) -> f64 {
-        if self.host.is_some() {
-            return 1.0;
-        }
-        self.model.and_then(|m| m.shared_host).map_or(1.0, |h| h.slowdown(self.running))
-    }
-
-    /// Start-up work of `work_ms` idle-host ms on the shared host, then `after`.
-    fn host_begin(&mut self, t: i64, work_ms: f64, after: After) {
-        let host = self.host.as_mut().expect("processor sharing is on");
-        if let Some((at, generation)) = host.begin(t, work_ms, after) {
-            self.clock.push(at, SimEvent::HostWake(generation));
-        }
-    }
-
-    /// The containers running changed (processor sharing with w > 0
-    /// re-times the start-ups in progress).
-    fn running_changed(&mut self, t: i64) {
-        let running = self.running;
-        if let Some((at, generation)) = self.host.as_mut().and_then(|h| h.set_containers(t, running)) {
-            self.clock.push(at, SimEvent::HostWake(generation));
-        }
-    }
-
-    /// A wake-up of the shared host: what follows each finished start-up.
-    fn host_wake(&mut self, t: i64, generation: u64) {
-        let Some((done, next)) = self.host.as_mut().and_then(|h| h.wake(t, generation)) else { return };
-        for after in done {
-            match after {
-                After::AmReady(j) => self.clock.push(t, SimEvent::AmReady(j)),
-                After::TaskWork(c) => {
-                    if let Some(d) = self.work_ms(c) {
-                        self.clock.push(t + d, SimEvent::TaskEnd(c));
-                    }
-                }
-            }
-        }
-        if let Some((at, g)) = next {
-            self.clock.push(at, SimEvent::HostWake(g));
-        }
-    }
-
-    /// The task's own work in container `c` (its duration, slowed down by an
-    /// over-subscribed node), if it still runs.
-    fn work_ms(&self, c: ContainerId) -> Option<i64> {
-        let rt = self.tasks.get(&c)?;
-        let d = self.trace.jobs[rt.job as usize].stages[rt.stage].tasks[rt.task].duration_ms;
-        Some((d as f64 * self.slowdown(rt.node)) as i64)
-    }
-
-    /// The task in `c` may do its work: its start-up overhead, then the work,
-    /// then it ends.
-    fn start_work(&mut self, c: ContainerId, t: i64) {
-        if self.host.is_some() {
-            let o = self.model.map_or(0.0, |m| m.task_overhead_ms.draw(&mut self.rng));
-            return self.host_begin(t, o, After::TaskWork(c));
-        }
-        let Some(w) = self.work_ms(c) else { return };
-        let d = w + self.overhead();
-        self.clock.push(t + d, SimEvent::TaskEnd(c));
-    }
-
-    /// Container `c` is RUNNING: an AM starts up, a task starts its work.
-    fn launch(&mut self, c: ContainerId, t: i64) {
-        if !self.job_of_am.contains_key(&c) && !self.tasks.contains_key(&c) {
-            // Evicted before it started.
-            return;
-        }
-        self.running += 1;
-        self.running_changed(t);
-        if let Some(&j) = self.job_of_am.get(&c) {
-            if let Some((_, node, r)) = self.am_of[j as usize] {
-                self.use_on(node, t, Resources::new(r.0[0], r.0[1] * 1000), true);
-            }
-            self.engine.apply(Event::ContainerLaunched { container: c, at_ms: t });
-            let used = self.am_of[j as usize].map(|(_, _, r)| r).unwrap_or_default();
-            let cap = &self.cluster.capacity;
-            self.timeline.add(t, [0.0, 0.0, frac(used.0[0], cap.0[0]), frac(used.0[1], cap.0[1])]);
-            let d = self.model.map_or(0.0, |m| m.am_startup_ms.draw(&mut self.rng));
-            if self.host.is_some() {
-                self.host_begin(t, d, After::AmReady(j));
-            } else {
-                let d = (d * self.contention()) as i64;
-                self.clock.push(t + d, SimEvent::AmReady(j));
-            }
-            return;
-        }
-        self.engine.apply(Event::ContainerLaunched { container: c, at_ms: t });
-        let rt = self.tasks.get_mut(&c).expect("checked");
-        rt.launched_ms = Some(t);
-        let (j, s, used, node) = (rt.job, rt.stage, rt.used, rt.node);
-        self.use_on(node, t, used, true);
-        let cap = &self.cluster.capacity;
-        self.timeline.add(t, [0.0, 0.0, frac(used.0[0], cap.0[0]), frac(used.0[1], cap.0[1] * 1000)]);
-        let run = &mut self.runs[j as usize];
-        run.first_start_ms.get_or_insert(t);
-        if run.stages[s].parents_done {
-            self.start_work(c, t);
-        } else {
-            run.stages[s].waiting.push(c);
-        }
-    }
-
-    fn task_end(&mut self, c: ContainerId, t: i64) {
-        let Some(rt) = self.tasks.remove(&c) else { return };
-        self.finished_tasks += 1;
-        self.running -= 1;
-        self.running_changed(t);
-        self.use_on(rt.node, t, rt.used, false);
-        self.report_end(rt.node, c, t);
-        let cap = self.cluster.capacity;
-        let (res, used) = (rt.resources, rt.used);
-        self.timeline
-            .add(t, [-frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1]), -frac(used.0[0], cap.0[0]), -frac(used.0[1], cap.0[1] * 1000)]);
-        match self.sls.as_mut() {
-            // SLS: the AM counts it once a response carries it.
-            Some(s) => {
-                s.ended.insert(c, (rt.job, rt.stage, res));
-            }
-            None => {
-                self.task_done(rt.job, rt.stage, res, t);
-            }
-        }
-    }
-
-    /// Job `j`'s AM counts a finished task of `stage` (size `res`) at `t`
-    /// and asks what that makes ready; true when that was the job's last.
-    fn task_done(&mut self, j: u32, stage: usize, res: Resources, t: i64) -> bool {
-        let cap = self.cluster.capacity;
-        // An estimator that predicts from the job's own first tasks (SLearn)
-        // has its prediction once they finish: the first confident one.
-        if self.estimates[j as usize].is_none() && self.engine.predicts_after_admission(j) {
-            self.estimates[j as usize] = self.engine.estimate_ms(j);
-        }
-        let trace: &'a Trace = self.trace;
-        let job = &trace.jobs[j as usize];
-        let run = &mut self.runs[j as usize];
-        run.allocated -= res;
-        let share = run.allocated.dominant_share(&cap);
-        self.tracks[j as usize].set(t, share, self.opts.window_ms);
-        let mut actions = std::mem::take(&mut self.actions);
-        let slowstart = if self.sls.is_some() { 1.0 } else { self.opts.slowstart };
-        let done = run.task_finished(job, stage, slowstart, &mut actions);
-        self.act(j, t, &mut actions);
-        self.actions = actions;
-        if done {
-            self.job_done(j, t);
-        }
-        done
-    }
-
-    /// The job's category: from the trace, else DRESS's demand rule.
-    fn category(&self, j: u32) -> String {
-        self.trace.jobs[j as usize].category_or_derived(&self.cluster.capacity, self.opts.small_theta)
-    }
-
-    /// Every task of job `j` is done, and so is the job for its user: a
-    /// MapReduce client reports success when the last task's output is
-    /// committed, and the harness measures JCT to that report. With an AM,
-    /// its container still holds its resources for the AM's exit time and
-    /// the app leaves the scheduler after it.
-    fn job_done(&mut self, j: u32, t: i64) {
-        self.finish_job(j, t);
-        // SLS: `lastStep` hands the AM container to its NM
-        // (`NMSimulator.cleanupContainer`), which reports it at its next
-        // heartbeat.
-        if self.sls.is_some() {
-            let at = self.am_of[j as usize].map_or(t, |(_, node, _)| self.next_heartbeat(node, t));
-            self.clock.push(at, SimEvent::AmExit(j));
-            return;
-        }
-        match self.model {
-            Some(m) => {
-                let d = m.am_exit_ms.draw(&mut self.rng) as i64;
-                self.clock.push(t + d, SimEvent::AmExit(j));
-            }
-            None => self.engine.apply(Event::AppRemoved { app: j }),
-        }
-    }
-
-    /// Job `j`'s AM exits: its container finishes and the app leaves the
-    /// scheduler (the job itself was done at its last task's end).
-    fn am_exit(&mut self, j: u32, t: i64) {
-        if let Some((c, node, res)) = self.am_of[j as usize].take() {
-            self.job_of_am.remove(&c);
-            self.running -= 1;
-            self.running_changed(t);
-            self.use_on(node, t, Resources::new(res.0[0], res.0[1] * 1000), false);
-            self.engine.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: t });
-            self.cluster.refresh(&self.engine, node);
-            if self.opts.oob_heartbeats {
-                self.out_of_band_heartbeat_due(node, t);
-            }
-            let cap = self.cluster.capacity;
-            // Once the last job is done the makespan is over: an AM still
-            // exiting then lies outside the utilization's window.
-            if self.jobs_done < self.records.len() {
-                self.timeline
-                    .add(t, [-frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1]), -frac(res.0[0], cap.0[0]), -frac(res.0[1], cap.0[1])]);
-            }
-            // The job's fairness track ended with the job (`finish_job`).
-            self.runs[j as usize].allocated -= res;
-        }
-        self.engine.apply(Event::AppRemoved { app: j });
-    }
-
-    /// Job `j`'s record: done at `t` (its last task's end).
-    fn finish_job(&mut self, j: u32, t: i64) {
-        let trace: &'a Trace = self.trace;
-        let job = &trace.jobs[j as usize];
-        let run = &mut self.runs[j as usize];
-        run.finish_ms = Some(t);
-        self.jobs_done += 1;
-        self.tracks[j as usize].advance(t, self.opts.window_ms);
-        let first_start_ms = run.first_start_ms.unwrap_or(t);
-        let category = self.category(j);
-        self.records[j as usize] = Some(JobRecord {
-            id: job.id.clone(),
-            user: job.user.clone(),
-            name: job.name.clone(),
-            category,
-            tasks: job.task_count(),
-            work_ms: job.work_ms(),
-            submit_ms: job.submit_ms,
-            first_start_ms,
-            finish_ms: t,
-            estimate_ms: self.estimates[j as usize],
-        });
-    }
-
-    fn finish(mut self) -> SimOutcome {
-        let unfinished = self.records.iter().filter(|r| r.is_none()).count();
-        let jobs: Vec<JobRecord> = self.records.into_iter().flatten().collect();
-        let start = jobs.iter().map(|j| j.submit_ms).min().unwrap_or(0);
-        let end = jobs.iter().map(|j| j.finish_ms).max().unwrap_or(start);
-        let mut timeline = self.timeline;
-        timeline.advance(end);
-        let mean = timeline.mean(start, end);
-        let window = self.opts.window_ms;
-        let capacity = self.cluster.capacity;
-        let finished: Vec<JobShares> = self
-            .trace
-            .jobs
-            .iter()
-            .zip(&self.runs)
-            .zip(&self.tracks)
-            .filter_map(|((j, r), tr)| {
-                r.finish_ms.map(|f| JobShares {
-                    submit_ms: j.submit_ms,
-                    finish_ms: f,
-                    demand: j.peak_demand().dominant_share(&capacity).min(1.0),
-                    track: tr,
-                })
-            })
-            .collect();
-        let per_window = fairness::jain_per_window(&finished, window);
-        let counters = self.engine.counters();
-        let all: Vec<&JobRecord> = jobs.iter().collect();
-        let summary = Summary {
-            policy: self.engine.policy_name().to_string(),
-            tasks: jobs.iter().map(|j| j.tasks).sum(),
-            unfinished_jobs: unfinished,
-            all: CategorySummary::of(&all),
-            categories: summary::by_category(&jobs),
-            utilization: Utilization { alloc_memory: mean[0], alloc_vcores: mean[1], used_memory: mean[2], used_vcores: mean[3] },
-            fairness: fairness::summarize(&per_window),
-            estimation_error: summary::estimation_error(&jobs),
-            engine_events: counters.events,
-            engine_passes: counters.passes,
-            allocation_latency: crate::metrics::latency::LatencyDist::of(&mut self.latencies),
-            oversubscription: self.over.then(|| {
-                let cap_v = self.node_capacity.0[1] as f64 * 1000.0;
-                let mut used = 0.0;
-                for i in 0..self.cpu_used.len() {
-                    used += self.cpu_used[i] + (self.node_used[i].0[1] as f64).min(cap_v) * (end - self.used_at[i]).max(0) as f64;
-                }
-                let span = (end - start).max(1) as f64;
-                crate::metrics::summary::Oversubscription {
-                    used_vcores_capped: used / (cap_v * self.cpu_used.len().max(1) as f64 * span),
-                    ..self.oversub
-                }
-            }),
-        };
-        let activity = self.engine.activity_json();
-        SimOutcome { summary, utilization: timeline.points(start, end), fairness: per_window, jobs, sim_events: self.sim_events, activity }
-    }
-}
-
-/// The `shepherd.dag` tag an AM that knows its DAG sends (Carbyne's hint):
-/// per stage its key's priority, task count, mean task duration (what such
-/// an AM estimates from past runs), parents and demand. Only Carbyne reads
-/// it (`[carbyne] dag_hint`).
-fn dag_hint(job: &crate::workload::Job) -> String {
-    use crate::policy::carbyne::hint::{format, HintStage};
-    let stages: Vec<HintStage> = job
-        .stages
-        .iter()
-        .enumerate()
-        .map(|(i, s)| HintStage {
-            priority: stage_key(i).priority,
-            tasks: s.tasks.len() as i64,
-            task_ms: (!s.tasks.is_empty()).then(|| s.tasks.iter().map(|t| t.duration_ms as f64).sum::<f64>() / s.tasks.len() as f64),
-            parents: s.after.clone(),
-            demand: Some(s.demand()),
-        })
-        .collect();
-    format(&stages)
-}
-
-/// The ApplicationMaster container of `job`: the job's own, else the
-/// trace's, else the cluster model's default (MapReduce's).
-fn am_size(trace: &Trace, job: &crate::workload::Job, model: Option<&Calibration>) -> Resources {
-    let (m, v) =
-        job.am.or(trace.am).map(|a| (a.memory_mb, a.vcores)).unwrap_or_else(|| model.map_or((1536, 1), |c| (c.am_memory_mb, c.am_vcores)));
-    Resources::new(m, v)
-}
-
-/// Scheduler key of stage `s`: earlier stages are more urgent (lower YARN
-/// priority value), all after the ApplicationMaster's `AM_PRIORITY`; the
-/// request id names the stage.
-pub fn stage_key(s: usize) -> SchedulerKey {
-    SchedulerKey { priority: crate::model::ask::AM_PRIORITY + 1 + s as i32, allocation_request_id: s as i64 }
-}
-
-fn frac(v: i64, total: i64) -> f64 {
-    if total > 0 {
-        v as f64 / total as f64
-    } else {
-        0.0
     }
 }

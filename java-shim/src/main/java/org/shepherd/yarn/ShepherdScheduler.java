@@ -3,10 +3,6 @@ package org.shepherd.yarn;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
-import java.lang.reflect.Constructor;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
@@ -57,7 +53,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ActiveUsersManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
@@ -165,8 +160,9 @@ public class ShepherdScheduler extends FifoScheduler {
   /** Keys for containers the shim itself placed or recovered (wire.rs). */
   private static final long SHIM_KEY_BIT = 1L << 62;
 
-  private static final MethodHandle BASE_NODE_UPDATE = baseNodeUpdate();
-  private static final Constructor<FifoAppAttempt> NEW_ATTEMPT = attemptConstructor();
+  static {
+    FifoInternals.open();
+  }
 
   private final ResourceCalculator calculator = new DominantResourceCalculator();
   private final IdMap<NodeId> nodeIds = new IdMap<>();
@@ -717,7 +713,7 @@ public class ShepherdScheduler extends FifoScheduler {
       return;
     }
     ShepherdQueue queue = (ShepherdQueue) app.getQueue();
-    FifoAppAttempt attempt = newAttempt(attemptId, app.getUser(), queue,
+    FifoAppAttempt attempt = FifoInternals.newAttempt(attemptId, app.getUser(), queue,
         queue.getAbstractUsersManager(), rmContext);
     if (transferStateFromPreviousAttempt) {
       attempt.transferStateFromPreviousAttempt(app.getCurrentAppAttempt());
@@ -1021,7 +1017,7 @@ public class ShepherdScheduler extends FifoScheduler {
    */
   @Override
   protected synchronized void nodeUpdate(RMNode nm) {
-    baseNodeUpdate(nm);
+    FifoInternals.baseNodeUpdate(this, nm);
     FiCaSchedulerNode node = (FiCaSchedulerNode) getNode(nm.getNodeID());
     int idx = nodeIds.find(nm.getNodeID());
     if (node == null || idx < 0) {
@@ -1103,16 +1099,6 @@ public class ShepherdScheduler extends FifoScheduler {
     if (failures > publishedFailures) {
       shimMetrics.engineFailures.incr(failures - publishedFailures);
       publishedFailures = failures;
-    }
-  }
-
-  private void baseNodeUpdate(RMNode nm) {
-    try {
-      BASE_NODE_UPDATE.invoke(this, nm);
-    } catch (RuntimeException | Error e) {
-      throw e;
-    } catch (Throwable t) {
-      throw new YarnRuntimeException(t);
     }
   }
 
@@ -1615,47 +1601,5 @@ public class ShepherdScheduler extends FifoScheduler {
       out[i] = r.getResourceInformation(i).getValue();
     }
     return out;
-  }
-
-  private static FifoAppAttempt newAttempt(ApplicationAttemptId id, String user, Queue queue,
-      ActiveUsersManager users, RMContext ctx) {
-    try {
-      return NEW_ATTEMPT.newInstance(id, user, queue, users, ctx);
-    } catch (ReflectiveOperationException e) {
-      throw new YarnRuntimeException("Shepherd cannot create a FifoAppAttempt", e);
-    }
-  }
-
-  /**
-   * FifoAppAttempt's constructor is package-private; it is the attempt type
-   * FifoScheduler's typed maps hold, so it is opened once here.
-   */
-  private static Constructor<FifoAppAttempt> attemptConstructor() {
-    try {
-      Constructor<FifoAppAttempt> c = FifoAppAttempt.class.getDeclaredConstructor(
-          ApplicationAttemptId.class, String.class, Queue.class, ActiveUsersManager.class,
-          RMContext.class);
-      c.setAccessible(true);
-      return c;
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
-  }
-
-  /**
-   * AbstractYarnScheduler.nodeUpdate does YARN's heartbeat bookkeeping;
-   * FifoScheduler.nodeUpdate adds its own FIFO assignment on top. Shepherd
-   * needs the first without the second, so it calls the grandparent's method
-   * non-virtually.
-   */
-  private static MethodHandle baseNodeUpdate() {
-    try {
-      MethodHandles.Lookup lookup =
-          MethodHandles.privateLookupIn(AbstractYarnScheduler.class, MethodHandles.lookup());
-      return lookup.findSpecial(AbstractYarnScheduler.class, "nodeUpdate",
-          MethodType.methodType(void.class, RMNode.class), AbstractYarnScheduler.class);
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
   }
 }

@@ -1,7 +1,5 @@
 package org.shepherd.yarn;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -175,12 +173,11 @@ public class ShepherdScheduler extends FifoScheduler {
    */
   private final Set<ContainerId> speculative = ConcurrentHashMap.newKeySet();
   private final AtomicLong nextShimKey = new AtomicLong(1);
-  private final Map<String, ShepherdQueue> leafQueues = new LinkedHashMap<>();
+  private final QueueTree queues = new QueueTree(this);
   private final Resource usedResource = Resource.newInstance(0, 0);
   private final ShepherdMetrics shimMetrics = ShepherdMetrics.create();
   /** Engine failures already added to {@code shimMetrics.engineFailures}. */
   private long publishedFailures;
-  private volatile ShepherdQueue rootQueue;
   private volatile EngineLink engine;
   /** The engine's and policy's gauges in metrics2 (RM /jmx, /prom). */
   private ShepherdPolicyMetrics policyMetrics;
@@ -240,12 +237,12 @@ public class ShepherdScheduler extends FifoScheduler {
     } catch (ShepherdEngineException | YarnRuntimeException e) {
       throw new YarnRuntimeException("Shepherd scheduler cannot start: " + e.getMessage(), e);
     }
-    buildQueues(conf, engine.stateJson());
+    queues.build(conf, engine.stateJson());
     engine.enableActivityLog(conf.getInt(ACTIVITY_LOG, 0));
     policyMetrics = ShepherdPolicyMetrics.register(() -> engine);
     LOG.info("Shepherd scheduler started: native engine " + NativeEngine.version()
         + ", resource types " + String.join(",", resourceNames) + ", queues "
-        + leafQueues.keySet());
+        + queues.leafNames());
   }
 
   /**
@@ -331,31 +328,15 @@ public class ShepherdScheduler extends FifoScheduler {
     } catch (ShepherdEngineException | YarnRuntimeException e) {
       throw new IOException("Shepherd: refused new config: " + e.getMessage(), e);
     }
-    Set<String> nextQueues = queueNames(next);
-    for (SchedulerApplication<FifoAppAttempt> app : applications.values()) {
-      String q = app.getQueue().getQueueName();
-      if (!nextQueues.contains(q)) {
-        throw new IOException("Shepherd: refused new config: queue root." + q
-            + " still has applications");
-      }
-    }
+    queues.checkDroppable(QueueTree.queueNames(next));
     try {
       engine.reconfigure(text, System.currentTimeMillis());
     } catch (ShepherdEngineException e) {
       throw new IOException("Shepherd: refused new config: " + e.getMessage(), e);
     }
-    buildQueues(conf, next);
-    LOG.info("Shepherd config applied in place; queues " + leafQueues.keySet() + ", pipelines "
-        + pipelines(engine.stateJson()));
-  }
-
-  /** "queue=policy" for each pipeline in an engine state JSON, for logs. */
-  private static String pipelines(String stateJson) throws IOException {
-    List<String> out = new ArrayList<>();
-    for (JsonNode p : new ObjectMapper().readTree(stateJson).path("pipelines")) {
-      out.add(p.path("queue").asText() + "=" + p.path("policy").asText());
-    }
-    return out.toString();
+    queues.build(conf, next);
+    LOG.info("Shepherd config applied in place; queues " + queues.leafNames() + ", pipelines "
+        + QueueTree.pipelines(engine.stateJson()));
   }
 
   /** Shepherd's TOML text at {@code path}; empty (all defaults) when no path is set. */
@@ -369,52 +350,6 @@ public class ShepherdScheduler extends FifoScheduler {
       throw new YarnRuntimeException("Shepherd config " + CONFIG_FILE + " = " + path
           + " cannot be read: " + e);
     }
-  }
-
-  private static Set<String> queueNames(String stateJson) throws IOException {
-    Set<String> names = new HashSet<>();
-    for (JsonNode q : new ObjectMapper().readTree(stateJson).path("queues")) {
-      names.add(q.path("name").asText());
-    }
-    return names;
-  }
-
-  /**
-   * Queues come from the engine's view of Shepherd's config: new ones are
-   * created, existing ones updated, ones the config dropped removed (the
-   * caller checked they have no applications).
-   */
-  private synchronized void buildQueues(Configuration conf, String stateJson) throws IOException {
-    JsonNode state = new ObjectMapper().readTree(stateJson);
-    if (rootQueue == null) {
-      rootQueue = new ShepherdQueue("root", null, 1f, 1f, 1f, " ", " ", this::getClusterResource,
-          conf);
-    }
-    Set<String> listed = new HashSet<>();
-    for (JsonNode q : state.path("queues")) {
-      String name = q.path("name").asText();
-      listed.add(name);
-      JsonNode acl = state.path("queue_acls").path(name);
-      float capacity = (float) q.path("capacity").asDouble();
-      float max = (float) q.path("max_capacity").asDouble();
-      float weight = (float) q.path("weight").asDouble();
-      String submit = acl.path("submit").asText("*");
-      String admin = acl.path("admin").asText("*");
-      ShepherdQueue existing = leafQueues.get(name);
-      if (existing != null) {
-        existing.update(capacity, max, weight, submit, admin);
-      } else {
-        leafQueues.put(name, new ShepherdQueue(name, rootQueue, capacity, max, weight, submit,
-            admin, this::getClusterResource, conf));
-      }
-    }
-    leafQueues.keySet().removeIf(name -> {
-      if (listed.contains(name)) {
-        return false;
-      }
-      rootQueue.getChildren().removeIf(c -> c.getQueueName().equals(name));
-      return true;
-    });
   }
 
   // ---------------------------------------------------------------- events
@@ -622,7 +557,7 @@ public class ShepherdScheduler extends FifoScheduler {
   public Priority checkAndGetApplicationPriority(Priority priorityRequestedByApp,
       UserGroupInformation user, String queuePath, ApplicationId applicationId)
       throws YarnException {
-    String denied = submitDenied(user, queuePath, applicationId);
+    String denied = queues.submitDenied(user, queuePath, applicationId);
     if (denied != null) {
       LOG.info(denied);
       throw RPCUtil.getRemoteException(new AccessControlException(denied));
@@ -631,32 +566,13 @@ public class ShepherdScheduler extends FifoScheduler {
         applicationId);
   }
 
-  /**
-   * Why {@code user} may not submit to {@code queueName} (the
-   * CapacityScheduler's words), or null: ACLs off, no such queue (refused
-   * later, in addApplication), or the queue's (or root's) submit or admin
-   * ACL lets the user in.
-   */
-  private String submitDenied(UserGroupInformation user, String queueName,
-      ApplicationId appId) {
-    if (user == null || !YarnConfiguration.isAclEnabled(getConf())) {
-      return null;
-    }
-    ShepherdQueue queue = leafQueue(queueName);
-    if (queue == null || queue.hasAccess(QueueACL.SUBMIT_APPLICATIONS, user)) {
-      return null;
-    }
-    return "User " + user.getShortUserName() + " does not have permission to submit " + appId
-        + " to queue " + queueName;
-  }
-
   @Override
   public synchronized void addApplication(ApplicationId appId, String queueName, String user,
       boolean isAppRecovering, boolean unmanagedAM) {
-    ShepherdQueue queue = leafQueue(queueName);
+    ShepherdQueue queue = queues.leafQueue(queueName);
     if (queue == null) {
       String msg = "Application " + appId + " submitted by user " + user
-          + " to unknown queue: " + queueName + " (Shepherd queues: " + queuePaths() + ")";
+          + " to unknown queue: " + queueName + " (Shepherd queues: " + queues.queuePaths() + ")";
       LOG.info(msg);
       rmContext.getDispatcher().getEventHandler()
           .handle(new RMAppEvent(appId, RMAppEventType.APP_REJECTED, msg));
@@ -667,7 +583,7 @@ public class ShepherdScheduler extends FifoScheduler {
     // ACL changed by -refreshQueues in between) is rejected with the ACL's
     // diagnostic. Recovered apps were accepted before and stay.
     String denied = isAppRecovering ? null
-        : submitDenied(UserGroupInformation.createRemoteUser(user), queueName, appId);
+        : queues.submitDenied(UserGroupInformation.createRemoteUser(user), queueName, appId);
     if (denied != null) {
       LOG.info(denied);
       rmContext.getDispatcher().getEventHandler().handle(new RMAppEvent(appId,
@@ -741,7 +657,7 @@ public class ShepherdScheduler extends FifoScheduler {
   @Override
   public synchronized void preValidateMoveApplication(ApplicationId appId, String newQueue)
       throws YarnException {
-    moveTarget(appId, newQueue);
+    queues.moveTarget(appId, newQueue);
   }
 
   /**
@@ -754,20 +670,13 @@ public class ShepherdScheduler extends FifoScheduler {
   @Override
   public synchronized String moveApplication(ApplicationId appId, String newQueue)
       throws YarnException {
-    ShepherdQueue target = moveTarget(appId, newQueue);
+    ShepherdQueue target = queues.moveTarget(appId, newQueue);
     SchedulerApplication<FifoAppAttempt> app = applications.get(appId);
     ShepherdQueue source = (ShepherdQueue) app.getQueue();
     if (target == source) {
       return target.getQueuePath();
     }
-    FifoAppAttempt attempt = app.getCurrentAppAttempt();
-    if (attempt != null) {
-      Resource held = attempt.getCurrentConsumption();
-      source.addUsed(held, false);
-      target.addUsed(held, true);
-      attempt.move(target);
-    }
-    app.setQueue(target);
+    QueueTree.move(app, source, target);
     int idx = appIds.find(appId);
     if (idx >= 0) {
       engine.record(b -> b.appMoved(idx, target.getQueueName()));
@@ -775,25 +684,6 @@ public class ShepherdScheduler extends FifoScheduler {
     LOG.info("Moved application " + appId + " from queue " + source.getQueuePath() + " to "
         + target.getQueuePath());
     return target.getQueuePath();
-  }
-
-  /** The leaf queue {@code appId} may move to, or why not. */
-  private ShepherdQueue moveTarget(ApplicationId appId, String newQueue) throws YarnException {
-    SchedulerApplication<FifoAppAttempt> app = applications.get(appId);
-    if (app == null) {
-      throw new YarnException("App to be moved " + appId + " not found.");
-    }
-    ShepherdQueue target = leafQueue(newQueue);
-    if (target == null) {
-      throw new YarnException("Target queue " + newQueue + " not found or is not a leaf queue"
-          + " (Shepherd queues: " + queuePaths() + ")");
-    }
-    String denied = submitDenied(UserGroupInformation.createRemoteUser(app.getUser()),
-        target.getQueueName(), appId);
-    if (denied != null) {
-      throw new YarnException(new AccessControlException(denied));
-    }
-    return target;
   }
 
   private synchronized void doneApplication(ApplicationId appId,
@@ -1438,50 +1328,28 @@ public class ShepherdScheduler extends FifoScheduler {
   @Override
   public QueueInfo getQueueInfo(String queueName, boolean includeChildQueues,
       boolean recursive) {
-    if (queueName == null || queueName.isEmpty() || "root".equals(queueName)) {
-      return rootQueue.getQueueInfo(includeChildQueues, recursive);
-    }
-    ShepherdQueue q = leafQueue(queueName);
-    return q == null ? null : q.getQueueInfo(includeChildQueues, recursive);
+    return queues.queueInfo(queueName, includeChildQueues, recursive);
   }
 
   @Override
   public List<QueueUserACLInfo> getQueueUserAclInfo() {
-    UserGroupInformation user = null;
-    try {
-      user = UserGroupInformation.getCurrentUser();
-    } catch (IOException e) {
-      LOG.warn("Cannot determine the calling user", e);
-    }
-    return rootQueue.getQueueUserAclInfo(user);
+    return queues.queueUserAclInfo();
   }
 
   @Override
   public synchronized boolean checkAccess(UserGroupInformation callerUGI, QueueACL acl,
       String queueName) {
-    ShepherdQueue q = "root".equals(queueName) ? rootQueue : leafQueue(queueName);
-    return q != null && q.hasAccess(acl, callerUGI);
+    return queues.checkAccess(callerUGI, acl, queueName);
   }
 
   @Override
   public synchronized List<ApplicationAttemptId> getAppsInQueue(String queueName) {
-    ShepherdQueue q = "root".equals(queueName) ? rootQueue : leafQueue(queueName);
-    if (q == null) {
-      return null;
-    }
-    List<ApplicationAttemptId> out = new ArrayList<>();
-    for (SchedulerApplication<FifoAppAttempt> app : applications.values()) {
-      FifoAppAttempt attempt = app.getCurrentAppAttempt();
-      if (attempt != null && (q == rootQueue || app.getQueue() == q)) {
-        out.add(attempt.getApplicationAttemptId());
-      }
-    }
-    return out;
+    return queues.appsInQueue(queueName);
   }
 
   @Override
   public QueueMetrics getRootQueueMetrics() {
-    return rootQueue.getMetrics();
+    return queues.root().getMetrics();
   }
 
   @Override
@@ -1516,21 +1384,8 @@ public class ShepherdScheduler extends FifoScheduler {
   }
 
   private void updateAvailableResourcesMetrics() {
-    rootQueue.getMetrics().setAvailableResourcesToQueue(
+    queues.root().getMetrics().setAvailableResourcesToQueue(
         Resources.subtract(getClusterResource(), getUsedResource()));
-  }
-
-  /** The leaf queues' paths, for messages: {@code root.a, root.b}. */
-  private String queuePaths() {
-    return "root." + String.join(", root.", leafQueues.keySet());
-  }
-
-  private ShepherdQueue leafQueue(String name) {
-    if (name == null) {
-      return null;
-    }
-    String leaf = name.startsWith("root.") ? name.substring(5) : name;
-    return leafQueues.get(leaf);
   }
 
   /** Allocations the engine decided and the shim carried out. */

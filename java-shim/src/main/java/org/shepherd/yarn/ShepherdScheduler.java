@@ -12,7 +12,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
@@ -32,7 +31,6 @@ import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
-import org.apache.hadoop.yarn.api.records.ResourceUtilization;
 import org.apache.hadoop.yarn.api.records.SchedulingRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnException;
@@ -41,38 +39,18 @@ import org.apache.hadoop.yarn.ipc.RPCUtil;
 import org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEventType;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
-import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ActiveUsersManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerAppUtils;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.PendingAsk;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptAddedSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptRemovedSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppRemovedSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerExpiredSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerPreemptEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAddedSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeRemovedSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeResourceUpdateSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ReleaseContainerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler;
@@ -179,16 +157,13 @@ public class ShepherdScheduler extends FifoScheduler {
   /** Engine failures already added to {@code shimMetrics.engineFailures}. */
   private long publishedFailures;
   private volatile EngineLink engine;
+  // The collaborators (see the class comment), built once the engine is.
+  private EventTranslator events;
   /** The engine's and policy's gauges in metrics2 (RM /jmx, /prom). */
   private ShepherdPolicyMetrics policyMetrics;
   private String[] resourceNames;
   /** Path of Shepherd's config file ({@link #CONFIG_FILE}); empty = defaults. */
   private String configPath = "";
-  private boolean usePortForNodeName;
-  /** {@link #UTILIZATION} is {@code containers}. */
-  private boolean containersUtilization;
-  /** {@code yarn.node-labels.enabled}: node labels can change at run time. */
-  private boolean nodeLabelsEnabled;
   /** The asynchronous scheduling thread, if {@link #ASYNC_INTERVAL_MS} &gt; 0. */
   private AsyncScheduling async;
   private int asyncMaxNodes;
@@ -211,15 +186,11 @@ public class ShepherdScheduler extends FifoScheduler {
   @Override
   public void serviceInit(Configuration conf) throws Exception {
     super.serviceInit(conf);
-    usePortForNodeName = conf.getBoolean(YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
+    boolean usePortForNodeName = conf.getBoolean(
+        YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
         YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);
-    String utilization = conf.getTrimmed(UTILIZATION, "node");
-    if (!utilization.equals("node") && !utilization.equals("containers")) {
-      throw new YarnRuntimeException("Shepherd scheduler cannot start: " + UTILIZATION + " = `"
-          + utilization + "`: expected `node` or `containers`");
-    }
-    containersUtilization = utilization.equals("containers");
-    nodeLabelsEnabled = YarnConfiguration.areNodeLabelsEnabled(conf);
+    boolean containersUtilization = EventTranslator.containersUtilization(conf);
+    boolean nodeLabelsEnabled = YarnConfiguration.areNodeLabelsEnabled(conf);
     long asyncIntervalMs = nonNegative(conf, ASYNC_INTERVAL_MS, 0);
     asyncMaxNodes = (int) nonNegative(conf, ASYNC_MAX_NODES, DEFAULT_ASYNC_MAX_NODES);
     async = asyncIntervalMs > 0 ? new AsyncScheduling(this, asyncIntervalMs) : null;
@@ -237,6 +208,9 @@ public class ShepherdScheduler extends FifoScheduler {
     } catch (ShepherdEngineException | YarnRuntimeException e) {
       throw new YarnRuntimeException("Shepherd scheduler cannot start: " + e.getMessage(), e);
     }
+    int n = resourceNames.length;
+    events = new EventTranslator(this, engine, queues, nodeIds, appIds, keyOfContainer,
+        placements, n, usePortForNodeName, containersUtilization, nodeLabelsEnabled);
     queues.build(conf, engine.stateJson());
     engine.enableActivityLog(conf.getInt(ACTIVITY_LOG, 0));
     policyMetrics = ShepherdPolicyMetrics.register(() -> engine);
@@ -354,193 +328,10 @@ public class ShepherdScheduler extends FifoScheduler {
 
   // ---------------------------------------------------------------- events
 
+  /** Every scheduler event, translated by {@link EventTranslator}. */
   @Override
   public void handle(SchedulerEvent event) {
-    switch (event.getType()) {
-      case NODE_ADDED: {
-        NodeAddedSchedulerEvent e = (NodeAddedSchedulerEvent) event;
-        addNode(e.getAddedRMNode());
-        recoverContainersOnNode(e.getContainerReports(), e.getAddedRMNode());
-        break;
-      }
-      case NODE_REMOVED:
-        removeNode(((NodeRemovedSchedulerEvent) event).getRemovedRMNode());
-        break;
-      case NODE_RESOURCE_UPDATE: {
-        NodeResourceUpdateSchedulerEvent e = (NodeResourceUpdateSchedulerEvent) event;
-        updateNodeResource(e.getRMNode(), e.getResourceOption());
-        updateAvailableResourcesMetrics();
-        FiCaSchedulerNode node = (FiCaSchedulerNode) getNode(e.getRMNode().getNodeID());
-        int idx = nodeIds.find(e.getRMNode().getNodeID());
-        if (node != null && idx >= 0) {
-          long[] cap = toLongs(node.getTotalResource());
-          engine.record(b -> b.nodeResourceUpdated(idx, cap));
-        }
-        break;
-      }
-      case NODE_UPDATE:
-        nodeUpdate(((NodeUpdateSchedulerEvent) event).getRMNode());
-        break;
-      case NODE_ATTRIBUTES_UPDATE: {
-        // Node attributes feed the engine's placement-constraint vectors.
-        org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAttributesUpdateSchedulerEvent e =
-            (org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAttributesUpdateSchedulerEvent) event;
-        for (String host : e.getUpdatedNodeToAttributes().keySet()) {
-          Map<String, String> attrs = nodeAttributes(host);
-          for (FiCaSchedulerNode n : nodeTracker.getAllNodes()) {
-            int idx = nodeIds.find(n.getNodeID());
-            if (idx >= 0 && host.equals(n.getRMNode().getHostName())) {
-              Set<String> labels = n.getLabels();
-              engine.record(b -> b.nodeAttributesUpdated(idx, labels, attrs));
-            }
-          }
-        }
-        break;
-      }
-      case APP_ADDED: {
-        AppAddedSchedulerEvent e = (AppAddedSchedulerEvent) event;
-        addApplication(e.getApplicationId(), e.getQueue(), e.getUser(), e.getIsAppRecovering(),
-            e.isUnmanagedAM());
-        break;
-      }
-      case APP_REMOVED: {
-        AppRemovedSchedulerEvent e = (AppRemovedSchedulerEvent) event;
-        doneApplication(e.getApplicationID(), e.getFinalState());
-        break;
-      }
-      case APP_ATTEMPT_ADDED: {
-        AppAttemptAddedSchedulerEvent e = (AppAttemptAddedSchedulerEvent) event;
-        addApplicationAttempt(e.getApplicationAttemptId(), e.getTransferStateFromPreviousAttempt(),
-            e.getIsAttemptRecovering());
-        break;
-      }
-      case APP_ATTEMPT_REMOVED: {
-        AppAttemptRemovedSchedulerEvent e = (AppAttemptRemovedSchedulerEvent) event;
-        doneApplicationAttempt(e.getApplicationAttemptID(), e.getFinalAttemptState(),
-            e.getKeepContainersAcrossAppAttempts());
-        break;
-      }
-      case CONTAINER_EXPIRED: {
-        ContainerId id = ((ContainerExpiredSchedulerEvent) event).getContainerId();
-        RMContainer c = getRMContainer(id);
-        if (c != null) {
-          completedContainer(c,
-              SchedulerUtils.createAbnormalContainerStatus(id, SchedulerUtils.EXPIRED_CONTAINER),
-              RMContainerEventType.EXPIRE);
-        }
-        break;
-      }
-      case RELEASE_CONTAINER: {
-        RMContainer c = ((ReleaseContainerEvent) event).getContainer();
-        completedContainer(c, SchedulerUtils.createAbnormalContainerStatus(c.getContainerId(),
-            SchedulerUtils.RELEASED_CONTAINER), RMContainerEventType.RELEASED);
-        break;
-      }
-      case MARK_CONTAINER_FOR_PREEMPTION: {
-        // Tell the AM (through its next allocate response) to give it back.
-        ContainerPreemptEvent e = (ContainerPreemptEvent) event;
-        FifoAppAttempt attempt = getApplicationAttempt(e.getAppId());
-        if (attempt != null) {
-          attempt.markContainerForPreemption(e.getContainer().getContainerId());
-        }
-        break;
-      }
-      case MARK_CONTAINER_FOR_KILLABLE: {
-        RMContainer c = ((ContainerPreemptEvent) event).getContainer();
-        completedContainer(c, SchedulerUtils.createPreemptedContainerStatus(c.getContainerId(),
-            SchedulerUtils.PREEMPTED_CONTAINER), RMContainerEventType.KILL);
-        break;
-      }
-      case KILL_RESERVED_CONTAINER:
-      case MARK_CONTAINER_FOR_NONKILLABLE:
-        // Shepherd never reserves containers and never marks them killable
-        // ahead of time, so there is nothing to undo.
-        break;
-      default:
-        LOG.debug("Shepherd ignores scheduler event {}", event.getType());
-    }
-  }
-
-  /**
-   * The node attributes YARN's NodeAttributesManager holds for {@code host},
-   * each under its name and under prefix/name (a constraint may name either).
-   */
-  private Map<String, String> nodeAttributes(String host) {
-    Map<String, String> out = new TreeMap<>();
-    try {
-      org.apache.hadoop.yarn.nodelabels.NodeAttributesManager m = rmContext.getNodeAttributesManager();
-      if (m == null || host == null) {
-        return out;
-      }
-      for (org.apache.hadoop.yarn.api.records.NodeAttribute a : m.getAttributesForNode(host).keySet()) {
-        String name = a.getAttributeKey().getAttributeName();
-        String prefix = a.getAttributeKey().getAttributePrefix();
-        out.put(name, a.getAttributeValue());
-        if (prefix != null && !prefix.isEmpty()) {
-          out.put(prefix + "/" + name, a.getAttributeValue());
-        }
-      }
-    } catch (RuntimeException e) {
-      LOG.warn("Could not read node attributes of " + host + ": " + e);
-    }
-    return out;
-  }
-
-  /**
-   * Node labels changed at run time ({@code yarn rmadmin -replaceLabelsOnNode})
-   * reach the engine on the node's next heartbeat: the node moves partition,
-   * so an unlabelled ask no longer goes to a node that became labelled
-   * (exclusive partitions) and a labelled ask finds it.
-   *
-   * <p>Why on the heartbeat and not on YARN's NODE_LABELS_UPDATE: the label
-   * manager sends that event only for nodes the scheduler has activated in
-   * it, and an activated node gives its partition a resource, after which
-   * {@code FiCaSchedulerApp#getResourceUsageReport} (the app attempts the
-   * shim inherits) casts the queue to a CapacityScheduler queue and fails.
-   * The label manager answers {@code RMNode#getNodeLabels} either way.
-   */
-  private void refreshNodeLabels(RMNode nm, FiCaSchedulerNode node, int idx) {
-    Set<String> labels = nm.getNodeLabels();
-    if (labels == null ? node.getLabels().isEmpty() : labels.equals(node.getLabels())) {
-      return; // the usual case: no copy on the heartbeat path
-    }
-    Set<String> now = labels == null ? new HashSet<>() : new HashSet<>(labels);
-    node.updateLabels(now);
-    Map<String, String> attrs = nodeAttributes(nm.getHostName());
-    engine.record(b -> b.nodeAttributesUpdated(idx, now, attrs));
-    LOG.info("Node " + nm.getNodeID() + " labels now " + now);
-  }
-
-  private synchronized void addNode(RMNode rmNode) {
-    FiCaSchedulerNode node = new FiCaSchedulerNode(rmNode, usePortForNodeName);
-    nodeTracker.addNode(node);
-    int idx = nodeIds.idOf(rmNode.getNodeID());
-    long[] cap = toLongs(rmNode.getTotalCapability());
-    Set<String> labels = rmNode.getNodeLabels();
-    Map<String, String> attrs = nodeAttributes(rmNode.getHostName());
-    engine.record(b -> b.nodeAdded(idx, node.getNodeName(), rmNode.getRackName(), cap, labels,
-        attrs));
-    updateAvailableResourcesMetrics();
-    LOG.info("Added node " + rmNode.getNodeAddress() + " clusterResource: "
-        + getClusterResource());
-  }
-
-  private synchronized void removeNode(RMNode rmNode) {
-    FiCaSchedulerNode node = nodeTracker.getNode(rmNode.getNodeID());
-    if (node == null) {
-      return;
-    }
-    for (RMContainer c : node.getCopiedListOfRunningContainers()) {
-      completedContainer(c, SchedulerUtils.createAbnormalContainerStatus(c.getContainerId(),
-          SchedulerUtils.LOST_CONTAINER), RMContainerEventType.KILL);
-    }
-    nodeTracker.removeNode(rmNode.getNodeID());
-    int idx = nodeIds.find(rmNode.getNodeID());
-    if (idx >= 0) {
-      engine.record(b -> b.nodeRemoved(idx));
-      nodeIds.remove(rmNode.getNodeID());
-    }
-    updateAvailableResourcesMetrics();
+    events.handle(event);
   }
 
   /**
@@ -566,83 +357,18 @@ public class ShepherdScheduler extends FifoScheduler {
         applicationId);
   }
 
+  /** Into a Shepherd leaf queue whose ACL admits the user ({@link EventTranslator}). */
   @Override
   public synchronized void addApplication(ApplicationId appId, String queueName, String user,
       boolean isAppRecovering, boolean unmanagedAM) {
-    ShepherdQueue queue = queues.leafQueue(queueName);
-    if (queue == null) {
-      String msg = "Application " + appId + " submitted by user " + user
-          + " to unknown queue: " + queueName + " (Shepherd queues: " + queues.queuePaths() + ")";
-      LOG.info(msg);
-      rmContext.getDispatcher().getEventHandler()
-          .handle(new RMAppEvent(appId, RMAppEventType.APP_REJECTED, msg));
-      return;
-    }
-    // Second line of defence, as the CapacityScheduler's addApplication: an
-    // app that reached the scheduler without the submit-time check (a queue
-    // ACL changed by -refreshQueues in between) is rejected with the ACL's
-    // diagnostic. Recovered apps were accepted before and stay.
-    String denied = isAppRecovering ? null
-        : queues.submitDenied(UserGroupInformation.createRemoteUser(user), queueName, appId);
-    if (denied != null) {
-      LOG.info(denied);
-      rmContext.getDispatcher().getEventHandler().handle(new RMAppEvent(appId,
-          RMAppEventType.APP_REJECTED, new AccessControlException(denied).toString()));
-      return;
-    }
-    SchedulerApplication<FifoAppAttempt> app =
-        new SchedulerApplication<>(queue, user, unmanagedAM);
-    applications.put(appId, app);
-    queue.getMetrics().submitApp(user, unmanagedAM);
-    int idx = appIds.idOf(appId);
-    engine.record(b -> writeAppAdded(b, idx, appId, queue, user));
-    LOG.info("Accepted application " + appId + " from user " + user + " in queue "
-        + queue.getQueuePath());
-    if (!isAppRecovering) {
-      rmContext.getDispatcher().getEventHandler()
-          .handle(new RMAppEvent(appId, RMAppEventType.APP_ACCEPTED));
-    }
-  }
-
-  /**
-   * AppAdded as the engine sees it: name, type, tags, submit time and YARN
-   * priority come from the RM's own record of the app.
-   */
-  private void writeAppAdded(EventBatch b, int idx, ApplicationId appId, Queue queue,
-      String user) {
-    RMApp rmApp = rmContext.getRMApps().get(appId);
-    String name = rmApp == null ? "" : rmApp.getName();
-    String type = rmApp == null ? "" : rmApp.getApplicationType();
-    Set<String> tags = rmApp == null ? null : rmApp.getApplicationTags();
-    long submit = rmApp == null ? System.currentTimeMillis() : rmApp.getSubmitTime();
-    int prio = rmApp == null || rmApp.getApplicationPriority() == null ? 0
-        : rmApp.getApplicationPriority().getPriority();
-    b.appAdded(idx, queue.getQueueName(), user, name, type, tags, submit, prio, appId.toString());
+    events.addApplication(appId, queueName, user, isAppRecovering, unmanagedAM);
   }
 
   @Override
   public synchronized void addApplicationAttempt(ApplicationAttemptId attemptId,
       boolean transferStateFromPreviousAttempt, boolean isAttemptRecovering) {
-    SchedulerApplication<FifoAppAttempt> app = applications.get(attemptId.getApplicationId());
-    if (app == null) {
-      LOG.warn("Attempt " + attemptId + " added for an unknown application");
-      return;
-    }
-    ShepherdQueue queue = (ShepherdQueue) app.getQueue();
-    FifoAppAttempt attempt = FifoInternals.newAttempt(attemptId, app.getUser(), queue,
-        queue.getAbstractUsersManager(), rmContext);
-    if (transferStateFromPreviousAttempt) {
-      attempt.transferStateFromPreviousAttempt(app.getCurrentAppAttempt());
-    }
-    app.setCurrentAppAttempt(attempt);
-    queue.getMetrics().submitAppAttempt(app.getUser(), app.isUnmanagedAM());
-    int idx = appIds.find(attemptId.getApplicationId());
-    engine.record(b -> b.attemptAdded(idx, attemptId.getAttemptId()));
-    LOG.info("Added application attempt " + attemptId + " from user " + app.getUser());
-    if (!isAttemptRecovering) {
-      rmContext.getDispatcher().getEventHandler()
-          .handle(new RMAppAttemptEvent(attemptId, RMAppAttemptEventType.ATTEMPT_ADDED));
-    }
+    events.addApplicationAttempt(attemptId, transferStateFromPreviousAttempt,
+        isAttemptRecovering);
   }
 
   /**
@@ -677,53 +403,10 @@ public class ShepherdScheduler extends FifoScheduler {
       return target.getQueuePath();
     }
     QueueTree.move(app, source, target);
-    int idx = appIds.find(appId);
-    if (idx >= 0) {
-      engine.record(b -> b.appMoved(idx, target.getQueueName()));
-    }
+    events.appMoved(appId, target);
     LOG.info("Moved application " + appId + " from queue " + source.getQueuePath() + " to "
         + target.getQueuePath());
     return target.getQueuePath();
-  }
-
-  private synchronized void doneApplication(ApplicationId appId,
-      org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState finalState) {
-    SchedulerApplication<FifoAppAttempt> app = applications.get(appId);
-    if (app == null) {
-      LOG.warn("Couldn't find application " + appId);
-      return;
-    }
-    ((ActiveUsersManager) app.getQueue().getAbstractUsersManager())
-        .deactivateApplication(app.getUser(), appId);
-    app.stop(finalState);
-    applications.remove(appId);
-    int idx = appIds.find(appId);
-    if (idx >= 0) {
-      placements.remove(idx);
-      engine.record(b -> b.appRemoved(idx));
-      appIds.remove(appId);
-    }
-  }
-
-  private synchronized void doneApplicationAttempt(ApplicationAttemptId attemptId,
-      RMAppAttemptState finalState, boolean keepContainers) {
-    FifoAppAttempt attempt = getApplicationAttempt(attemptId);
-    if (attempt == null) {
-      LOG.warn("Unknown application attempt " + attemptId + " has completed");
-      return;
-    }
-    for (RMContainer c : attempt.getLiveContainers()) {
-      if (keepContainers && c.getState().equals(RMContainerState.RUNNING)) {
-        continue;
-      }
-      completedContainer(c, SchedulerUtils.createAbnormalContainerStatus(c.getContainerId(),
-          SchedulerUtils.COMPLETED_APPLICATION), RMContainerEventType.KILL);
-    }
-    attempt.stop(finalState);
-    int idx = appIds.find(attemptId.getApplicationId());
-    if (idx >= 0) {
-      engine.record(b -> b.attemptRemoved(idx, attemptId.getAttemptId()));
-    }
   }
 
   // ---------------------------------------------------------------- asks
@@ -867,7 +550,7 @@ public class ShepherdScheduler extends FifoScheduler {
       }
     });
     int count = any == null ? 0 : any.getNumContainers();
-    long[] cap = any == null ? new long[resourceNames.length] : toLongs(any.getCapability());
+    long[] cap = any == null ? new long[resourceNames.length] : events.toLongs(any.getCapability());
     boolean relax = any == null || any.getRelaxLocality();
     int exec = any != null && any.getExecutionTypeRequest() != null
         && any.getExecutionTypeRequest().getExecutionType() == ExecutionType.OPPORTUNISTIC ? 1 : 0;
@@ -913,17 +596,7 @@ public class ShepherdScheduler extends FifoScheduler {
     if (node == null || idx < 0) {
       return;
     }
-    if (nodeLabelsEnabled) {
-      refreshNodeLabels(nm, node, idx);
-    }
-    ResourceUtilization u = containersUtilization
-        ? nm.getAggregatedContainersUtilization() : nm.getNodeUtilization();
-    if (u != null) {
-      long[] used = new long[resourceNames.length];
-      used[0] = u.getPhysicalMemory();
-      used[1] = (long) (u.getCPU() * 1000);
-      engine.record(b -> b.nodeUtilization(idx, used));
-    }
+    events.nodeHeartbeat(nm, node, idx);
     long now = System.currentTimeMillis();
     if (engine.dueForRebuild(now)) {
       engine.rebuild(now, this::replayState);
@@ -1193,11 +866,7 @@ public class ShepherdScheduler extends FifoScheduler {
   protected void containerLaunchedOnNode(ContainerId containerId,
       org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode node) {
     super.containerLaunchedOnNode(containerId, node);
-    Long key = keyOfContainer.get(containerId);
-    if (key != null) {
-      long now = System.currentTimeMillis();
-      engine.record(b -> b.containerLaunched(key, now));
-    }
+    events.containerLaunched(containerId);
   }
 
   /**
@@ -1283,7 +952,7 @@ public class ShepherdScheduler extends FifoScheduler {
     SchedulerRequestKey k = c.getAllocatedSchedulerKey();
     int exec = c.getExecutionType() == ExecutionType.OPPORTUNISTIC ? 1 : 0;
     b.containerRecovered(key, app, node, k.getPriority().getPriority(),
-        k.getAllocationRequestId(), toLongs(c.getAllocatedResource()), exec, c.getCreationTime());
+        k.getAllocationRequestId(), events.toLongs(c.getAllocatedResource()), exec, c.getCreationTime());
     Set<String> tags = c.getAllocationTags();
     if (tags != null && !tags.isEmpty()) {
       // Anti-affinity must count containers that survived an RM restart.
@@ -1298,14 +967,14 @@ public class ShepherdScheduler extends FifoScheduler {
   private synchronized void replayState(EventBatch b) {
     for (FiCaSchedulerNode n : nodeTracker.getAllNodes()) {
       int idx = nodeIds.idOf(n.getNodeID());
-      b.nodeAdded(idx, n.getNodeName(), n.getRackName(), toLongs(n.getTotalResource()),
-          n.getLabels(), nodeAttributes(n.getRMNode().getHostName()));
+      b.nodeAdded(idx, n.getNodeName(), n.getRackName(), events.toLongs(n.getTotalResource()),
+          n.getLabels(), events.nodeAttributes(n.getRMNode().getHostName()));
     }
     for (Map.Entry<ApplicationId, SchedulerApplication<FifoAppAttempt>> e
         : applications.entrySet()) {
       SchedulerApplication<FifoAppAttempt> app = e.getValue();
       int idx = appIds.idOf(e.getKey());
-      writeAppAdded(b, idx, e.getKey(), app.getQueue(), app.getUser());
+      events.writeAppAdded(b, idx, e.getKey(), app.getQueue(), app.getUser());
       FifoAppAttempt attempt = app.getCurrentAppAttempt();
       if (attempt == null) {
         continue;
@@ -1383,9 +1052,14 @@ public class ShepherdScheduler extends FifoScheduler {
     updateAvailableResourcesMetrics();
   }
 
-  private void updateAvailableResourcesMetrics() {
+  void updateAvailableResourcesMetrics() {
     queues.root().getMetrics().setAvailableResourcesToQueue(
         Resources.subtract(getClusterResource(), getUsedResource()));
+  }
+
+  /** The RM's context, for the collaborators (YARN keeps it in a protected field). */
+  RMContext context() {
+    return rmContext;
   }
 
   /** Allocations the engine decided and the shim carried out. */
@@ -1446,15 +1120,5 @@ public class ShepherdScheduler extends FifoScheduler {
   /** JSON view of the engine's state, including the policy's. */
   public String getEngineStateJson() {
     return engine.stateJson();
-  }
-
-  // ---------------------------------------------------------------- helpers
-
-  private long[] toLongs(Resource r) {
-    long[] out = new long[resourceNames.length];
-    for (int i = 0; i < out.length; i++) {
-      out[i] = r.getResourceInformation(i).getValue();
-    }
-    return out;
   }
 }

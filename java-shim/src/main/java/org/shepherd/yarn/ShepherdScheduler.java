@@ -4,11 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Collections;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -159,6 +155,7 @@ public class ShepherdScheduler extends FifoScheduler {
   private volatile EngineLink engine;
   // The collaborators (see the class comment), built once the engine is.
   private EventTranslator events;
+  private AskTranslator asks;
   /** The engine's and policy's gauges in metrics2 (RM /jmx, /prom). */
   private ShepherdPolicyMetrics policyMetrics;
   private String[] resourceNames;
@@ -209,6 +206,7 @@ public class ShepherdScheduler extends FifoScheduler {
       throw new YarnRuntimeException("Shepherd scheduler cannot start: " + e.getMessage(), e);
     }
     int n = resourceNames.length;
+    asks = new AskTranslator(engine, appIds, placements, n);
     events = new EventTranslator(this, engine, queues, nodeIds, appIds, keyOfContainer,
         placements, n, usePortForNodeName, containersUtilization, nodeLabelsEnabled);
     queues.build(conf, engine.stateJson());
@@ -421,17 +419,7 @@ public class ShepherdScheduler extends FifoScheduler {
       LOG.error("allocate called for a removed or stale attempt " + attemptId);
       return EMPTY_ALLOCATION;
     }
-    if (schedulingRequests != null && !schedulingRequests.isEmpty()) {
-      // Placement constraints are matched by the engine (its `constraints`
-      // filter); YARN books the containers through the ResourceRequest each
-      // SchedulingRequest becomes. Unsupported forms throw here, to the AM,
-      // as YARN's SingleConstraintAppPlacementAllocator does.
-      List<ResourceRequest> all = new ArrayList<>(ask);
-      for (SchedulingRequest sr : schedulingRequests) {
-        all.add(fromSchedulingRequest(attemptId, sr));
-      }
-      ask = all;
-    }
+    ask = asks.withSchedulingRequests(attemptId, ask, schedulingRequests);
     normalizeResourceRequests(ask);
     releaseContainers(release, attempt);
     synchronized (attempt) {
@@ -440,7 +428,7 @@ public class ShepherdScheduler extends FifoScheduler {
       }
       if (!ask.isEmpty()) {
         attempt.updateResourceRequests(ask);
-        recordAsks(attempt, ask);
+        asks.recordAsks(attempt, ask);
       }
       attempt.updateBlacklist(blacklistAdditions, blacklistRemovals);
       Resource headroom = headroom(attempt);
@@ -460,111 +448,6 @@ public class ShepherdScheduler extends FifoScheduler {
   @Override
   public boolean placementConstraintEnabled() {
     return true;
-  }
-
-  /**
-   * A SchedulingRequest as the ResourceRequest YARN books it under (same
-   * priority and allocation request id, so the AM matches the containers),
-   * after the engine accepted its constraint; its tags and constraint are
-   * kept for {@link #writeAsk}.
-   */
-  private ResourceRequest fromSchedulingRequest(ApplicationAttemptId attemptId,
-      SchedulingRequest sr) {
-    String where = "AppId=" + attemptId.getApplicationId() + " Key=(priority="
-        + sr.getPriority() + ", allocationRequestId=" + sr.getAllocationRequestId()
-        + "). Exception message:";
-    if (sr.getResourceSizing() == null || sr.getResourceSizing().getResources() == null) {
-      throw InvalidSchedulingRequest.of(where
-          + "No ResourceSizing found in the scheduling request");
-    }
-    if (sr.getExecutionType() != null
-        && sr.getExecutionType().getExecutionType() != ExecutionType.GUARANTEED) {
-      throw InvalidSchedulingRequest.of(where
-          + "Only GUARANTEED execution type is supported with placement constraints");
-    }
-    PlacementText.Result text = PlacementText.of(sr.getPlacementConstraint());
-    String unsupported;
-    try {
-      unsupported = org.shepherd.yarn.engine.NativeEngine.checkPlacement(text.text);
-    } catch (RuntimeException | UnsatisfiedLinkError e) {
-      unsupported = "the Shepherd engine cannot check placement constraints now: " + e;
-    }
-    if (unsupported != null) {
-      throw InvalidSchedulingRequest.of(where + unsupported);
-    }
-    ResourceRequest rr = ResourceRequest.newBuilder()
-        .priority(sr.getPriority())
-        .allocationRequestId(sr.getAllocationRequestId())
-        .resourceName(ResourceRequest.ANY)
-        .capability(sr.getResourceSizing().getResources())
-        .numContainers(sr.getResourceSizing().getNumAllocations())
-        .relaxLocality(true)
-        .nodeLabelExpression(text.partition.isEmpty() ? null : text.partition)
-        .build();
-    int idx = appIds.find(attemptId.getApplicationId());
-    if (idx >= 0) {
-      Set<String> tags = sr.getAllocationTags() == null ? new HashSet<>() : sr.getAllocationTags();
-      placements.computeIfAbsent(idx, k -> new java.util.concurrent.ConcurrentHashMap<>())
-          .put(SchedulerRequestKey.create(rr), new String[] {String.join(",", new java.util.TreeSet<>(tags)), text.text});
-    }
-    return rr;
-  }
-
-  /** Send the engine the new state of every scheduler key the AM touched. */
-  private void recordAsks(FifoAppAttempt attempt, List<ResourceRequest> ask) {
-    Set<SchedulerRequestKey> keys = new HashSet<>();
-    for (ResourceRequest rr : ask) {
-      keys.add(SchedulerRequestKey.create(rr));
-    }
-    recordAsks(attempt, keys);
-  }
-
-  /** Send the engine the current state of these scheduler keys of the attempt. */
-  private void recordAsks(FifoAppAttempt attempt, Collection<SchedulerRequestKey> keys) {
-    int idx = appIds.find(attempt.getApplicationId());
-    if (idx < 0) {
-      return;
-    }
-    // Encoded here, on the AM's thread and outside the engine link's lock
-    // (an ask carries a count per host and rack: thousands of entries for
-    // a wide job on a large cluster), then appended in one copy.
-    EventBatch events = new EventBatch();
-    for (SchedulerRequestKey key : keys) {
-      writeAsk(events, idx, key, Asks.of(attempt, key));
-    }
-    engine.recordAll(events);
-  }
-
-  /**
-   * One scheduler key's ask as the engine sees it: the ANY request's count,
-   * size, relax-locality, execution type and label, plus host/rack counts.
-   * An empty map (the AM withdrew the key) is sent as count 0.
-   */
-  private void writeAsk(EventBatch b, int app, SchedulerRequestKey key,
-      Map<String, ResourceRequest> rrs) {
-    ResourceRequest any = rrs.get(ResourceRequest.ANY);
-    Map<String, Integer> locations = new LinkedHashMap<>();
-    rrs.forEach((name, rr) -> {
-      if (!ResourceRequest.ANY.equals(name)) {
-        locations.put(name, rr.getNumContainers());
-      }
-    });
-    int count = any == null ? 0 : any.getNumContainers();
-    long[] cap = any == null ? new long[resourceNames.length] : events.toLongs(any.getCapability());
-    boolean relax = any == null || any.getRelaxLocality();
-    int exec = any != null && any.getExecutionTypeRequest() != null
-        && any.getExecutionTypeRequest().getExecutionType() == ExecutionType.OPPORTUNISTIC ? 1 : 0;
-    String label = any == null || any.getNodeLabelExpression() == null ? ""
-        : any.getNodeLabelExpression();
-    b.askUpdated(app, key.getPriority().getPriority(), key.getAllocationRequestId(), cap, count,
-        relax, exec, label, locations);
-    Map<SchedulerRequestKey, String[]> own = placements.get(app);
-    String[] placement = own == null ? null : own.get(key);
-    if (placement != null) {
-      b.askPlacement(app, key.getPriority().getPriority(), key.getAllocationRequestId(),
-          placement[0].isEmpty() ? new ArrayList<>() : java.util.Arrays.asList(placement[0].split(",")),
-          placement[1]);
-    }
   }
 
   private Resource headroom(FifoAppAttempt attempt) {
@@ -796,7 +679,7 @@ public class ShepherdScheduler extends FifoScheduler {
       Container container = BuilderUtils.newContainer(id, node.getNodeID(),
           node.getRMNode().getHttpAddress(), capability, key.getPriority(), null,
           key.getAllocationRequestId());
-      Set<String> tags = placementTags(attempt, key);
+      Set<String> tags = asks.placementTags(attempt, key);
       if (tags != null) {
         // On the record before YARN builds its RMContainer from it: the
         // RMContainer's START transition books the tags in YARN's
@@ -843,21 +726,6 @@ public class ShepherdScheduler extends FifoScheduler {
     return Resources.fitsIn(capability, room);
   }
 
-  /**
-   * The allocation tags of a container placed for a SchedulingRequest under
-   * {@code key}, or null for an ask that came as a ResourceRequest. YARN
-   * carries them in the container token and the NodeManagers' reports after
-   * an RM restart, and counts them in its AllocationTagsManager.
-   */
-  private Set<String> placementTags(FifoAppAttempt attempt, SchedulerRequestKey key) {
-    Map<SchedulerRequestKey, String[]> own = placements.get(appIds.find(attempt.getApplicationId()));
-    String[] placement = own == null ? null : own.get(key);
-    if (placement == null || placement[0].isEmpty()) {
-      return null;
-    }
-    return new HashSet<>(java.util.Arrays.asList(placement[0].split(",")));
-  }
-
   private long shimKey() {
     return SHIM_KEY_BIT | nextShimKey.getAndIncrement();
   }
@@ -887,7 +755,7 @@ public class ShepherdScheduler extends FifoScheduler {
     }
     FifoAppAttempt attempt = getCurrentAttemptForContainer(rmContainer.getContainerId());
     if (attempt != null) {
-      recordAsks(attempt, Collections.singleton(rmContainer.getAllocatedSchedulerKey()));
+      asks.recordAsks(attempt, Collections.singleton(rmContainer.getAllocatedSchedulerKey()));
     }
   }
 
@@ -981,7 +849,7 @@ public class ShepherdScheduler extends FifoScheduler {
       }
       b.attemptAdded(idx, attempt.getApplicationAttemptId().getAttemptId());
       for (SchedulerRequestKey key : attempt.getSchedulerKeys()) {
-        writeAsk(b, idx, key, Asks.of(attempt, key));
+        asks.writeAsk(b, idx, key, Asks.of(attempt, key));
       }
       for (RMContainer c : attempt.getLiveContainers()) {
         Long key = keyOfContainer.get(c.getContainerId());

@@ -17,7 +17,6 @@ import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
-import org.apache.hadoop.yarn.api.records.ExecutionType;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.QueueACL;
@@ -49,7 +48,6 @@ import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 import org.apache.hadoop.yarn.util.resource.Resources;
-import org.shepherd.yarn.engine.EventBatch;
 import org.shepherd.yarn.engine.NativeEngine;
 import org.shepherd.yarn.engine.ShepherdEngineException;
 import org.slf4j.Logger;
@@ -149,6 +147,7 @@ public class ShepherdScheduler extends FifoScheduler {
   private EventTranslator events;
   private AskTranslator asks;
   private DecisionExecutor executor;
+  private Recovery recovery;
   /** The engine's and policy's gauges in metrics2 (RM /jmx, /prom). */
   private ShepherdPolicyMetrics policyMetrics;
   private String[] resourceNames;
@@ -204,6 +203,8 @@ public class ShepherdScheduler extends FifoScheduler {
         placements, n, usePortForNodeName, containersUtilization, nodeLabelsEnabled);
     executor = new DecisionExecutor(this, engine, asks, nodeIds, appIds, keyOfContainer,
         containerOfKey, speculative, shimMetrics, n);
+    recovery = new Recovery(this, engine, events, asks, nodeIds, appIds, keyOfContainer,
+        containerOfKey, shimMetrics);
     queues.build(conf, engine.stateJson());
     engine.enableActivityLog(conf.getInt(ACTIVITY_LOG, 0));
     policyMetrics = ShepherdPolicyMetrics.register(() -> engine);
@@ -477,7 +478,7 @@ public class ShepherdScheduler extends FifoScheduler {
     events.nodeHeartbeat(nm, node, idx);
     long now = System.currentTimeMillis();
     if (engine.dueForRebuild(now)) {
-      engine.rebuild(now, this::replayState);
+      engine.rebuild(now, recovery::replayState);
       shimMetrics.engineRebuilds.incr();
     }
     boolean mayAllocate = mayAllocate();
@@ -587,76 +588,12 @@ public class ShepherdScheduler extends FifoScheduler {
 
   /**
    * Work-preserving RM restart: YARN rebuilds the containers NodeManagers
-   * report; the engine learns each as a recovered container.
+   * report; the engine learns each as a recovered container ({@link Recovery}).
    */
   @Override
   public synchronized void recoverContainersOnNode(List<NMContainerStatus> reports, RMNode nm) {
     super.recoverContainersOnNode(reports, nm);
-    FiCaSchedulerNode node = (FiCaSchedulerNode) getNode(nm.getNodeID());
-    if (node == null) {
-      return;
-    }
-    for (RMContainer c : node.getCopiedListOfRunningContainers()) {
-      if (keyOfContainer.containsKey(c.getContainerId())) {
-        continue;
-      }
-      long key = shimKey();
-      keyOfContainer.put(c.getContainerId(), key);
-      containerOfKey.put(key, c.getContainerId());
-      changeUsed(c.getAllocatedResource(), true);
-      engine.record(b -> writeRecovered(b, key, c));
-      shimMetrics.recoveredContainers.incr();
-    }
-  }
-
-  /** A live container the engine must know about without having placed it. */
-  private void writeRecovered(EventBatch b, long key, RMContainer c) {
-    int app = appIds.find(c.getApplicationAttemptId().getApplicationId());
-    int node = nodeIds.find(c.getNodeId());
-    if (app < 0 || node < 0) {
-      return;
-    }
-    SchedulerRequestKey k = c.getAllocatedSchedulerKey();
-    int exec = c.getExecutionType() == ExecutionType.OPPORTUNISTIC ? 1 : 0;
-    b.containerRecovered(key, app, node, k.getPriority().getPriority(),
-        k.getAllocationRequestId(), events.toLongs(c.getAllocatedResource()), exec, c.getCreationTime());
-    Set<String> tags = c.getAllocationTags();
-    if (tags != null && !tags.isEmpty()) {
-      // Anti-affinity must count containers that survived an RM restart.
-      b.containerTags(key, tags);
-    }
-  }
-
-  /**
-   * Write the whole cluster as events into {@code b}: what a fresh engine
-   * needs to continue where a failed one stopped.
-   */
-  private synchronized void replayState(EventBatch b) {
-    for (FiCaSchedulerNode n : nodeTracker.getAllNodes()) {
-      int idx = nodeIds.idOf(n.getNodeID());
-      b.nodeAdded(idx, n.getNodeName(), n.getRackName(), events.toLongs(n.getTotalResource()),
-          n.getLabels(), events.nodeAttributes(n.getRMNode().getHostName()));
-    }
-    for (Map.Entry<ApplicationId, SchedulerApplication<FifoAppAttempt>> e
-        : applications.entrySet()) {
-      SchedulerApplication<FifoAppAttempt> app = e.getValue();
-      int idx = appIds.idOf(e.getKey());
-      events.writeAppAdded(b, idx, e.getKey(), app.getQueue(), app.getUser());
-      FifoAppAttempt attempt = app.getCurrentAppAttempt();
-      if (attempt == null) {
-        continue;
-      }
-      b.attemptAdded(idx, attempt.getApplicationAttemptId().getAttemptId());
-      for (SchedulerRequestKey key : attempt.getSchedulerKeys()) {
-        asks.writeAsk(b, idx, key, Asks.of(attempt, key));
-      }
-      for (RMContainer c : attempt.getLiveContainers()) {
-        Long key = keyOfContainer.get(c.getContainerId());
-        if (key != null) {
-          writeRecovered(b, key, c);
-        }
-      }
-    }
+    recovery.recoverContainersOnNode(nm);
   }
 
   // ---------------------------------------------------------------- queries

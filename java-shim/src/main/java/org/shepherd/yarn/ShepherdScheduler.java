@@ -1,9 +1,6 @@
 package org.shepherd.yarn;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Paths;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -68,6 +65,15 @@ import org.slf4j.LoggerFactory;
  * {@code GET /ws/v1/cluster/scheduler} only render CapacityScheduler,
  * FairScheduler and FifoScheduler instances; every FifoScheduler behaviour
  * that decides anything is overridden here.
+ *
+ * <p>This class is what YARN calls and what holds the pieces together (the
+ * id maps, the engine link, the heartbeat); the work is done by
+ * package-private collaborators it owns: {@link EventTranslator} and
+ * {@link AskTranslator} (YARN's events and asks as engine events),
+ * {@link DecisionExecutor} (the engine's decisions carried out),
+ * {@link Recovery} (RM restart and engine rebuild), {@link QueueTree}
+ * (queues and ACLs) and {@link FifoInternals} (YARN internals opened by
+ * reflection).
  */
 public class ShepherdScheduler extends FifoScheduler {
   private static final Logger LOG = LoggerFactory.getLogger(ShepherdScheduler.class);
@@ -127,6 +133,8 @@ public class ShepherdScheduler extends FifoScheduler {
   }
 
   private final ResourceCalculator calculator = new DominantResourceCalculator();
+  // The id maps below are shared with the collaborators; Soak reads appIds,
+  // keyOfContainer, containerOfKey and placements here by reflection.
   private final IdMap<NodeId> nodeIds = new IdMap<>();
   private final IdMap<ApplicationId> appIds = new IdMap<>();
   private final Map<ContainerId, Long> keyOfContainer = new ConcurrentHashMap<>();
@@ -180,10 +188,11 @@ public class ShepherdScheduler extends FifoScheduler {
         YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);
     boolean containersUtilization = EventTranslator.containersUtilization(conf);
     boolean nodeLabelsEnabled = YarnConfiguration.areNodeLabelsEnabled(conf);
-    long asyncIntervalMs = nonNegative(conf, ASYNC_INTERVAL_MS, 0);
-    asyncMaxNodes = (int) nonNegative(conf, ASYNC_MAX_NODES, DEFAULT_ASYNC_MAX_NODES);
+    long asyncIntervalMs = AsyncScheduling.nonNegative(conf, ASYNC_INTERVAL_MS, 0);
+    asyncMaxNodes =
+        (int) AsyncScheduling.nonNegative(conf, ASYNC_MAX_NODES, DEFAULT_ASYNC_MAX_NODES);
     async = asyncIntervalMs > 0 ? new AsyncScheduling(this, asyncIntervalMs) : null;
-    heartbeatsAllocate = heartbeatsAllocate(conf, asyncIntervalMs);
+    heartbeatsAllocate = AsyncScheduling.heartbeatsAllocate(conf, asyncIntervalMs);
     ResourceInformation[] types = ResourceUtils.getResourceTypesArray();
     resourceNames = new String[types.length];
     for (int i = 0; i < types.length; i++) {
@@ -192,7 +201,7 @@ public class ShepherdScheduler extends FifoScheduler {
     try {
       NativeEngine.load(NATIVE_LIBRARY, conf.getTrimmed(NATIVE_LIBRARY));
       configPath = conf.getTrimmed(CONFIG_FILE, "");
-      engine = new EngineLink(readShepherdConfig(configPath), resourceNames,
+      engine = new EngineLink(EngineLink.readConfig(configPath), resourceNames,
           conf.getLong(ENGINE_RETRY_MS, DEFAULT_ENGINE_RETRY_MS));
     } catch (ShepherdEngineException | YarnRuntimeException e) {
       throw new YarnRuntimeException("Shepherd scheduler cannot start: " + e.getMessage(), e);
@@ -211,37 +220,6 @@ public class ShepherdScheduler extends FifoScheduler {
     LOG.info("Shepherd scheduler started: native engine " + NativeEngine.version()
         + ", resource types " + String.join(",", resourceNames) + ", queues "
         + queues.leafNames());
-  }
-
-  /**
-   * {@link #ASYNC_HEARTBEATS_ALLOCATE}: `true` or `false`, and false only
-   * with rounds (else nothing would ever allocate).
-   */
-  private static boolean heartbeatsAllocate(Configuration conf, long asyncIntervalMs) {
-    String text = conf.getTrimmed(ASYNC_HEARTBEATS_ALLOCATE, "true");
-    if (!text.equals("true") && !text.equals("false")) {
-      throw new YarnRuntimeException("Shepherd scheduler cannot start: " + ASYNC_HEARTBEATS_ALLOCATE
-          + " = `" + text + "`: expected `true` or `false`");
-    }
-    if (text.equals("false") && asyncIntervalMs == 0) {
-      throw new YarnRuntimeException("Shepherd scheduler cannot start: " + ASYNC_HEARTBEATS_ALLOCATE
-          + " = `false` needs " + ASYNC_INTERVAL_MS + " > 0: without rounds nothing would allocate");
-    }
-    return text.equals("true");
-  }
-
-  private static long nonNegative(Configuration conf, String key, long dflt) {
-    String text = conf.getTrimmed(key, Long.toString(dflt));
-    try {
-      long v = Long.parseLong(text);
-      if (v >= 0 && v <= Integer.MAX_VALUE) {
-        return v;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new YarnRuntimeException("Shepherd scheduler cannot start: " + key + " = `" + text
-        + "`: expected a whole number >= 0");
   }
 
   @Override
@@ -291,7 +269,7 @@ public class ShepherdScheduler extends FifoScheduler {
       // -refreshQueues hands over a freshly loaded yarn-site.xml; the file
       // it names is re-read (the one named at start if it names none).
       configPath = conf.getTrimmed(CONFIG_FILE, configPath);
-      text = readShepherdConfig(configPath);
+      text = EngineLink.readConfig(configPath);
       next = engine.probe(text);
     } catch (ShepherdEngineException | YarnRuntimeException e) {
       throw new IOException("Shepherd: refused new config: " + e.getMessage(), e);
@@ -305,19 +283,6 @@ public class ShepherdScheduler extends FifoScheduler {
     queues.build(conf, next);
     LOG.info("Shepherd config applied in place; queues " + queues.leafNames() + ", pipelines "
         + QueueTree.pipelines(engine.stateJson()));
-  }
-
-  /** Shepherd's TOML text at {@code path}; empty (all defaults) when no path is set. */
-  private static String readShepherdConfig(String path) {
-    if (path == null || path.isEmpty()) {
-      return "";
-    }
-    try {
-      return new String(Files.readAllBytes(Paths.get(path)), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new YarnRuntimeException("Shepherd config " + CONFIG_FILE + " = " + path
-          + " cannot be read: " + e);
-    }
   }
 
   // ---------------------------------------------------------------- events
@@ -665,6 +630,8 @@ public class ShepherdScheduler extends FifoScheduler {
   RMContext context() {
     return rmContext;
   }
+
+  // ---------------------------------------------------------------- metrics
 
   /** Allocations the engine decided and the shim carried out. */
   public long getEngineAllocations() {

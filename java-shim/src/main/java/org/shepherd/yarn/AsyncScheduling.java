@@ -1,5 +1,10 @@
 package org.shepherd.yarn;
 
+import static org.shepherd.yarn.ShepherdScheduler.ASYNC_HEARTBEATS_ALLOCATE;
+import static org.shepherd.yarn.ShepherdScheduler.ASYNC_INTERVAL_MS;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -12,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * heartbeat — the role of the CapacityScheduler's asynchronous scheduling
  * threads. The engine decides (and does nothing when nothing changed); the
  * scheduler commits under its own lock, as every heartbeat does. A failing
- * round is logged and the thread goes on.
+ * round is logged and the thread goes on. The {@code async-scheduling.*}
+ * settings are parsed and checked here too, at RM start.
  */
 final class AsyncScheduling {
   private static final Logger LOG = LoggerFactory.getLogger(AsyncScheduling.class);
@@ -23,6 +29,38 @@ final class AsyncScheduling {
   AsyncScheduling(ShepherdScheduler scheduler, long intervalMs) {
     thread = new Thread(() -> loop(scheduler, intervalMs), "Shepherd asynchronous scheduling");
     thread.setDaemon(true);
+  }
+
+  /**
+   * {@link ShepherdScheduler#ASYNC_HEARTBEATS_ALLOCATE}: `true` or `false`, and
+   * false only with rounds (else nothing would ever allocate).
+   */
+  static boolean heartbeatsAllocate(Configuration conf, long asyncIntervalMs) {
+    String text = conf.getTrimmed(ASYNC_HEARTBEATS_ALLOCATE, "true");
+    if (!text.equals("true") && !text.equals("false")) {
+      throw new YarnRuntimeException("Shepherd scheduler cannot start: " + ASYNC_HEARTBEATS_ALLOCATE
+          + " = `" + text + "`: expected `true` or `false`");
+    }
+    if (text.equals("false") && asyncIntervalMs == 0) {
+      throw new YarnRuntimeException("Shepherd scheduler cannot start: " + ASYNC_HEARTBEATS_ALLOCATE
+          + " = `false` needs " + ASYNC_INTERVAL_MS + " > 0: without rounds nothing would allocate");
+    }
+    return text.equals("true");
+  }
+
+  /** {@code key}'s value, a whole number from 0 to Integer.MAX_VALUE, or the start fails. */
+  static long nonNegative(Configuration conf, String key, long dflt) {
+    String text = conf.getTrimmed(key, Long.toString(dflt));
+    try {
+      long v = Long.parseLong(text);
+      if (v >= 0 && v <= Integer.MAX_VALUE) {
+        return v;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new YarnRuntimeException("Shepherd scheduler cannot start: " + key + " = `" + text
+        + "`: expected a whole number >= 0");
   }
 
   void start() {

@@ -1,6 +1,13 @@
 package org.shepherd.yarn;
 
+import static org.shepherd.yarn.ShepherdScheduler.CONFIG_FILE;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
 import java.util.function.Consumer;
+import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.shepherd.yarn.engine.EventBatch;
 import org.shepherd.yarn.engine.NativeEngine;
 import org.shepherd.yarn.engine.ShepherdEngineException;
@@ -55,6 +62,19 @@ final class EngineLink {
     this.resourceNames = resourceNames;
     this.retryMs = retryMs;
     this.handle = NativeEngine.create(configText, resourceNames);
+  }
+
+  /** Shepherd's TOML text at {@code path}; empty (all defaults) when no path is set. */
+  static String readConfig(String path) {
+    if (path == null || path.isEmpty()) {
+      return "";
+    }
+    try {
+      return new String(Files.readAllBytes(Paths.get(path)), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new YarnRuntimeException("Shepherd config " + CONFIG_FILE + " = " + path
+          + " cannot be read: " + e);
+    }
   }
 
   int resourceTypes() {

@@ -1,24 +1,10 @@
 package org.shepherd.yarn;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
-import java.lang.reflect.Constructor;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Paths;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Collections;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
@@ -26,10 +12,8 @@ import org.apache.hadoop.security.AccessControlException;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
-import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
-import org.apache.hadoop.yarn.api.records.ExecutionType;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.QueueACL;
@@ -38,7 +22,6 @@ import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
-import org.apache.hadoop.yarn.api.records.ResourceUtilization;
 import org.apache.hadoop.yarn.api.records.SchedulingRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnException;
@@ -46,51 +29,22 @@ import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.apache.hadoop.yarn.ipc.RPCUtil;
 import org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
-import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEventType;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
-import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ActiveUsersManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerAppUtils;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.PendingAsk;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptAddedSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptRemovedSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppRemovedSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerExpiredSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerPreemptEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAddedSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeRemovedSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeResourceUpdateSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ReleaseContainerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler;
 import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
-import org.apache.hadoop.yarn.server.utils.BuilderUtils;
 import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 import org.apache.hadoop.yarn.util.resource.Resources;
-import org.shepherd.yarn.engine.Decisions;
-import org.shepherd.yarn.engine.EventBatch;
 import org.shepherd.yarn.engine.NativeEngine;
 import org.shepherd.yarn.engine.ShepherdEngineException;
 import org.slf4j.Logger;
@@ -111,6 +65,15 @@ import org.slf4j.LoggerFactory;
  * {@code GET /ws/v1/cluster/scheduler} only render CapacityScheduler,
  * FairScheduler and FifoScheduler instances; every FifoScheduler behaviour
  * that decides anything is overridden here.
+ *
+ * <p>This class is what YARN calls and what holds the pieces together (the
+ * id maps, the engine link, the heartbeat); the work is done by
+ * package-private collaborators it owns: {@link EventTranslator} and
+ * {@link AskTranslator} (YARN's events and asks as engine events),
+ * {@link DecisionExecutor} (the engine's decisions carried out),
+ * {@link Recovery} (RM restart and engine rebuild), {@link QueueTree}
+ * (queues and ACLs) and {@link FifoInternals} (YARN internals opened by
+ * reflection).
  */
 public class ShepherdScheduler extends FifoScheduler {
   private static final Logger LOG = LoggerFactory.getLogger(ShepherdScheduler.class);
@@ -165,10 +128,13 @@ public class ShepherdScheduler extends FifoScheduler {
   /** Keys for containers the shim itself placed or recovered (wire.rs). */
   private static final long SHIM_KEY_BIT = 1L << 62;
 
-  private static final MethodHandle BASE_NODE_UPDATE = baseNodeUpdate();
-  private static final Constructor<FifoAppAttempt> NEW_ATTEMPT = attemptConstructor();
+  static {
+    FifoInternals.open();
+  }
 
   private final ResourceCalculator calculator = new DominantResourceCalculator();
+  // The id maps below are shared with the collaborators; Soak reads appIds,
+  // keyOfContainer, containerOfKey and placements here by reflection.
   private final IdMap<NodeId> nodeIds = new IdMap<>();
   private final IdMap<ApplicationId> appIds = new IdMap<>();
   private final Map<ContainerId, Long> keyOfContainer = new ConcurrentHashMap<>();
@@ -179,23 +145,22 @@ public class ShepherdScheduler extends FifoScheduler {
    */
   private final Set<ContainerId> speculative = ConcurrentHashMap.newKeySet();
   private final AtomicLong nextShimKey = new AtomicLong(1);
-  private final Map<String, ShepherdQueue> leafQueues = new LinkedHashMap<>();
+  private final QueueTree queues = new QueueTree(this);
   private final Resource usedResource = Resource.newInstance(0, 0);
   private final ShepherdMetrics shimMetrics = ShepherdMetrics.create();
   /** Engine failures already added to {@code shimMetrics.engineFailures}. */
   private long publishedFailures;
-  private volatile ShepherdQueue rootQueue;
   private volatile EngineLink engine;
+  // The collaborators (see the class comment), built once the engine is.
+  private EventTranslator events;
+  private AskTranslator asks;
+  private DecisionExecutor executor;
+  private Recovery recovery;
   /** The engine's and policy's gauges in metrics2 (RM /jmx, /prom). */
   private ShepherdPolicyMetrics policyMetrics;
   private String[] resourceNames;
   /** Path of Shepherd's config file ({@link #CONFIG_FILE}); empty = defaults. */
   private String configPath = "";
-  private boolean usePortForNodeName;
-  /** {@link #UTILIZATION} is {@code containers}. */
-  private boolean containersUtilization;
-  /** {@code yarn.node-labels.enabled}: node labels can change at run time. */
-  private boolean nodeLabelsEnabled;
   /** The asynchronous scheduling thread, if {@link #ASYNC_INTERVAL_MS} &gt; 0. */
   private AsyncScheduling async;
   private int asyncMaxNodes;
@@ -218,19 +183,16 @@ public class ShepherdScheduler extends FifoScheduler {
   @Override
   public void serviceInit(Configuration conf) throws Exception {
     super.serviceInit(conf);
-    usePortForNodeName = conf.getBoolean(YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
+    boolean usePortForNodeName = conf.getBoolean(
+        YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
         YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);
-    String utilization = conf.getTrimmed(UTILIZATION, "node");
-    if (!utilization.equals("node") && !utilization.equals("containers")) {
-      throw new YarnRuntimeException("Shepherd scheduler cannot start: " + UTILIZATION + " = `"
-          + utilization + "`: expected `node` or `containers`");
-    }
-    containersUtilization = utilization.equals("containers");
-    nodeLabelsEnabled = YarnConfiguration.areNodeLabelsEnabled(conf);
-    long asyncIntervalMs = nonNegative(conf, ASYNC_INTERVAL_MS, 0);
-    asyncMaxNodes = (int) nonNegative(conf, ASYNC_MAX_NODES, DEFAULT_ASYNC_MAX_NODES);
+    boolean containersUtilization = EventTranslator.containersUtilization(conf);
+    boolean nodeLabelsEnabled = YarnConfiguration.areNodeLabelsEnabled(conf);
+    long asyncIntervalMs = AsyncScheduling.nonNegative(conf, ASYNC_INTERVAL_MS, 0);
+    asyncMaxNodes =
+        (int) AsyncScheduling.nonNegative(conf, ASYNC_MAX_NODES, DEFAULT_ASYNC_MAX_NODES);
     async = asyncIntervalMs > 0 ? new AsyncScheduling(this, asyncIntervalMs) : null;
-    heartbeatsAllocate = heartbeatsAllocate(conf, asyncIntervalMs);
+    heartbeatsAllocate = AsyncScheduling.heartbeatsAllocate(conf, asyncIntervalMs);
     ResourceInformation[] types = ResourceUtils.getResourceTypesArray();
     resourceNames = new String[types.length];
     for (int i = 0; i < types.length; i++) {
@@ -239,48 +201,25 @@ public class ShepherdScheduler extends FifoScheduler {
     try {
       NativeEngine.load(NATIVE_LIBRARY, conf.getTrimmed(NATIVE_LIBRARY));
       configPath = conf.getTrimmed(CONFIG_FILE, "");
-      engine = new EngineLink(readShepherdConfig(configPath), resourceNames,
+      engine = new EngineLink(EngineLink.readConfig(configPath), resourceNames,
           conf.getLong(ENGINE_RETRY_MS, DEFAULT_ENGINE_RETRY_MS));
     } catch (ShepherdEngineException | YarnRuntimeException e) {
       throw new YarnRuntimeException("Shepherd scheduler cannot start: " + e.getMessage(), e);
     }
-    buildQueues(conf, engine.stateJson());
+    int n = resourceNames.length;
+    asks = new AskTranslator(engine, appIds, placements, n);
+    events = new EventTranslator(this, engine, queues, nodeIds, appIds, keyOfContainer,
+        placements, n, usePortForNodeName, containersUtilization, nodeLabelsEnabled);
+    executor = new DecisionExecutor(this, engine, asks, nodeIds, appIds, keyOfContainer,
+        containerOfKey, speculative, shimMetrics, n);
+    recovery = new Recovery(this, engine, events, asks, nodeIds, appIds, keyOfContainer,
+        containerOfKey, shimMetrics);
+    queues.build(conf, engine.stateJson());
     engine.enableActivityLog(conf.getInt(ACTIVITY_LOG, 0));
     policyMetrics = ShepherdPolicyMetrics.register(() -> engine);
     LOG.info("Shepherd scheduler started: native engine " + NativeEngine.version()
         + ", resource types " + String.join(",", resourceNames) + ", queues "
-        + leafQueues.keySet());
-  }
-
-  /**
-   * {@link #ASYNC_HEARTBEATS_ALLOCATE}: `true` or `false`, and false only
-   * with rounds (else nothing would ever allocate).
-   */
-  private static boolean heartbeatsAllocate(Configuration conf, long asyncIntervalMs) {
-    String text = conf.getTrimmed(ASYNC_HEARTBEATS_ALLOCATE, "true");
-    if (!text.equals("true") && !text.equals("false")) {
-      throw new YarnRuntimeException("Shepherd scheduler cannot start: " + ASYNC_HEARTBEATS_ALLOCATE
-          + " = `" + text + "`: expected `true` or `false`");
-    }
-    if (text.equals("false") && asyncIntervalMs == 0) {
-      throw new YarnRuntimeException("Shepherd scheduler cannot start: " + ASYNC_HEARTBEATS_ALLOCATE
-          + " = `false` needs " + ASYNC_INTERVAL_MS + " > 0: without rounds nothing would allocate");
-    }
-    return text.equals("true");
-  }
-
-  private static long nonNegative(Configuration conf, String key, long dflt) {
-    String text = conf.getTrimmed(key, Long.toString(dflt));
-    try {
-      long v = Long.parseLong(text);
-      if (v >= 0 && v <= Integer.MAX_VALUE) {
-        return v;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new YarnRuntimeException("Shepherd scheduler cannot start: " + key + " = `" + text
-        + "`: expected a whole number >= 0");
+        + queues.leafNames());
   }
 
   @Override
@@ -330,286 +269,28 @@ public class ShepherdScheduler extends FifoScheduler {
       // -refreshQueues hands over a freshly loaded yarn-site.xml; the file
       // it names is re-read (the one named at start if it names none).
       configPath = conf.getTrimmed(CONFIG_FILE, configPath);
-      text = readShepherdConfig(configPath);
+      text = EngineLink.readConfig(configPath);
       next = engine.probe(text);
     } catch (ShepherdEngineException | YarnRuntimeException e) {
       throw new IOException("Shepherd: refused new config: " + e.getMessage(), e);
     }
-    Set<String> nextQueues = queueNames(next);
-    for (SchedulerApplication<FifoAppAttempt> app : applications.values()) {
-      String q = app.getQueue().getQueueName();
-      if (!nextQueues.contains(q)) {
-        throw new IOException("Shepherd: refused new config: queue root." + q
-            + " still has applications");
-      }
-    }
+    queues.checkDroppable(QueueTree.queueNames(next));
     try {
       engine.reconfigure(text, System.currentTimeMillis());
     } catch (ShepherdEngineException e) {
       throw new IOException("Shepherd: refused new config: " + e.getMessage(), e);
     }
-    buildQueues(conf, next);
-    LOG.info("Shepherd config applied in place; queues " + leafQueues.keySet() + ", pipelines "
-        + pipelines(engine.stateJson()));
-  }
-
-  /** "queue=policy" for each pipeline in an engine state JSON, for logs. */
-  private static String pipelines(String stateJson) throws IOException {
-    List<String> out = new ArrayList<>();
-    for (JsonNode p : new ObjectMapper().readTree(stateJson).path("pipelines")) {
-      out.add(p.path("queue").asText() + "=" + p.path("policy").asText());
-    }
-    return out.toString();
-  }
-
-  /** Shepherd's TOML text at {@code path}; empty (all defaults) when no path is set. */
-  private static String readShepherdConfig(String path) {
-    if (path == null || path.isEmpty()) {
-      return "";
-    }
-    try {
-      return new String(Files.readAllBytes(Paths.get(path)), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new YarnRuntimeException("Shepherd config " + CONFIG_FILE + " = " + path
-          + " cannot be read: " + e);
-    }
-  }
-
-  private static Set<String> queueNames(String stateJson) throws IOException {
-    Set<String> names = new HashSet<>();
-    for (JsonNode q : new ObjectMapper().readTree(stateJson).path("queues")) {
-      names.add(q.path("name").asText());
-    }
-    return names;
-  }
-
-  /**
-   * Queues come from the engine's view of Shepherd's config: new ones are
-   * created, existing ones updated, ones the config dropped removed (the
-   * caller checked they have no applications).
-   */
-  private synchronized void buildQueues(Configuration conf, String stateJson) throws IOException {
-    JsonNode state = new ObjectMapper().readTree(stateJson);
-    if (rootQueue == null) {
-      rootQueue = new ShepherdQueue("root", null, 1f, 1f, 1f, " ", " ", this::getClusterResource,
-          conf);
-    }
-    Set<String> listed = new HashSet<>();
-    for (JsonNode q : state.path("queues")) {
-      String name = q.path("name").asText();
-      listed.add(name);
-      JsonNode acl = state.path("queue_acls").path(name);
-      float capacity = (float) q.path("capacity").asDouble();
-      float max = (float) q.path("max_capacity").asDouble();
-      float weight = (float) q.path("weight").asDouble();
-      String submit = acl.path("submit").asText("*");
-      String admin = acl.path("admin").asText("*");
-      ShepherdQueue existing = leafQueues.get(name);
-      if (existing != null) {
-        existing.update(capacity, max, weight, submit, admin);
-      } else {
-        leafQueues.put(name, new ShepherdQueue(name, rootQueue, capacity, max, weight, submit,
-            admin, this::getClusterResource, conf));
-      }
-    }
-    leafQueues.keySet().removeIf(name -> {
-      if (listed.contains(name)) {
-        return false;
-      }
-      rootQueue.getChildren().removeIf(c -> c.getQueueName().equals(name));
-      return true;
-    });
+    queues.build(conf, next);
+    LOG.info("Shepherd config applied in place; queues " + queues.leafNames() + ", pipelines "
+        + QueueTree.pipelines(engine.stateJson()));
   }
 
   // ---------------------------------------------------------------- events
 
+  /** Every scheduler event, translated by {@link EventTranslator}. */
   @Override
   public void handle(SchedulerEvent event) {
-    switch (event.getType()) {
-      case NODE_ADDED: {
-        NodeAddedSchedulerEvent e = (NodeAddedSchedulerEvent) event;
-        addNode(e.getAddedRMNode());
-        recoverContainersOnNode(e.getContainerReports(), e.getAddedRMNode());
-        break;
-      }
-      case NODE_REMOVED:
-        removeNode(((NodeRemovedSchedulerEvent) event).getRemovedRMNode());
-        break;
-      case NODE_RESOURCE_UPDATE: {
-        NodeResourceUpdateSchedulerEvent e = (NodeResourceUpdateSchedulerEvent) event;
-        updateNodeResource(e.getRMNode(), e.getResourceOption());
-        updateAvailableResourcesMetrics();
-        FiCaSchedulerNode node = (FiCaSchedulerNode) getNode(e.getRMNode().getNodeID());
-        int idx = nodeIds.find(e.getRMNode().getNodeID());
-        if (node != null && idx >= 0) {
-          long[] cap = toLongs(node.getTotalResource());
-          engine.record(b -> b.nodeResourceUpdated(idx, cap));
-        }
-        break;
-      }
-      case NODE_UPDATE:
-        nodeUpdate(((NodeUpdateSchedulerEvent) event).getRMNode());
-        break;
-      case NODE_ATTRIBUTES_UPDATE: {
-        // Node attributes feed the engine's placement-constraint vectors.
-        org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAttributesUpdateSchedulerEvent e =
-            (org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAttributesUpdateSchedulerEvent) event;
-        for (String host : e.getUpdatedNodeToAttributes().keySet()) {
-          Map<String, String> attrs = nodeAttributes(host);
-          for (FiCaSchedulerNode n : nodeTracker.getAllNodes()) {
-            int idx = nodeIds.find(n.getNodeID());
-            if (idx >= 0 && host.equals(n.getRMNode().getHostName())) {
-              Set<String> labels = n.getLabels();
-              engine.record(b -> b.nodeAttributesUpdated(idx, labels, attrs));
-            }
-          }
-        }
-        break;
-      }
-      case APP_ADDED: {
-        AppAddedSchedulerEvent e = (AppAddedSchedulerEvent) event;
-        addApplication(e.getApplicationId(), e.getQueue(), e.getUser(), e.getIsAppRecovering(),
-            e.isUnmanagedAM());
-        break;
-      }
-      case APP_REMOVED: {
-        AppRemovedSchedulerEvent e = (AppRemovedSchedulerEvent) event;
-        doneApplication(e.getApplicationID(), e.getFinalState());
-        break;
-      }
-      case APP_ATTEMPT_ADDED: {
-        AppAttemptAddedSchedulerEvent e = (AppAttemptAddedSchedulerEvent) event;
-        addApplicationAttempt(e.getApplicationAttemptId(), e.getTransferStateFromPreviousAttempt(),
-            e.getIsAttemptRecovering());
-        break;
-      }
-      case APP_ATTEMPT_REMOVED: {
-        AppAttemptRemovedSchedulerEvent e = (AppAttemptRemovedSchedulerEvent) event;
-        doneApplicationAttempt(e.getApplicationAttemptID(), e.getFinalAttemptState(),
-            e.getKeepContainersAcrossAppAttempts());
-        break;
-      }
-      case CONTAINER_EXPIRED: {
-        ContainerId id = ((ContainerExpiredSchedulerEvent) event).getContainerId();
-        RMContainer c = getRMContainer(id);
-        if (c != null) {
-          completedContainer(c,
-              SchedulerUtils.createAbnormalContainerStatus(id, SchedulerUtils.EXPIRED_CONTAINER),
-              RMContainerEventType.EXPIRE);
-        }
-        break;
-      }
-      case RELEASE_CONTAINER: {
-        RMContainer c = ((ReleaseContainerEvent) event).getContainer();
-        completedContainer(c, SchedulerUtils.createAbnormalContainerStatus(c.getContainerId(),
-            SchedulerUtils.RELEASED_CONTAINER), RMContainerEventType.RELEASED);
-        break;
-      }
-      case MARK_CONTAINER_FOR_PREEMPTION: {
-        // Tell the AM (through its next allocate response) to give it back.
-        ContainerPreemptEvent e = (ContainerPreemptEvent) event;
-        FifoAppAttempt attempt = getApplicationAttempt(e.getAppId());
-        if (attempt != null) {
-          attempt.markContainerForPreemption(e.getContainer().getContainerId());
-        }
-        break;
-      }
-      case MARK_CONTAINER_FOR_KILLABLE: {
-        RMContainer c = ((ContainerPreemptEvent) event).getContainer();
-        completedContainer(c, SchedulerUtils.createPreemptedContainerStatus(c.getContainerId(),
-            SchedulerUtils.PREEMPTED_CONTAINER), RMContainerEventType.KILL);
-        break;
-      }
-      case KILL_RESERVED_CONTAINER:
-      case MARK_CONTAINER_FOR_NONKILLABLE:
-        // Shepherd never reserves containers and never marks them killable
-        // ahead of time, so there is nothing to undo.
-        break;
-      default:
-        LOG.debug("Shepherd ignores scheduler event {}", event.getType());
-    }
-  }
-
-  /**
-   * The node attributes YARN's NodeAttributesManager holds for {@code host},
-   * each under its name and under prefix/name (a constraint may name either).
-   */
-  private Map<String, String> nodeAttributes(String host) {
-    Map<String, String> out = new TreeMap<>();
-    try {
-      org.apache.hadoop.yarn.nodelabels.NodeAttributesManager m = rmContext.getNodeAttributesManager();
-      if (m == null || host == null) {
-        return out;
-      }
-      for (org.apache.hadoop.yarn.api.records.NodeAttribute a : m.getAttributesForNode(host).keySet()) {
-        String name = a.getAttributeKey().getAttributeName();
-        String prefix = a.getAttributeKey().getAttributePrefix();
-        out.put(name, a.getAttributeValue());
-        if (prefix != null && !prefix.isEmpty()) {
-          out.put(prefix + "/" + name, a.getAttributeValue());
-        }
-      }
-    } catch (RuntimeException e) {
-      LOG.warn("Could not read node attributes of " + host + ": " + e);
-    }
-    return out;
-  }
-
-  /**
-   * Node labels changed at run time ({@code yarn rmadmin -replaceLabelsOnNode})
-   * reach the engine on the node's next heartbeat: the node moves partition,
-   * so an unlabelled ask no longer goes to a node that became labelled
-   * (exclusive partitions) and a labelled ask finds it.
-   *
-   * <p>Why on the heartbeat and not on YARN's NODE_LABELS_UPDATE: the label
-   * manager sends that event only for nodes the scheduler has activated in
-   * it, and an activated node gives its partition a resource, after which
-   * {@code FiCaSchedulerApp#getResourceUsageReport} (the app attempts the
-   * shim inherits) casts the queue to a CapacityScheduler queue and fails.
-   * The label manager answers {@code RMNode#getNodeLabels} either way.
-   */
-  private void refreshNodeLabels(RMNode nm, FiCaSchedulerNode node, int idx) {
-    Set<String> labels = nm.getNodeLabels();
-    if (labels == null ? node.getLabels().isEmpty() : labels.equals(node.getLabels())) {
-      return; // the usual case: no copy on the heartbeat path
-    }
-    Set<String> now = labels == null ? new HashSet<>() : new HashSet<>(labels);
-    node.updateLabels(now);
-    Map<String, String> attrs = nodeAttributes(nm.getHostName());
-    engine.record(b -> b.nodeAttributesUpdated(idx, now, attrs));
-    LOG.info("Node " + nm.getNodeID() + " labels now " + now);
-  }
-
-  private synchronized void addNode(RMNode rmNode) {
-    FiCaSchedulerNode node = new FiCaSchedulerNode(rmNode, usePortForNodeName);
-    nodeTracker.addNode(node);
-    int idx = nodeIds.idOf(rmNode.getNodeID());
-    long[] cap = toLongs(rmNode.getTotalCapability());
-    Set<String> labels = rmNode.getNodeLabels();
-    Map<String, String> attrs = nodeAttributes(rmNode.getHostName());
-    engine.record(b -> b.nodeAdded(idx, node.getNodeName(), rmNode.getRackName(), cap, labels,
-        attrs));
-    updateAvailableResourcesMetrics();
-    LOG.info("Added node " + rmNode.getNodeAddress() + " clusterResource: "
-        + getClusterResource());
-  }
-
-  private synchronized void removeNode(RMNode rmNode) {
-    FiCaSchedulerNode node = nodeTracker.getNode(rmNode.getNodeID());
-    if (node == null) {
-      return;
-    }
-    for (RMContainer c : node.getCopiedListOfRunningContainers()) {
-      completedContainer(c, SchedulerUtils.createAbnormalContainerStatus(c.getContainerId(),
-          SchedulerUtils.LOST_CONTAINER), RMContainerEventType.KILL);
-    }
-    nodeTracker.removeNode(rmNode.getNodeID());
-    int idx = nodeIds.find(rmNode.getNodeID());
-    if (idx >= 0) {
-      engine.record(b -> b.nodeRemoved(idx));
-      nodeIds.remove(rmNode.getNodeID());
-    }
-    updateAvailableResourcesMetrics();
+    events.handle(event);
   }
 
   /**
@@ -626,7 +307,7 @@ public class ShepherdScheduler extends FifoScheduler {
   public Priority checkAndGetApplicationPriority(Priority priorityRequestedByApp,
       UserGroupInformation user, String queuePath, ApplicationId applicationId)
       throws YarnException {
-    String denied = submitDenied(user, queuePath, applicationId);
+    String denied = queues.submitDenied(user, queuePath, applicationId);
     if (denied != null) {
       LOG.info(denied);
       throw RPCUtil.getRemoteException(new AccessControlException(denied));
@@ -635,102 +316,18 @@ public class ShepherdScheduler extends FifoScheduler {
         applicationId);
   }
 
-  /**
-   * Why {@code user} may not submit to {@code queueName} (the
-   * CapacityScheduler's words), or null: ACLs off, no such queue (refused
-   * later, in addApplication), or the queue's (or root's) submit or admin
-   * ACL lets the user in.
-   */
-  private String submitDenied(UserGroupInformation user, String queueName,
-      ApplicationId appId) {
-    if (user == null || !YarnConfiguration.isAclEnabled(getConf())) {
-      return null;
-    }
-    ShepherdQueue queue = leafQueue(queueName);
-    if (queue == null || queue.hasAccess(QueueACL.SUBMIT_APPLICATIONS, user)) {
-      return null;
-    }
-    return "User " + user.getShortUserName() + " does not have permission to submit " + appId
-        + " to queue " + queueName;
-  }
-
+  /** Into a Shepherd leaf queue whose ACL admits the user ({@link EventTranslator}). */
   @Override
   public synchronized void addApplication(ApplicationId appId, String queueName, String user,
       boolean isAppRecovering, boolean unmanagedAM) {
-    ShepherdQueue queue = leafQueue(queueName);
-    if (queue == null) {
-      String msg = "Application " + appId + " submitted by user " + user
-          + " to unknown queue: " + queueName + " (Shepherd queues: " + queuePaths() + ")";
-      LOG.info(msg);
-      rmContext.getDispatcher().getEventHandler()
-          .handle(new RMAppEvent(appId, RMAppEventType.APP_REJECTED, msg));
-      return;
-    }
-    // Second line of defence, as the CapacityScheduler's addApplication: an
-    // app that reached the scheduler without the submit-time check (a queue
-    // ACL changed by -refreshQueues in between) is rejected with the ACL's
-    // diagnostic. Recovered apps were accepted before and stay.
-    String denied = isAppRecovering ? null
-        : submitDenied(UserGroupInformation.createRemoteUser(user), queueName, appId);
-    if (denied != null) {
-      LOG.info(denied);
-      rmContext.getDispatcher().getEventHandler().handle(new RMAppEvent(appId,
-          RMAppEventType.APP_REJECTED, new AccessControlException(denied).toString()));
-      return;
-    }
-    SchedulerApplication<FifoAppAttempt> app =
-        new SchedulerApplication<>(queue, user, unmanagedAM);
-    applications.put(appId, app);
-    queue.getMetrics().submitApp(user, unmanagedAM);
-    int idx = appIds.idOf(appId);
-    engine.record(b -> writeAppAdded(b, idx, appId, queue, user));
-    LOG.info("Accepted application " + appId + " from user " + user + " in queue "
-        + queue.getQueuePath());
-    if (!isAppRecovering) {
-      rmContext.getDispatcher().getEventHandler()
-          .handle(new RMAppEvent(appId, RMAppEventType.APP_ACCEPTED));
-    }
-  }
-
-  /**
-   * AppAdded as the engine sees it: name, type, tags, submit time and YARN
-   * priority come from the RM's own record of the app.
-   */
-  private void writeAppAdded(EventBatch b, int idx, ApplicationId appId, Queue queue,
-      String user) {
-    RMApp rmApp = rmContext.getRMApps().get(appId);
-    String name = rmApp == null ? "" : rmApp.getName();
-    String type = rmApp == null ? "" : rmApp.getApplicationType();
-    Set<String> tags = rmApp == null ? null : rmApp.getApplicationTags();
-    long submit = rmApp == null ? System.currentTimeMillis() : rmApp.getSubmitTime();
-    int prio = rmApp == null || rmApp.getApplicationPriority() == null ? 0
-        : rmApp.getApplicationPriority().getPriority();
-    b.appAdded(idx, queue.getQueueName(), user, name, type, tags, submit, prio, appId.toString());
+    events.addApplication(appId, queueName, user, isAppRecovering, unmanagedAM);
   }
 
   @Override
   public synchronized void addApplicationAttempt(ApplicationAttemptId attemptId,
       boolean transferStateFromPreviousAttempt, boolean isAttemptRecovering) {
-    SchedulerApplication<FifoAppAttempt> app = applications.get(attemptId.getApplicationId());
-    if (app == null) {
-      LOG.warn("Attempt " + attemptId + " added for an unknown application");
-      return;
-    }
-    ShepherdQueue queue = (ShepherdQueue) app.getQueue();
-    FifoAppAttempt attempt = newAttempt(attemptId, app.getUser(), queue,
-        queue.getAbstractUsersManager(), rmContext);
-    if (transferStateFromPreviousAttempt) {
-      attempt.transferStateFromPreviousAttempt(app.getCurrentAppAttempt());
-    }
-    app.setCurrentAppAttempt(attempt);
-    queue.getMetrics().submitAppAttempt(app.getUser(), app.isUnmanagedAM());
-    int idx = appIds.find(attemptId.getApplicationId());
-    engine.record(b -> b.attemptAdded(idx, attemptId.getAttemptId()));
-    LOG.info("Added application attempt " + attemptId + " from user " + app.getUser());
-    if (!isAttemptRecovering) {
-      rmContext.getDispatcher().getEventHandler()
-          .handle(new RMAppAttemptEvent(attemptId, RMAppAttemptEventType.ATTEMPT_ADDED));
-    }
+    events.addApplicationAttempt(attemptId, transferStateFromPreviousAttempt,
+        isAttemptRecovering);
   }
 
   /**
@@ -745,7 +342,7 @@ public class ShepherdScheduler extends FifoScheduler {
   @Override
   public synchronized void preValidateMoveApplication(ApplicationId appId, String newQueue)
       throws YarnException {
-    moveTarget(appId, newQueue);
+    queues.moveTarget(appId, newQueue);
   }
 
   /**
@@ -758,86 +355,17 @@ public class ShepherdScheduler extends FifoScheduler {
   @Override
   public synchronized String moveApplication(ApplicationId appId, String newQueue)
       throws YarnException {
-    ShepherdQueue target = moveTarget(appId, newQueue);
+    ShepherdQueue target = queues.moveTarget(appId, newQueue);
     SchedulerApplication<FifoAppAttempt> app = applications.get(appId);
     ShepherdQueue source = (ShepherdQueue) app.getQueue();
     if (target == source) {
       return target.getQueuePath();
     }
-    FifoAppAttempt attempt = app.getCurrentAppAttempt();
-    if (attempt != null) {
-      Resource held = attempt.getCurrentConsumption();
-      source.addUsed(held, false);
-      target.addUsed(held, true);
-      attempt.move(target);
-    }
-    app.setQueue(target);
-    int idx = appIds.find(appId);
-    if (idx >= 0) {
-      engine.record(b -> b.appMoved(idx, target.getQueueName()));
-    }
+    QueueTree.move(app, source, target);
+    events.appMoved(appId, target);
     LOG.info("Moved application " + appId + " from queue " + source.getQueuePath() + " to "
         + target.getQueuePath());
     return target.getQueuePath();
-  }
-
-  /** The leaf queue {@code appId} may move to, or why not. */
-  private ShepherdQueue moveTarget(ApplicationId appId, String newQueue) throws YarnException {
-    SchedulerApplication<FifoAppAttempt> app = applications.get(appId);
-    if (app == null) {
-      throw new YarnException("App to be moved " + appId + " not found.");
-    }
-    ShepherdQueue target = leafQueue(newQueue);
-    if (target == null) {
-      throw new YarnException("Target queue " + newQueue + " not found or is not a leaf queue"
-          + " (Shepherd queues: " + queuePaths() + ")");
-    }
-    String denied = submitDenied(UserGroupInformation.createRemoteUser(app.getUser()),
-        target.getQueueName(), appId);
-    if (denied != null) {
-      throw new YarnException(new AccessControlException(denied));
-    }
-    return target;
-  }
-
-  private synchronized void doneApplication(ApplicationId appId,
-      org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState finalState) {
-    SchedulerApplication<FifoAppAttempt> app = applications.get(appId);
-    if (app == null) {
-      LOG.warn("Couldn't find application " + appId);
-      return;
-    }
-    ((ActiveUsersManager) app.getQueue().getAbstractUsersManager())
-        .deactivateApplication(app.getUser(), appId);
-    app.stop(finalState);
-    applications.remove(appId);
-    int idx = appIds.find(appId);
-    if (idx >= 0) {
-      placements.remove(idx);
-      engine.record(b -> b.appRemoved(idx));
-      appIds.remove(appId);
-    }
-  }
-
-  private synchronized void doneApplicationAttempt(ApplicationAttemptId attemptId,
-      RMAppAttemptState finalState, boolean keepContainers) {
-    FifoAppAttempt attempt = getApplicationAttempt(attemptId);
-    if (attempt == null) {
-      LOG.warn("Unknown application attempt " + attemptId + " has completed");
-      return;
-    }
-    for (RMContainer c : attempt.getLiveContainers()) {
-      if (keepContainers && c.getState().equals(RMContainerState.RUNNING)) {
-        continue;
-      }
-      completedContainer(c, SchedulerUtils.createAbnormalContainerStatus(c.getContainerId(),
-          SchedulerUtils.COMPLETED_APPLICATION), RMContainerEventType.KILL);
-    }
-    attempt.stop(finalState);
-    int idx = appIds.find(attemptId.getApplicationId());
-    if (idx >= 0) {
-      engine.record(b -> b.attemptRemoved(idx, attemptId.getAttemptId()));
-    }
   }
 
   // ---------------------------------------------------------------- asks
@@ -852,17 +380,7 @@ public class ShepherdScheduler extends FifoScheduler {
       LOG.error("allocate called for a removed or stale attempt " + attemptId);
       return EMPTY_ALLOCATION;
     }
-    if (schedulingRequests != null && !schedulingRequests.isEmpty()) {
-      // Placement constraints are matched by the engine (its `constraints`
-      // filter); YARN books the containers through the ResourceRequest each
-      // SchedulingRequest becomes. Unsupported forms throw here, to the AM,
-      // as YARN's SingleConstraintAppPlacementAllocator does.
-      List<ResourceRequest> all = new ArrayList<>(ask);
-      for (SchedulingRequest sr : schedulingRequests) {
-        all.add(fromSchedulingRequest(attemptId, sr));
-      }
-      ask = all;
-    }
+    ask = asks.withSchedulingRequests(attemptId, ask, schedulingRequests);
     normalizeResourceRequests(ask);
     releaseContainers(release, attempt);
     synchronized (attempt) {
@@ -871,7 +389,7 @@ public class ShepherdScheduler extends FifoScheduler {
       }
       if (!ask.isEmpty()) {
         attempt.updateResourceRequests(ask);
-        recordAsks(attempt, ask);
+        asks.recordAsks(attempt, ask);
       }
       attempt.updateBlacklist(blacklistAdditions, blacklistRemovals);
       Resource headroom = headroom(attempt);
@@ -891,111 +409,6 @@ public class ShepherdScheduler extends FifoScheduler {
   @Override
   public boolean placementConstraintEnabled() {
     return true;
-  }
-
-  /**
-   * A SchedulingRequest as the ResourceRequest YARN books it under (same
-   * priority and allocation request id, so the AM matches the containers),
-   * after the engine accepted its constraint; its tags and constraint are
-   * kept for {@link #writeAsk}.
-   */
-  private ResourceRequest fromSchedulingRequest(ApplicationAttemptId attemptId,
-      SchedulingRequest sr) {
-    String where = "AppId=" + attemptId.getApplicationId() + " Key=(priority="
-        + sr.getPriority() + ", allocationRequestId=" + sr.getAllocationRequestId()
-        + "). Exception message:";
-    if (sr.getResourceSizing() == null || sr.getResourceSizing().getResources() == null) {
-      throw InvalidSchedulingRequest.of(where
-          + "No ResourceSizing found in the scheduling request");
-    }
-    if (sr.getExecutionType() != null
-        && sr.getExecutionType().getExecutionType() != ExecutionType.GUARANTEED) {
-      throw InvalidSchedulingRequest.of(where
-          + "Only GUARANTEED execution type is supported with placement constraints");
-    }
-    PlacementText.Result text = PlacementText.of(sr.getPlacementConstraint());
-    String unsupported;
-    try {
-      unsupported = org.shepherd.yarn.engine.NativeEngine.checkPlacement(text.text);
-    } catch (RuntimeException | UnsatisfiedLinkError e) {
-      unsupported = "the Shepherd engine cannot check placement constraints now: " + e;
-    }
-    if (unsupported != null) {
-      throw InvalidSchedulingRequest.of(where + unsupported);
-    }
-    ResourceRequest rr = ResourceRequest.newBuilder()
-        .priority(sr.getPriority())
-        .allocationRequestId(sr.getAllocationRequestId())
-        .resourceName(ResourceRequest.ANY)
-        .capability(sr.getResourceSizing().getResources())
-        .numContainers(sr.getResourceSizing().getNumAllocations())
-        .relaxLocality(true)
-        .nodeLabelExpression(text.partition.isEmpty() ? null : text.partition)
-        .build();
-    int idx = appIds.find(attemptId.getApplicationId());
-    if (idx >= 0) {
-      Set<String> tags = sr.getAllocationTags() == null ? new HashSet<>() : sr.getAllocationTags();
-      placements.computeIfAbsent(idx, k -> new java.util.concurrent.ConcurrentHashMap<>())
-          .put(SchedulerRequestKey.create(rr), new String[] {String.join(",", new java.util.TreeSet<>(tags)), text.text});
-    }
-    return rr;
-  }
-
-  /** Send the engine the new state of every scheduler key the AM touched. */
-  private void recordAsks(FifoAppAttempt attempt, List<ResourceRequest> ask) {
-    Set<SchedulerRequestKey> keys = new HashSet<>();
-    for (ResourceRequest rr : ask) {
-      keys.add(SchedulerRequestKey.create(rr));
-    }
-    recordAsks(attempt, keys);
-  }
-
-  /** Send the engine the current state of these scheduler keys of the attempt. */
-  private void recordAsks(FifoAppAttempt attempt, Collection<SchedulerRequestKey> keys) {
-    int idx = appIds.find(attempt.getApplicationId());
-    if (idx < 0) {
-      return;
-    }
-    // Encoded here, on the AM's thread and outside the engine link's lock
-    // (an ask carries a count per host and rack: thousands of entries for
-    // a wide job on a large cluster), then appended in one copy.
-    EventBatch events = new EventBatch();
-    for (SchedulerRequestKey key : keys) {
-      writeAsk(events, idx, key, Asks.of(attempt, key));
-    }
-    engine.recordAll(events);
-  }
-
-  /**
-   * One scheduler key's ask as the engine sees it: the ANY request's count,
-   * size, relax-locality, execution type and label, plus host/rack counts.
-   * An empty map (the AM withdrew the key) is sent as count 0.
-   */
-  private void writeAsk(EventBatch b, int app, SchedulerRequestKey key,
-      Map<String, ResourceRequest> rrs) {
-    ResourceRequest any = rrs.get(ResourceRequest.ANY);
-    Map<String, Integer> locations = new LinkedHashMap<>();
-    rrs.forEach((name, rr) -> {
-      if (!ResourceRequest.ANY.equals(name)) {
-        locations.put(name, rr.getNumContainers());
-      }
-    });
-    int count = any == null ? 0 : any.getNumContainers();
-    long[] cap = any == null ? new long[resourceNames.length] : toLongs(any.getCapability());
-    boolean relax = any == null || any.getRelaxLocality();
-    int exec = any != null && any.getExecutionTypeRequest() != null
-        && any.getExecutionTypeRequest().getExecutionType() == ExecutionType.OPPORTUNISTIC ? 1 : 0;
-    String label = any == null || any.getNodeLabelExpression() == null ? ""
-        : any.getNodeLabelExpression();
-    b.askUpdated(app, key.getPriority().getPriority(), key.getAllocationRequestId(), cap, count,
-        relax, exec, label, locations);
-    Map<SchedulerRequestKey, String[]> own = placements.get(app);
-    String[] placement = own == null ? null : own.get(key);
-    if (placement != null) {
-      b.askPlacement(app, key.getPriority().getPriority(), key.getAllocationRequestId(),
-          placement[0].isEmpty() ? new ArrayList<>() : java.util.Arrays.asList(placement[0].split(",")),
-          placement[1]);
-    }
   }
 
   private Resource headroom(FifoAppAttempt attempt) {
@@ -1021,26 +434,16 @@ public class ShepherdScheduler extends FifoScheduler {
    */
   @Override
   protected synchronized void nodeUpdate(RMNode nm) {
-    baseNodeUpdate(nm);
+    FifoInternals.baseNodeUpdate(this, nm);
     FiCaSchedulerNode node = (FiCaSchedulerNode) getNode(nm.getNodeID());
     int idx = nodeIds.find(nm.getNodeID());
     if (node == null || idx < 0) {
       return;
     }
-    if (nodeLabelsEnabled) {
-      refreshNodeLabels(nm, node, idx);
-    }
-    ResourceUtilization u = containersUtilization
-        ? nm.getAggregatedContainersUtilization() : nm.getNodeUtilization();
-    if (u != null) {
-      long[] used = new long[resourceNames.length];
-      used[0] = u.getPhysicalMemory();
-      used[1] = (long) (u.getCPU() * 1000);
-      engine.record(b -> b.nodeUtilization(idx, used));
-    }
+    events.nodeHeartbeat(nm, node, idx);
     long now = System.currentTimeMillis();
     if (engine.dueForRebuild(now)) {
-      engine.rebuild(now, this::replayState);
+      engine.rebuild(now, recovery::replayState);
       shimMetrics.engineRebuilds.incr();
     }
     boolean mayAllocate = mayAllocate();
@@ -1053,12 +456,11 @@ public class ShepherdScheduler extends FifoScheduler {
     if (decisions == null) {
       shimMetrics.fallbackHeartbeats.incr();
       if (mayAllocate) {
-        int placed = SafeFifo.assign(applications.values(), node,
-            (attempt, n, key, type) -> place(attempt, n, key, type, shimKey(), false) != null);
+        int placed = executor.safeFifo(node);
         shimMetrics.fallbackAllocations.incr(placed);
       }
     } else {
-      execute(decisions);
+      executor.execute(decisions);
     }
   }
 
@@ -1081,7 +483,7 @@ public class ShepherdScheduler extends FifoScheduler {
     }
     shimMetrics.asyncRounds.incr();
     if (decisions.length > 0) {
-      shimMetrics.asyncAllocations.incr(execute(decisions));
+      shimMetrics.asyncAllocations.incr(executor.execute(decisions));
     }
   }
 
@@ -1106,210 +508,10 @@ public class ShepherdScheduler extends FifoScheduler {
     }
   }
 
-  private void baseNodeUpdate(RMNode nm) {
-    try {
-      BASE_NODE_UPDATE.invoke(this, nm);
-    } catch (RuntimeException | Error e) {
-      throw e;
-    } catch (Throwable t) {
-      throw new YarnRuntimeException(t);
-    }
-  }
+  // ---------------------------------------------------------------- containers
 
-  /** Carries out the engine's decisions; returns the containers it placed. */
-  private int execute(long[] data) {
-    Decisions d = new Decisions(data, resourceNames.length);
-    int placed = 0;
-    while (d.next()) {
-      if (d.kind == Decisions.ALLOCATE) {
-        if (placeDecision(d)) {
-          shimMetrics.engineAllocations.incr();
-          placed++;
-        } else {
-          long key = d.container;
-          shimMetrics.rejectedDecisions.incr();
-          engine.record(b -> b.allocationRejected(key));
-        }
-      } else if (d.kind == Decisions.PREEMPT) {
-        ContainerId id = containerOfKey.get(d.container);
-        RMContainer c = id == null ? null : getRMContainer(id);
-        if (c != null) {
-          completedContainer(c, SchedulerUtils.createPreemptedContainerStatus(id,
-              SchedulerUtils.PREEMPTED_CONTAINER), RMContainerEventType.KILL);
-        }
-      }
-    }
-    return placed;
-  }
-
-  private long rejections;
-
-  private boolean placeDecision(Decisions d) {
-    ApplicationId appId = appIds.keyOf(d.app);
-    NodeId nodeId = nodeIds.keyOf(d.node);
-    SchedulerApplication<FifoAppAttempt> app = appId == null ? null : applications.get(appId);
-    FifoAppAttempt attempt = app == null ? null : app.getCurrentAppAttempt();
-    FiCaSchedulerNode node = nodeId == null ? null : nodeTracker.getNode(nodeId);
-    if (attempt == null || node == null) {
-      return rejected(d, appId, nodeId, "no such " + (attempt == null ? "application" : "node"));
-    }
-    if (SchedulerAppUtils.isPlaceBlacklisted(attempt, node, LOG)) {
-      return rejected(d, appId, nodeId, "node blacklisted by the application");
-    }
-    SchedulerRequestKey key = null;
-    for (SchedulerRequestKey k : attempt.getSchedulerKeys()) {
-      if (k.getPriority().getPriority() == d.priority
-          && k.getAllocationRequestId() == d.allocationRequestId) {
-        key = k;
-        break;
-      }
-    }
-    if (key == null) {
-      return rejected(d, appId, nodeId, "no ask at priority " + d.priority);
-    }
-    NodeType type = bookable(attempt, key, node,
-        d.locality == Decisions.NODE_LOCAL ? NodeType.NODE_LOCAL
-        : d.locality == Decisions.RACK_LOCAL ? NodeType.RACK_LOCAL : NodeType.OFF_SWITCH);
-    // The engine's over-subscription (ROSE) marks its speculative containers
-    // OPPORTUNISTIC in the decision: they go beyond the node's allocated view
-    // (its unallocated resource goes negative, as with node overcommit) and
-    // run as GUARANTEED containers, which a Hadoop 3.4 NodeManager with
-    // yarn.nodemanager.opportunistic-containers-max-queue-length = 0 starts
-    // without consulting its allocation-based tracker. The engine takes
-    // them back with PREEMPT decisions when measured use crosses its bound.
-    boolean beyondAllocated = d.executionType == 1;
-    if (place(attempt, node, key, type, d.container, beyondAllocated) == null) {
-      return rejected(d, appId, nodeId, "YARN refused the " + type + " allocation (ask "
-          + attempt.getPendingAsk(key, ResourceRequest.ANY) + ", node unallocated "
-          + node.getUnallocatedResource() + ")");
-    }
-    return true;
-  }
-
-  /**
-   * The locality YARN can book this placement under. YARN books NODE_LOCAL
-   * against the node's, the rack's and the ANY request, RACK_LOCAL against
-   * the rack's and ANY, and drops a request whose count reaches 0; booking
-   * against a dropped request throws a NullPointerException inside
-   * LocalityAppPlacementAllocator, on the RM's scheduler thread, which exits
-   * the RM. Rack-local placements on other nodes of a rack can use up the
-   * rack's count while node requests in it remain (MapReduce asks over
-   * several racks), so the engine's NODE_LOCAL may no longer be bookable:
-   * book it at the closest locality YARN's table still has, as FifoScheduler
-   * checks the rack's count before a node-local assignment.
-   */
-  private static NodeType bookable(FifoAppAttempt attempt, SchedulerRequestKey key,
-      FiCaSchedulerNode node, NodeType wanted) {
-    boolean rack = attempt.getPendingAsk(key, node.getRackName()).getCount() > 0;
-    if (wanted == NodeType.NODE_LOCAL && rack
-        && attempt.getPendingAsk(key, node.getNodeName()).getCount() > 0) {
-      return NodeType.NODE_LOCAL;
-    }
-    if (wanted != NodeType.OFF_SWITCH && rack) {
-      return NodeType.RACK_LOCAL;
-    }
-    return NodeType.OFF_SWITCH;
-  }
-
-  /**
-   * Logs why a decision could not be carried out: the first ten, then one in
-   * a thousand (a policy that keeps choosing an impossible placement shows up
-   * here and in the RejectedDecisions counter).
-   */
-  private boolean rejected(Decisions d, ApplicationId app, NodeId node, String why) {
-    long n = rejections++;
-    if (n < 10 || n % 1000 == 0) {
-      LOG.warn("Engine decision #" + n + " not carried out: container " + d.container
-          + " for " + app + " on " + node + " at priority " + d.priority + ": " + why);
-    }
-    return false;
-  }
-
-  /**
-   * Carry out one placement with YARN's own allocation machinery, as
-   * FifoScheduler.assignContainer does. Returns null if YARN's state no
-   * longer allows it (the ask was withdrawn, the attempt stopped, ...).
-   */
-  private RMContainer place(FifoAppAttempt attempt, FiCaSchedulerNode node,
-      SchedulerRequestKey key, NodeType type, long engineKey, boolean beyondAllocated) {
-    synchronized (attempt) {
-      if (attempt.isStopped()) {
-        return null;
-      }
-      PendingAsk ask = attempt.getPendingAsk(key, ResourceRequest.ANY);
-      Resource capability = ask.getPerAllocationResource();
-      if (ask.getCount() <= 0
-          || (!beyondAllocated && !fitsBesideSpeculative(capability, node))) {
-        return null;
-      }
-      ContainerId id = BuilderUtils.newContainerId(attempt.getApplicationAttemptId(),
-          attempt.getNewContainerId());
-      Container container = BuilderUtils.newContainer(id, node.getNodeID(),
-          node.getRMNode().getHttpAddress(), capability, key.getPriority(), null,
-          key.getAllocationRequestId());
-      Set<String> tags = placementTags(attempt, key);
-      if (tags != null) {
-        // On the record before YARN builds its RMContainer from it: the
-        // RMContainer's START transition books the tags in YARN's
-        // AllocationTagsManager, and its FINISHED transition removes them.
-        container.setAllocationTags(tags);
-      }
-      RMContainer rmContainer = attempt.allocate(type, node, key, container);
-      if (rmContainer == null) {
-        return null;
-      }
-      node.allocateContainer(rmContainer);
-      changeUsed(capability, true);
-      ((ShepherdQueue) attempt.getQueue()).addUsed(capability, true);
-      keyOfContainer.put(id, engineKey);
-      containerOfKey.put(engineKey, id);
-      if (beyondAllocated) {
-        speculative.add(id);
-      }
-      return rmContainer;
-    }
-  }
-
-  /**
-   * Whether {@code capability} fits the node's unallocated resource as the
-   * engine sees it: YARN's, plus what speculative containers hold. A
-   * guaranteed allocation goes where only
-   * speculative containers are in its way — they run on capacity that is
-   * not theirs, and ROSE's controller takes them back (preempts them) when
-   * the node's measured use crosses its bound, as the paper's NMs kill
-   * speculative tasks for regular ones.
-   */
-  private boolean fitsBesideSpeculative(Resource capability, FiCaSchedulerNode node) {
-    boolean fits = Resources.fitsIn(capability, node.getUnallocatedResource());
-    if (fits || speculative.isEmpty()) {
-      return fits;
-    }
-    // Only when YARN's own view says no: walk the node's containers.
-    Resource room = Resources.clone(node.getUnallocatedResource());
-    for (RMContainer c : node.getCopiedListOfRunningContainers()) {
-      if (speculative.contains(c.getContainerId())) {
-        Resources.addTo(room, c.getAllocatedResource());
-      }
-    }
-    return Resources.fitsIn(capability, room);
-  }
-
-  /**
-   * The allocation tags of a container placed for a SchedulingRequest under
-   * {@code key}, or null for an ask that came as a ResourceRequest. YARN
-   * carries them in the container token and the NodeManagers' reports after
-   * an RM restart, and counts them in its AllocationTagsManager.
-   */
-  private Set<String> placementTags(FifoAppAttempt attempt, SchedulerRequestKey key) {
-    Map<SchedulerRequestKey, String[]> own = placements.get(appIds.find(attempt.getApplicationId()));
-    String[] placement = own == null ? null : own.get(key);
-    if (placement == null || placement[0].isEmpty()) {
-      return null;
-    }
-    return new HashSet<>(java.util.Arrays.asList(placement[0].split(",")));
-  }
-
-  private long shimKey() {
+  /** A fresh key for a container the shim itself placed (safe FIFO) or recovered. */
+  long shimKey() {
     return SHIM_KEY_BIT | nextShimKey.getAndIncrement();
   }
 
@@ -1317,11 +519,7 @@ public class ShepherdScheduler extends FifoScheduler {
   protected void containerLaunchedOnNode(ContainerId containerId,
       org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode node) {
     super.containerLaunchedOnNode(containerId, node);
-    Long key = keyOfContainer.get(containerId);
-    if (key != null) {
-      long now = System.currentTimeMillis();
-      engine.record(b -> b.containerLaunched(key, now));
-    }
+    events.containerLaunched(containerId);
   }
 
   /**
@@ -1342,109 +540,25 @@ public class ShepherdScheduler extends FifoScheduler {
     }
     FifoAppAttempt attempt = getCurrentAttemptForContainer(rmContainer.getContainerId());
     if (attempt != null) {
-      recordAsks(attempt, Collections.singleton(rmContainer.getAllocatedSchedulerKey()));
+      asks.recordAsks(attempt, Collections.singleton(rmContainer.getAllocatedSchedulerKey()));
     }
   }
 
+  /** YARN's books and the engine's give the container up ({@link DecisionExecutor}). */
   @Override
   protected synchronized void completedContainerInternal(RMContainer rmContainer,
       ContainerStatus status, RMContainerEventType event) {
-    Container container = rmContainer.getContainer();
-    FifoAppAttempt attempt = getCurrentAttemptForContainer(container.getId());
-    FiCaSchedulerNode node = (FiCaSchedulerNode) getNode(container.getNodeId());
-    speculative.remove(container.getId());
-    Long key = keyOfContainer.remove(container.getId());
-    if (key != null) {
-      containerOfKey.remove(key);
-      long now = System.currentTimeMillis();
-      int exit = status.getExitStatus();
-      engine.record(b -> b.containerFinished(key, exit, now));
-    }
-    if (attempt == null) {
-      LOG.info("Unknown application " + container.getId().getApplicationAttemptId()
-          + " released container " + container.getId() + " with event " + event);
-      return;
-    }
-    attempt.containerCompleted(rmContainer, status, event, RMNodeLabelsManager.NO_LABEL);
-    if (node != null) {
-      node.releaseContainer(rmContainer.getContainerId(), false);
-    }
-    changeUsed(container.getResource(), false);
-    ((ShepherdQueue) attempt.getQueue()).addUsed(container.getResource(), false);
+    executor.release(rmContainer, status, event);
   }
 
   /**
    * Work-preserving RM restart: YARN rebuilds the containers NodeManagers
-   * report; the engine learns each as a recovered container.
+   * report; the engine learns each as a recovered container ({@link Recovery}).
    */
   @Override
   public synchronized void recoverContainersOnNode(List<NMContainerStatus> reports, RMNode nm) {
     super.recoverContainersOnNode(reports, nm);
-    FiCaSchedulerNode node = (FiCaSchedulerNode) getNode(nm.getNodeID());
-    if (node == null) {
-      return;
-    }
-    for (RMContainer c : node.getCopiedListOfRunningContainers()) {
-      if (keyOfContainer.containsKey(c.getContainerId())) {
-        continue;
-      }
-      long key = shimKey();
-      keyOfContainer.put(c.getContainerId(), key);
-      containerOfKey.put(key, c.getContainerId());
-      changeUsed(c.getAllocatedResource(), true);
-      engine.record(b -> writeRecovered(b, key, c));
-      shimMetrics.recoveredContainers.incr();
-    }
-  }
-
-  /** A live container the engine must know about without having placed it. */
-  private void writeRecovered(EventBatch b, long key, RMContainer c) {
-    int app = appIds.find(c.getApplicationAttemptId().getApplicationId());
-    int node = nodeIds.find(c.getNodeId());
-    if (app < 0 || node < 0) {
-      return;
-    }
-    SchedulerRequestKey k = c.getAllocatedSchedulerKey();
-    int exec = c.getExecutionType() == ExecutionType.OPPORTUNISTIC ? 1 : 0;
-    b.containerRecovered(key, app, node, k.getPriority().getPriority(),
-        k.getAllocationRequestId(), toLongs(c.getAllocatedResource()), exec, c.getCreationTime());
-    Set<String> tags = c.getAllocationTags();
-    if (tags != null && !tags.isEmpty()) {
-      // Anti-affinity must count containers that survived an RM restart.
-      b.containerTags(key, tags);
-    }
-  }
-
-  /**
-   * Write the whole cluster as events into {@code b}: what a fresh engine
-   * needs to continue where a failed one stopped.
-   */
-  private synchronized void replayState(EventBatch b) {
-    for (FiCaSchedulerNode n : nodeTracker.getAllNodes()) {
-      int idx = nodeIds.idOf(n.getNodeID());
-      b.nodeAdded(idx, n.getNodeName(), n.getRackName(), toLongs(n.getTotalResource()),
-          n.getLabels(), nodeAttributes(n.getRMNode().getHostName()));
-    }
-    for (Map.Entry<ApplicationId, SchedulerApplication<FifoAppAttempt>> e
-        : applications.entrySet()) {
-      SchedulerApplication<FifoAppAttempt> app = e.getValue();
-      int idx = appIds.idOf(e.getKey());
-      writeAppAdded(b, idx, e.getKey(), app.getQueue(), app.getUser());
-      FifoAppAttempt attempt = app.getCurrentAppAttempt();
-      if (attempt == null) {
-        continue;
-      }
-      b.attemptAdded(idx, attempt.getApplicationAttemptId().getAttemptId());
-      for (SchedulerRequestKey key : attempt.getSchedulerKeys()) {
-        writeAsk(b, idx, key, Asks.of(attempt, key));
-      }
-      for (RMContainer c : attempt.getLiveContainers()) {
-        Long key = keyOfContainer.get(c.getContainerId());
-        if (key != null) {
-          writeRecovered(b, key, c);
-        }
-      }
-    }
+    recovery.recoverContainersOnNode(nm);
   }
 
   // ---------------------------------------------------------------- queries
@@ -1452,50 +566,28 @@ public class ShepherdScheduler extends FifoScheduler {
   @Override
   public QueueInfo getQueueInfo(String queueName, boolean includeChildQueues,
       boolean recursive) {
-    if (queueName == null || queueName.isEmpty() || "root".equals(queueName)) {
-      return rootQueue.getQueueInfo(includeChildQueues, recursive);
-    }
-    ShepherdQueue q = leafQueue(queueName);
-    return q == null ? null : q.getQueueInfo(includeChildQueues, recursive);
+    return queues.queueInfo(queueName, includeChildQueues, recursive);
   }
 
   @Override
   public List<QueueUserACLInfo> getQueueUserAclInfo() {
-    UserGroupInformation user = null;
-    try {
-      user = UserGroupInformation.getCurrentUser();
-    } catch (IOException e) {
-      LOG.warn("Cannot determine the calling user", e);
-    }
-    return rootQueue.getQueueUserAclInfo(user);
+    return queues.queueUserAclInfo();
   }
 
   @Override
   public synchronized boolean checkAccess(UserGroupInformation callerUGI, QueueACL acl,
       String queueName) {
-    ShepherdQueue q = "root".equals(queueName) ? rootQueue : leafQueue(queueName);
-    return q != null && q.hasAccess(acl, callerUGI);
+    return queues.checkAccess(callerUGI, acl, queueName);
   }
 
   @Override
   public synchronized List<ApplicationAttemptId> getAppsInQueue(String queueName) {
-    ShepherdQueue q = "root".equals(queueName) ? rootQueue : leafQueue(queueName);
-    if (q == null) {
-      return null;
-    }
-    List<ApplicationAttemptId> out = new ArrayList<>();
-    for (SchedulerApplication<FifoAppAttempt> app : applications.values()) {
-      FifoAppAttempt attempt = app.getCurrentAppAttempt();
-      if (attempt != null && (q == rootQueue || app.getQueue() == q)) {
-        out.add(attempt.getApplicationAttemptId());
-      }
-    }
-    return out;
+    return queues.appsInQueue(queueName);
   }
 
   @Override
   public QueueMetrics getRootQueueMetrics() {
-    return rootQueue.getMetrics();
+    return queues.root().getMetrics();
   }
 
   @Override
@@ -1518,7 +610,7 @@ public class ShepherdScheduler extends FifoScheduler {
    * for a whole heartbeat (SidecarTest on CI, 2026-11-25, read totalMB a
    * container high; FederationTest once a container short).
    */
-  private void changeUsed(Resource r, boolean add) {
+  void changeUsed(Resource r, boolean add) {
     synchronized (usedResource) {
       if (add) {
         Resources.addTo(usedResource, r);
@@ -1529,23 +621,17 @@ public class ShepherdScheduler extends FifoScheduler {
     updateAvailableResourcesMetrics();
   }
 
-  private void updateAvailableResourcesMetrics() {
-    rootQueue.getMetrics().setAvailableResourcesToQueue(
+  void updateAvailableResourcesMetrics() {
+    queues.root().getMetrics().setAvailableResourcesToQueue(
         Resources.subtract(getClusterResource(), getUsedResource()));
   }
 
-  /** The leaf queues' paths, for messages: {@code root.a, root.b}. */
-  private String queuePaths() {
-    return "root." + String.join(", root.", leafQueues.keySet());
+  /** The RM's context, for the collaborators (YARN keeps it in a protected field). */
+  RMContext context() {
+    return rmContext;
   }
 
-  private ShepherdQueue leafQueue(String name) {
-    if (name == null) {
-      return null;
-    }
-    String leaf = name.startsWith("root.") ? name.substring(5) : name;
-    return leafQueues.get(leaf);
-  }
+  // ---------------------------------------------------------------- metrics
 
   /** Allocations the engine decided and the shim carried out. */
   public long getEngineAllocations() {
@@ -1605,57 +691,5 @@ public class ShepherdScheduler extends FifoScheduler {
   /** JSON view of the engine's state, including the policy's. */
   public String getEngineStateJson() {
     return engine.stateJson();
-  }
-
-  // ---------------------------------------------------------------- helpers
-
-  private long[] toLongs(Resource r) {
-    long[] out = new long[resourceNames.length];
-    for (int i = 0; i < out.length; i++) {
-      out[i] = r.getResourceInformation(i).getValue();
-    }
-    return out;
-  }
-
-  private static FifoAppAttempt newAttempt(ApplicationAttemptId id, String user, Queue queue,
-      ActiveUsersManager users, RMContext ctx) {
-    try {
-      return NEW_ATTEMPT.newInstance(id, user, queue, users, ctx);
-    } catch (ReflectiveOperationException e) {
-      throw new YarnRuntimeException("Shepherd cannot create a FifoAppAttempt", e);
-    }
-  }
-
-  /**
-   * FifoAppAttempt's constructor is package-private; it is the attempt type
-   * FifoScheduler's typed maps hold, so it is opened once here.
-   */
-  private static Constructor<FifoAppAttempt> attemptConstructor() {
-    try {
-      Constructor<FifoAppAttempt> c = FifoAppAttempt.class.getDeclaredConstructor(
-          ApplicationAttemptId.class, String.class, Queue.class, ActiveUsersManager.class,
-          RMContext.class);
-      c.setAccessible(true);
-      return c;
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
-  }
-
-  /**
-   * AbstractYarnScheduler.nodeUpdate does YARN's heartbeat bookkeeping;
-   * FifoScheduler.nodeUpdate adds its own FIFO assignment on top. Shepherd
-   * needs the first without the second, so it calls the grandparent's method
-   * non-virtually.
-   */
-  private static MethodHandle baseNodeUpdate() {
-    try {
-      MethodHandles.Lookup lookup =
-          MethodHandles.privateLookupIn(AbstractYarnScheduler.class, MethodHandles.lookup());
-      return lookup.findSpecial(AbstractYarnScheduler.class, "nodeUpdate",
-          MethodType.methodType(void.class, RMNode.class), AbstractYarnScheduler.class);
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
   }
 }

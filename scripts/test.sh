@@ -16,6 +16,10 @@ check_prerequisites
 # Every relative link in the README and docs/ resolves (file and heading).
 echo "==> documentation links (scripts/check-links.py)"
 python3 "$ROOT/scripts/check-links.py"
+# No import circles between the crate's top-level modules (production code;
+# tests may drive the engine from anywhere).
+echo "==> module boundaries (scripts/check-module-cycles.py)"
+python3 "$ROOT/scripts/check-module-cycles.py"
 # The Rust sources are rustfmt-formatted (rustfmt.toml): unformatted code
 # fails here, before the ~30 minutes of tests. rustfmt ships with rustup's
 # default profile; a toolchain without it skips the check and says so.

@@ -5,8 +5,8 @@
 use super::derive::{RunResult, YarnJob};
 use super::repeats::{MetricSpreads, Spread, METRICS};
 use super::Report;
-use crate::metrics::jobs::csv_field;
-use crate::report::files::{cdf_svg, jct_cdf_svg};
+use crate::report::csv::CsvText;
+use crate::report::files::{cdf_svg, fairness_csv, jct_cdf_svg};
 use crate::report::svg::{Chart, Series};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -23,37 +23,54 @@ fn write(path: &Path, text: String) -> Result<(), String> {
 pub fn write_run(dir: &Path, r: &RunResult) -> Result<(), String> {
     write(&dir.join("metrics.json"), serde_json::to_string_pretty(&r.metrics).expect("metrics serialize") + "\n")?;
     write(&dir.join("jobs.csv"), jobs_csv(&r.jobs))?;
-    let mut f = String::from("window_start_ms,jain_index\n");
-    for (t, j) in &r.fairness_windows {
-        let _ = writeln!(f, "{t},{j:.6}");
-    }
-    write(&dir.join("fairness.csv"), f)
+    write(&dir.join("fairness.csv"), fairness_csv(&r.fairness_windows))
 }
-
-pub const JOBS_CSV_HEADER: &str = "id,app_id,name,kind,user,queue,category,maps,reduces,planned_submit_ms,\
-submit_ms,am_launch_ms,first_task_ms,finish_ms,am_wait_ms,wait_ms,jct_ms,wait_from,state,final_status,error";
 
 /// One row per job of the run; times relative to the run's first submission
 /// (empty when unknown); wait and JCT only for jobs that finished SUCCEEDED.
 pub fn jobs_csv(jobs: &[YarnJob]) -> String {
     let opt = |v: Option<i64>| v.map(|v| v.to_string()).unwrap_or_default();
-    let mut s = String::from(JOBS_CSV_HEADER);
-    s.push('\n');
+    let mut csv = CsvText::with_header(&[
+        "id",
+        "app_id",
+        "name",
+        "kind",
+        "user",
+        "queue",
+        "category",
+        "maps",
+        "reduces",
+        "planned_submit_ms",
+        "submit_ms",
+        "am_launch_ms",
+        "first_task_ms",
+        "finish_ms",
+        "am_wait_ms",
+        "wait_ms",
+        "jct_ms",
+        "wait_from",
+        "state",
+        "final_status",
+        "error",
+    ]);
     for j in jobs {
         let o = &j.obs;
         let r = j.record.as_ref();
-        let _ = writeln!(
-            s,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            csv_field(&o.id),
-            csv_field(o.app_id.as_deref().unwrap_or("")),
-            csv_field(&o.name),
-            csv_field(&o.kind),
-            csv_field(&o.user),
-            csv_field(&o.queue),
-            csv_field(&o.category),
-            o.maps,
-            o.reduces,
+        let wait_from = match j.wait_from {
+            Some(super::derive::WaitFrom::Samples) => "samples",
+            Some(super::derive::WaitFrom::Finish) => "finish",
+            None => "",
+        };
+        csv.row([
+            o.id.clone(),
+            o.app_id.clone().unwrap_or_default(),
+            o.name.clone(),
+            o.kind.clone(),
+            o.user.clone(),
+            o.queue.clone(),
+            o.category.clone(),
+            o.maps.to_string(),
+            o.reduces.to_string(),
             opt(o.planned_submit_ms),
             opt(j.submit_ms),
             opt(j.am_launch_ms),
@@ -62,17 +79,13 @@ pub fn jobs_csv(jobs: &[YarnJob]) -> String {
             opt(j.am_wait_ms()),
             opt(r.map(|r| r.wait_ms())),
             opt(r.map(|r| r.jct_ms())),
-            match j.wait_from {
-                Some(super::derive::WaitFrom::Samples) => "samples",
-                Some(super::derive::WaitFrom::Finish) => "finish",
-                None => "",
-            },
-            csv_field(&o.state),
-            csv_field(&o.final_status),
-            csv_field(o.error.as_deref().unwrap_or(""))
-        );
+            wait_from.to_string(),
+            o.state.clone(),
+            o.final_status.clone(),
+            o.error.clone().unwrap_or_default(),
+        ]);
     }
-    s
+    csv.finish()
 }
 
 fn num(v: f64, decimals: usize) -> String {
@@ -263,23 +276,23 @@ pub fn summary_json(report: &Report) -> String {
 
 /// Long format: one row per (table, label, category, metric).
 pub fn summary_csv(report: &Report) -> String {
-    let mut s = String::from("table,label,baseline,category,metric,n,median,min,max\n");
+    let mut csv = CsvText::with_header(&["table", "label", "baseline", "category", "metric", "n", "median", "min", "max"]);
     let f = |v: f64| if v.is_finite() { format!("{v:.6}") } else { "inf".into() };
     let mut rows = |table: &str, label: &str, base: &str, order: &[String], cats: &std::collections::BTreeMap<String, MetricSpreads>| {
         for c in order {
             for k in METRICS {
                 if let Some(sp) = cats[c].get(*k) {
-                    let _ = writeln!(
-                        s,
-                        "{table},{},{},{},{k},{},{},{},{}",
-                        csv_field(label),
-                        csv_field(base),
-                        csv_field(c),
-                        sp.n,
+                    csv.row([
+                        table.to_string(),
+                        label.to_string(),
+                        base.to_string(),
+                        c.clone(),
+                        k.to_string(),
+                        sp.n.to_string(),
                         f(sp.median),
                         f(sp.min),
-                        f(sp.max)
-                    );
+                        f(sp.max),
+                    ]);
                 }
             }
         }
@@ -290,7 +303,7 @@ pub fn summary_csv(report: &Report) -> String {
     for r in &report.ratios {
         rows("ratio", &r.label, &r.baseline, &r.category_order, &r.categories);
     }
-    s
+    csv.finish()
 }
 
 /// `jct-cdf.svg`, `wait-cdf.svg` (pooled over runs) and `utilization.svg`

@@ -1,4 +1,4 @@
-//! One finished job, as written to `jobs.csv`.
+//! One finished job: what `jobs.csv` holds (`report::files`).
 
 use serde::{Deserialize, Serialize};
 
@@ -33,35 +33,5 @@ impl JobRecord {
     pub fn estimation_error(&self) -> Option<f64> {
         let e = self.estimate_ms?;
         (self.work_ms > 0).then(|| (e - self.work_ms as f64).abs() / self.work_ms as f64)
-    }
-
-    pub const CSV_HEADER: &'static str =
-        "id,user,name,category,tasks,work_ms,submit_ms,first_start_ms,finish_ms,jct_ms,wait_ms,estimate_ms";
-
-    pub fn csv_row(&self) -> String {
-        format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
-            csv_field(&self.id),
-            csv_field(&self.user),
-            csv_field(&self.name),
-            csv_field(&self.category),
-            self.tasks,
-            self.work_ms,
-            self.submit_ms,
-            self.first_start_ms,
-            self.finish_ms,
-            self.jct_ms(),
-            self.wait_ms(),
-            self.estimate_ms.map(|e| format!("{e:.0}")).unwrap_or_default()
-        )
-    }
-}
-
-/// One CSV field, quoted when it holds a comma, quote or newline.
-pub fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
     }
 }

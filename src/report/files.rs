@@ -3,23 +3,19 @@
 //! `jct_cdf.svg` and `utilization.svg`; `activity.json` when the run kept
 //! the engine's activity log.
 
+use super::csv::CsvText;
 use super::svg::{cdf, Chart, Series};
 use crate::metrics::timeline::UtilizationPoint;
 use crate::metrics::JobRecord;
-use crate::sim::SimOutcome;
-use std::fmt::Write as _;
+use crate::metrics::RunOutcome;
 use std::path::Path;
 
-pub fn write_run(dir: &Path, out: &SimOutcome) -> std::io::Result<()> {
+pub fn write_run(dir: &Path, out: &RunOutcome) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     std::fs::write(dir.join("metrics.json"), metrics_json(out))?;
     std::fs::write(dir.join("jobs.csv"), jobs_csv(&out.jobs))?;
     std::fs::write(dir.join("utilization.csv"), utilization_csv(&out.utilization))?;
-    let mut f = String::from("window_start_ms,jain_index\n");
-    for (t, j) in &out.fairness {
-        let _ = writeln!(f, "{t},{j:.6}");
-    }
-    std::fs::write(dir.join("fairness.csv"), f)?;
+    std::fs::write(dir.join("fairness.csv"), fairness_csv(&out.fairness))?;
     if let Some(activity) = &out.activity {
         std::fs::write(dir.join("activity.json"), serde_json::to_string_pretty(activity).expect("activity serializes") + "\n")?;
     }
@@ -29,26 +25,65 @@ pub fn write_run(dir: &Path, out: &SimOutcome) -> std::io::Result<()> {
     Ok(())
 }
 
-pub fn metrics_json(out: &SimOutcome) -> String {
+pub fn metrics_json(out: &RunOutcome) -> String {
     serde_json::to_string_pretty(&out.summary).expect("summary serializes") + "\n"
 }
 
 pub fn jobs_csv(jobs: &[JobRecord]) -> String {
-    let mut s = String::from(JobRecord::CSV_HEADER);
-    s.push('\n');
+    let mut csv = CsvText::with_header(&[
+        "id",
+        "user",
+        "name",
+        "category",
+        "tasks",
+        "work_ms",
+        "submit_ms",
+        "first_start_ms",
+        "finish_ms",
+        "jct_ms",
+        "wait_ms",
+        "estimate_ms",
+    ]);
     for j in jobs {
-        s.push_str(&j.csv_row());
-        s.push('\n');
+        csv.row([
+            j.id.clone(),
+            j.user.clone(),
+            j.name.clone(),
+            j.category.clone(),
+            j.tasks.to_string(),
+            j.work_ms.to_string(),
+            j.submit_ms.to_string(),
+            j.first_start_ms.to_string(),
+            j.finish_ms.to_string(),
+            j.jct_ms().to_string(),
+            j.wait_ms().to_string(),
+            j.estimate_ms.map(|e| format!("{e:.0}")).unwrap_or_default(),
+        ]);
     }
-    s
+    csv.finish()
 }
 
 pub fn utilization_csv(points: &[UtilizationPoint]) -> String {
-    let mut s = String::from("window_start_ms,alloc_memory,alloc_vcores,used_memory,used_vcores\n");
+    let mut csv = CsvText::with_header(&["window_start_ms", "alloc_memory", "alloc_vcores", "used_memory", "used_vcores"]);
     for p in points {
-        let _ = writeln!(s, "{},{:.6},{:.6},{:.6},{:.6}", p.start_ms, p.alloc_memory, p.alloc_vcores, p.used_memory, p.used_vcores);
+        csv.row([
+            p.start_ms.to_string(),
+            format!("{:.6}", p.alloc_memory),
+            format!("{:.6}", p.alloc_vcores),
+            format!("{:.6}", p.used_memory),
+            format!("{:.6}", p.used_vcores),
+        ]);
     }
-    s
+    csv.finish()
+}
+
+/// Jain's index per window: `(window start ms, index)`.
+pub fn fairness_csv(windows: &[(i64, f64)]) -> String {
+    let mut csv = CsvText::with_header(&["window_start_ms", "jain_index"]);
+    for (t, j) in windows {
+        csv.row([t.to_string(), format!("{j:.6}")]);
+    }
+    csv.finish()
 }
 
 /// CDF of job completion times (seconds), one line per policy.

@@ -4,10 +4,12 @@
 
 use super::options::SimOptions;
 use super::parallel;
-use super::run::{simulate, SimOutcome};
+use super::run::simulate;
 use crate::config::Config;
 use crate::metrics::compare::{self, Factors, SpeedupSummary};
+use crate::metrics::RunOutcome;
 use crate::report;
+use crate::report::csv::CsvText;
 use crate::workload::gen::{self, GenParams};
 use crate::workload::{self, ClusterSpec, Trace};
 use std::path::{Path, PathBuf};
@@ -48,7 +50,7 @@ impl Experiment {
         Ok(c)
     }
 
-    pub fn run(&self, policy: &str) -> Result<SimOutcome, String> {
+    pub fn run(&self, policy: &str) -> Result<RunOutcome, String> {
         simulate(&self.trace, &self.cluster, self.config_for(policy)?, &self.opts)
     }
 
@@ -94,7 +96,7 @@ impl Experiment {
             .into_iter()
             .zip(&runs)
             .map(|(r, (_, policy))| r.map_err(|_| format!("simulating {policy} panicked")).and_then(|run| run))
-            .collect::<Result<Vec<SimOutcome>, String>>()?
+            .collect::<Result<Vec<RunOutcome>, String>>()?
             .into_iter();
         Ok((0..exps.len()).map(|_| Comparison::of(baseline, outcomes.by_ref().take(names.len()).collect())).collect())
     }
@@ -102,7 +104,7 @@ impl Experiment {
 
 pub struct Comparison {
     pub baseline: String,
-    pub runs: Vec<SimOutcome>,
+    pub runs: Vec<RunOutcome>,
     pub factors: Vec<Factors>,
     pub speedups: Vec<SpeedupSummary>,
 }
@@ -110,7 +112,7 @@ pub struct Comparison {
 impl Comparison {
     /// Factors and per-job speedups of `runs[1..]` against `runs[0]`, the
     /// baseline's run.
-    fn of(baseline: &str, runs: Vec<SimOutcome>) -> Comparison {
+    fn of(baseline: &str, runs: Vec<RunOutcome>) -> Comparison {
         let base = &runs[0];
         let mut factors: Vec<Factors> = Vec::new();
         let mut speedups: Vec<SpeedupSummary> = Vec::new();
@@ -147,21 +149,20 @@ impl Comparison {
         let per: Vec<(String, Vec<f64>)> =
             self.runs.iter().map(|r| (r.summary.policy.clone(), r.jobs.iter().map(|j| j.jct_ms() as f64 / 1000.0).collect())).collect();
         std::fs::write(dir.join("jct_cdf.svg"), report::files::jct_cdf_svg(&per))?;
-        let mut csv = String::from("policy,category,jobs,mean_jct,p50_jct,p95_jct,makespan,fairness\n");
+        let mut csv = CsvText::with_header(&["policy", "category", "jobs", "mean_jct", "p50_jct", "p95_jct", "makespan", "fairness"]);
         for f in &self.factors {
-            csv.push_str(&format!(
-                "{},{},{},{:.4},{:.4},{:.4},{:.4},{}\n",
-                f.policy,
-                f.category,
-                f.jobs,
-                f.mean_jct,
-                f.p50_jct,
-                f.p95_jct,
-                f.makespan,
-                f.fairness.map(|x| format!("{x:.4}")).unwrap_or_default()
-            ));
+            csv.row([
+                f.policy.clone(),
+                f.category.clone(),
+                f.jobs.to_string(),
+                format!("{:.4}", f.mean_jct),
+                format!("{:.4}", f.p50_jct),
+                format!("{:.4}", f.p95_jct),
+                format!("{:.4}", f.makespan),
+                f.fairness.map(|x| format!("{x:.4}")).unwrap_or_default(),
+            ]);
         }
-        std::fs::write(dir.join("factors.csv"), csv)?;
+        std::fs::write(dir.join("factors.csv"), csv.finish())?;
         std::fs::write(dir.join("speedups.csv"), self.speedups_csv())
     }
 
@@ -170,21 +171,13 @@ impl Comparison {
         let base = &self.runs[0];
         let cols: Vec<std::collections::HashMap<String, f64>> =
             self.runs[1..].iter().map(|r| compare::speedups(&base.jobs, &r.jobs).into_iter().collect()).collect();
-        let mut s = String::from("job");
-        for r in &self.runs[1..] {
-            s.push(',');
-            s.push_str(&r.summary.policy);
-        }
-        s.push('\n');
+        let header: Vec<&str> = std::iter::once("job").chain(self.runs[1..].iter().map(|r| r.summary.policy.as_str())).collect();
+        let mut csv = CsvText::with_header(&header);
         for j in &base.jobs {
-            s.push_str(&j.id);
-            for c in &cols {
-                let v = c.get(&j.id);
-                s.push_str(&format!(",{}", v.map(|x| format!("{x:.4}")).unwrap_or_default()));
-            }
-            s.push('\n');
+            let speedups = cols.iter().map(|c| c.get(&j.id).map(|x| format!("{x:.4}")).unwrap_or_default());
+            csv.row(std::iter::once(j.id.clone()).chain(speedups));
         }
-        s
+        csv.finish()
     }
 }
 

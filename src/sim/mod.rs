@@ -9,7 +9,7 @@
 //! * [`run`]     — the event loop: arrivals, task ends, heartbeat rounds.
 //! * [`host`]    — CPU contention: start-ups on a shared host, work on an over-subscribed node.
 //! * [`eviction`] — ROSE's speculative containers, and their eviction.
-//! * [`recorder`] — what a run records (job records, utilization timeline, shares, latencies) and its [`SimOutcome`].
+//! * [`recorder`] — what a run records (job records, utilization timeline, shares, latencies) and its [`RunOutcome`](crate::metrics::RunOutcome).
 //! * [`sls`]     — `--cluster-model sls`: Hadoop SLS's AM and NM clocks instead of a real cluster's times.
 //! * [`parallel`] — independent runs (a comparison's policies and seeds) on a few threads.
 
@@ -28,4 +28,4 @@ pub mod scale;
 pub mod sls;
 
 pub use options::SimOptions;
-pub use run::{simulate, SimOutcome};
+pub use run::simulate;

@@ -2,31 +2,18 @@
 //! the estimate it was scheduled by), the utilization timeline (allocated and
 //! actually used share of the cluster), each job's dominant share over time
 //! (fairness), every task container's allocation latency, what
-//! over-subscription did, and at the end the [`SimOutcome`] built from them.
+//! over-subscription did, and at the end the [`RunOutcome`] built from them.
 //! Nothing here feeds back into the simulator's decisions.
 
 use super::am::JobRun;
 use crate::engine::Engine;
 use crate::metrics::fairness::{self, JobShares, ShareTrack};
 use crate::metrics::summary::{self, CategorySummary, Oversubscription, Summary, Utilization};
-use crate::metrics::timeline::{Timeline, UtilizationPoint};
-use crate::metrics::JobRecord;
+use crate::metrics::timeline::Timeline;
+use crate::metrics::{JobRecord, RunOutcome};
 use crate::model::{NodeId, Resources};
 use crate::workload::{Job, Trace};
 use std::collections::{HashMap, VecDeque};
-
-/// Everything a run produces.
-pub struct SimOutcome {
-    pub summary: Summary,
-    pub jobs: Vec<JobRecord>,
-    pub utilization: Vec<UtilizationPoint>,
-    pub fairness: Vec<(i64, f64)>,
-    /// Simulator events handled (arrivals, task ends, node passes).
-    pub sim_events: u64,
-    /// The engine's activity log, in the harness's `activity.json` format
-    /// (times in simulated ms), when `SimOptions::activity_log` asked for it.
-    pub activity: Option<serde_json::Value>,
-}
 
 pub(super) struct Recorder {
     /// The fairness window, ms.
@@ -203,7 +190,7 @@ impl Recorder {
     /// The run's outcome: `runs` of `trace`'s jobs under `engine`, after
     /// `sim_events` events; `node_used`, each node's actual use at the end,
     /// when the policy over-subscribes.
-    pub fn outcome(self, trace: &Trace, runs: &[JobRun], engine: &Engine, node_used: Option<&[Resources]>, sim_events: u64) -> SimOutcome {
+    pub fn outcome(self, trace: &Trace, runs: &[JobRun], engine: &Engine, node_used: Option<&[Resources]>, sim_events: u64) -> RunOutcome {
         let unfinished = self.records.iter().filter(|r| r.is_none()).count();
         let jobs: Vec<JobRecord> = self.records.into_iter().flatten().collect();
         let start = jobs.iter().map(|j| j.submit_ms).min().unwrap_or(0);
@@ -254,7 +241,7 @@ impl Recorder {
             }),
         };
         let activity = engine.activity_json();
-        SimOutcome { summary, utilization: timeline.points(start, end), fairness: per_window, jobs, sim_events, activity }
+        RunOutcome { summary, utilization: timeline.points(start, end), fairness: per_window, jobs, sim_events, activity }
     }
 }
 

@@ -27,7 +27,6 @@ use super::cluster::SimCluster;
 use super::host::SharedCpu;
 use super::options::SimOptions;
 use super::recorder::Recorder;
-pub use super::recorder::SimOutcome;
 use super::sls::{self, SlsModel, SlsState};
 use crate::config::Config;
 use crate::engine::{Decision, Engine, Event};
@@ -112,7 +111,7 @@ pub(super) struct Sim<'a> {
 const PHASE_SLOTS: i64 = 10;
 
 /// Simulate `trace` (jobs sorted by submission) on `cluster` under `config`.
-pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &SimOptions) -> Result<SimOutcome, String> {
+pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &SimOptions) -> Result<crate::metrics::RunOutcome, String> {
     let mut trace = trace.clone();
     trace.sort_by_submit();
     trace.validate()?;

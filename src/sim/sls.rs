@@ -290,7 +290,7 @@ mod tests {
         }
     }
 
-    fn run(jobs: Vec<Job>, nodes: u32, seed: u64) -> crate::sim::SimOutcome {
+    fn run(jobs: Vec<Job>, nodes: u32, seed: u64) -> crate::metrics::RunOutcome {
         let trace = Trace { cluster: None, am: None, jobs };
         let cluster = ClusterSpec { nodes, memory_mb: 8192, vcores: 8, rack_size: 40 };
         let config = Config::parse("[scheduler]\npolicy = \"fifo\"\n").unwrap();

@@ -4,8 +4,8 @@
 
 use crate::harness::input::{read_run, JobsFile};
 use crate::metrics::stats::percentile;
+use crate::metrics::RunOutcome;
 use crate::sim::calibration::Calibration;
-use crate::sim::SimOutcome;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -41,7 +41,7 @@ pub(super) fn score(
     policy: String,
     dirs: &[(u32, PathBuf)],
     first: &JobsFile,
-    outcome: &SimOutcome,
+    outcome: &RunOutcome,
 ) -> Result<SchedulerCheck, String> {
     let sim_jct: HashMap<&str, f64> = outcome.jobs.iter().map(|j| (j.id.as_str(), j.jct_ms() as f64)).collect();
     let small: HashMap<&str, bool> = first.jobs.iter().map(|j| (j.id.as_str(), j.category == "small")).collect();

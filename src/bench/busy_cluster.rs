@@ -100,6 +100,5 @@ fn map_ask(app: u32, count: i32) -> Event {
 pub(super) fn percentile(samples_ns: &[u64], p: f64) -> f64 {
     let mut v = samples_ns.to_vec();
     v.sort_unstable();
-    let i = ((p / 100.0) * (v.len() - 1) as f64).round() as usize;
-    v[i] as f64 / 1000.0
+    v[crate::metrics::stats::rounded_rank(v.len(), p / 100.0)] as f64 / 1000.0
 }

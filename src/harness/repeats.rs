@@ -25,7 +25,7 @@ impl Spread {
         let mut v = values.to_vec();
         v.sort_by(f64::total_cmp);
         let n = v.len();
-        let median = if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 };
+        let median = crate::metrics::stats::median_sorted(&v)?;
         Some(Spread { n, median, min: v[0], max: v[n - 1] })
     }
 }

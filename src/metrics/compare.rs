@@ -91,11 +91,10 @@ impl Spread {
         let mut v: Vec<f64> = values.to_vec();
         v.sort_by(f64::total_cmp);
         let n = v.len();
-        if n == 0 {
-            return Spread { median: f64::NAN, min: f64::NAN, max: f64::NAN };
+        match super::stats::median_sorted(&v) {
+            None => Spread { median: f64::NAN, min: f64::NAN, max: f64::NAN },
+            Some(median) => Spread { median, min: v[0], max: v[n - 1] },
         }
-        let median = if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 };
-        Spread { median, min: v[0], max: v[n - 1] }
     }
 }
 

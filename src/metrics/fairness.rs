@@ -139,7 +139,7 @@ pub fn summarize(per_window: &[(i64, f64)]) -> Fairness {
     let v: Vec<f64> = per_window.iter().map(|(_, j)| *j).collect();
     Fairness {
         windows: v.len(),
-        mean: v.iter().sum::<f64>() / v.len() as f64,
+        mean: super::stats::mean(&v),
         min: v.iter().copied().fold(f64::INFINITY, f64::min),
         max: v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
     }

@@ -27,7 +27,7 @@ impl LatencyDist {
         }
         samples_ms.sort_unstable();
         let v = &*samples_ms;
-        let at = |p: f64| f64::from(v[((p * (v.len() - 1) as f64).round() as usize).min(v.len() - 1)]);
+        let at = |p: f64| f64::from(v[super::stats::rounded_rank(v.len(), p)]);
         Some(LatencyDist {
             count: v.len(),
             mean_ms: v.iter().map(|&x| u64::from(x)).sum::<u64>() as f64 / v.len() as f64,

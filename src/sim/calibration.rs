@@ -53,11 +53,7 @@ impl Dist {
     }
 
     pub fn median(&self) -> f64 {
-        match self.0.len() {
-            0 => 0.0,
-            n if n % 2 == 1 => self.0[n / 2],
-            n => (self.0[n / 2 - 1] + self.0[n / 2]) / 2.0,
-        }
+        crate::metrics::stats::median_sorted(&self.0).unwrap_or(0.0)
     }
 
     pub fn is_zero(&self) -> bool {

@@ -3,7 +3,7 @@
 //! schedulers as the real runs do (`shepherd calibrate`'s table).
 
 use crate::harness::input::{read_run, JobsFile};
-use crate::metrics::stats::percentile;
+use crate::metrics::stats::{mean, percentile, percentile_of};
 use crate::metrics::RunOutcome;
 use crate::sim::calibration::Calibration;
 use std::collections::HashMap;
@@ -74,27 +74,13 @@ pub(super) fn score(
         jobs: errors.len(),
         error_p50: percentile(&errors, 50.0),
         error_p90: percentile(&errors, 90.0),
-        real_mean_all: median_of(&real_all),
+        real_mean_all: percentile_of(&real_all, 50.0),
         sim_mean_all: mean(&sim_all),
-        real_mean_small: (!real_small.is_empty()).then(|| median_of(&real_small)),
+        real_mean_small: (!real_small.is_empty()).then(|| percentile_of(&real_small, 50.0)),
         sim_mean_small: (!sim_small.is_empty()).then(|| mean(&sim_small)),
         real_runs_all: real_all,
         real_runs_small: real_small,
     })
-}
-
-fn mean(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        f64::NAN
-    } else {
-        v.iter().sum::<f64>() / v.len() as f64
-    }
-}
-
-fn median_of(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    percentile(&s, 50.0)
 }
 
 /// Labels in increasing order of `key` (NaN last).
@@ -233,7 +219,7 @@ mod tests {
             jobs: 1,
             error_p50: 0.0,
             error_p90: 0.0,
-            real_mean_all: median_of(runs),
+            real_mean_all: percentile_of(runs, 50.0),
             sim_mean_all: sim,
             real_mean_small: None,
             sim_mean_small: None,

@@ -3,6 +3,8 @@
 //! (Tukey-fenced means) and following a trend (a monotone series gives its
 //! newest value).
 
+use crate::metrics::stats::{mean, quantile_interpolated};
+
 /// Algorithm 1 over `d` (oldest first) with `k` segments and a Tukey fence
 /// of `fence` IQRs (paper: k = 5, 1.5). `None` for an empty series.
 pub fn lla(d: &[f64], k: usize, fence: f64) -> Option<f64> {
@@ -47,23 +49,12 @@ pub fn fenced_mean(d: &[f64], fence: f64) -> Option<f64> {
     }
     let mut s = d.to_vec();
     s.sort_by(|a, b| a.total_cmp(b));
-    let (q1, q3) = (quantile(&s, 0.25), quantile(&s, 0.75));
+    let (q1, q3) = (quantile_interpolated(&s, 0.25), quantile_interpolated(&s, 0.75));
     let iqr = q3 - q1;
     let (lo, hi) = (q1 - fence * iqr, q3 + fence * iqr);
     let kept: Vec<f64> = s.into_iter().filter(|v| *v >= lo && *v <= hi).collect();
     // The quartiles themselves are inside the fence, so `kept` is never empty.
-    Some(kept.iter().sum::<f64>() / kept.len() as f64)
-}
-
-/// Quantile `q` of sorted `s` (type 7).
-fn quantile(s: &[f64], q: f64) -> f64 {
-    let h = (s.len() - 1) as f64 * q;
-    let (i, f) = (h.floor() as usize, h - h.floor());
-    if i + 1 < s.len() {
-        s[i] + f * (s[i + 1] - s[i])
-    } else {
-        s[i]
-    }
+    Some(mean(&kept))
 }
 
 #[cfg(test)]

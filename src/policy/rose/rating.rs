@@ -99,14 +99,8 @@ impl Rating {
 
 /// Median of a non-empty list (mean of the middle two for even lengths).
 fn median(v: &[i64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_unstable();
-    let n = s.len();
-    if n % 2 == 1 {
-        s[n / 2] as f64
-    } else {
-        (s[n / 2 - 1] + s[n / 2]) as f64 / 2.0
-    }
+    let f: Vec<f64> = v.iter().map(|&x| x as f64).collect();
+    crate::metrics::stats::median(&f).unwrap_or(0.0)
 }
 
 #[cfg(test)]

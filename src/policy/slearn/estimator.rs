@@ -246,9 +246,7 @@ impl SLearn {
 fn first_stage_mean(t: &Tracked) -> Option<(f64, u32)> {
     match t.phase {
         Phase::Pilots => None,
-        Phase::Estimated if !t.pilot_ms.is_empty() => {
-            Some((t.pilot_ms.iter().sum::<f64>() / t.pilot_ms.len() as f64, t.pilot_ms.len() as u32))
-        }
+        Phase::Estimated if !t.pilot_ms.is_empty() => Some((crate::metrics::stats::mean(&t.pilot_ms), t.pilot_ms.len() as u32)),
         _ => t.first().done.get().map(|m| (m, t.first().done.n)),
     }
 }

@@ -1,8 +1,6 @@
-//! The simulator's event queue: earliest time first, ties in insertion order,
-//! so a run is a pure function of its inputs.
-
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+//! The trace-driven simulator's events and clock: what can happen
+//! ([`SimEvent`]), the queue they wait in ([`Clock`], the simulators' one
+//! [`EventQueue`](super::event_queue::EventQueue)) and the heartbeat grid.
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum SimEvent {
@@ -32,34 +30,8 @@ pub enum SimEvent {
     AmStep(u32),
 }
 
-#[derive(Default)]
-pub struct Clock {
-    heap: BinaryHeap<Reverse<(i64, u64, SimEvent)>>,
-    seq: u64,
-}
-
-impl Clock {
-    pub fn push(&mut self, at_ms: i64, ev: SimEvent) {
-        self.seq += 1;
-        self.heap.push(Reverse((at_ms, self.seq, ev)));
-    }
-
-    pub fn peek_time(&self) -> Option<i64> {
-        self.heap.peek().map(|Reverse((t, _, _))| *t)
-    }
-
-    pub fn pop(&mut self) -> Option<(i64, SimEvent)> {
-        self.heap.pop().map(|Reverse((t, _, e))| (t, e))
-    }
-
-    pub fn len(&self) -> usize {
-        self.heap.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
-}
+/// The trace-driven simulator's event queue (times in ms).
+pub type Clock = super::event_queue::EventQueue<SimEvent>;
 
 /// The first heartbeat-grid time at or after `t`.
 pub fn grid_ceil(t: i64, interval: i64) -> i64 {

@@ -2,7 +2,8 @@
 //! drives the same [`Engine`](crate::Engine) the JNI bridge drives.
 //!
 //! * [`options`] — knobs (heartbeat interval, slow-start, gang start, ...).
-//! * [`clock`]   — the event queue (time, then insertion order: deterministic).
+//! * [`event_queue`] — the simulators' one event queue (time, then insertion order: deterministic).
+//! * [`clock`]   — the simulator's events, its clock (an event queue) and the heartbeat grid.
 //! * [`cluster`] — NodeManagers: start-up events and which nodes are worth a heartbeat.
 //! * [`am`]      — one ApplicationMaster per job, asking stage by stage; its lifecycle in a run.
 //! * [`calibration`] — the cluster-side model: AM containers, launch and tear-down times, heartbeat phases.
@@ -17,6 +18,7 @@ pub mod am;
 pub mod calibration;
 pub mod clock;
 pub mod cluster;
+pub mod event_queue;
 pub mod eviction;
 pub mod experiment;
 pub mod host;

@@ -210,7 +210,7 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
 
 impl<'a> Sim<'a> {
     fn run(&mut self) {
-        let progress = crate::report::progress::bar(self.trace.task_count() as u64, self.opts.progress);
+        let mut progress = crate::report::progress::Progress::new("simulating", self.trace.task_count() as u64, self.opts.progress);
         let hb = self.opts.heartbeat_ms.max(1);
         let sub = self.sub_interval();
         // Next heartbeat round, and next periodic step of the engine's
@@ -264,9 +264,7 @@ impl<'a> Sim<'a> {
                     let next = grid_ceil(t.max(last_async.saturating_add(1)), every);
                     async_due = Some(async_due.map_or(next, |d| d.min(next)));
                 }
-                if self.finished_tasks & 0xfff == 0 {
-                    progress.set_position(self.finished_tasks);
-                }
+                progress.report(self.finished_tasks, t as f64 / 1000.0);
             } else {
                 let t = wake.expect("wake-up due");
                 let changed = timer_due == Some(t) && {
@@ -312,7 +310,7 @@ impl<'a> Sim<'a> {
                 }
             }
         }
-        progress.finish_and_clear();
+        progress.finish();
     }
 
     /// One heartbeat round at `t`: every node of heartbeat slot `slot` with

@@ -54,13 +54,13 @@
 //! Not modelled: the ApplicationMaster's own allocate interval (asks reach
 //! the scheduler the moment they are made) and locality.
 
-use super::events::EventQueue;
-use super::progress::ProgressLine;
 use super::queues::{PendingQueues, QueueOrder};
 use super::report::{ArchReport, Recorder};
 use super::server::whole_us;
 use super::workload::{JobTracker, Workload};
 use crate::model::Resources;
+use crate::report::progress::Progress;
+use crate::sim::event_queue::EventQueue;
 use crate::workload::rng::Rng;
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, VecDeque};
@@ -228,7 +228,7 @@ pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: 
         oob: BinaryHeap::new(),
         oob_waiting: vec![false; if o.oob_heartbeats { w.nodes } else { 0 }],
     };
-    let mut line = ProgressLine::new(progress, "central");
+    let mut line = Progress::new("scale-sim central", w.task_count() as u64, progress);
     if let Some(j) = w.jobs.first() {
         c.events.push(j.submit_us, Event::Submit(0));
     }
@@ -277,7 +277,7 @@ pub fn run(w: &Workload, o: &CentralOptions, net_us: i64, seed: u64, keep_runs: 
             c.position = 0;
             c.cycle += 1;
         }
-        line.tick(end, c.jobs.tasks_finished, w.task_count());
+        line.report(c.jobs.tasks_finished, end as f64 / 1e6);
     }
     let report_only = if c.heartbeats_allocate { "" } else { " (report only)" };
     let mut setup = format!("hb {} ms x {} µs{report_only}, ρ={:.2}", o.heartbeat_ms, c.heartbeat_us, o.heartbeat_load(w.nodes));
@@ -309,12 +309,12 @@ impl Central<'_> {
 
     /// Handle the next event if it happens by `t` (before the scheduler
     /// serves what it is about to serve at `t`).
-    fn event_by(&mut self, t: i64, line: &mut ProgressLine) -> bool {
+    fn event_by(&mut self, t: i64, line: &mut Progress) -> bool {
         match self.events.peek_time() {
             Some(e) if e <= t => {
                 let (now, ev) = self.events.pop().expect("peeked");
                 self.handle(now, ev);
-                line.tick(now, self.jobs.tasks_finished, self.w.task_count());
+                line.report(self.jobs.tasks_finished, now as f64 / 1e6);
                 true
             }
             _ => false,

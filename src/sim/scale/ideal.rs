@@ -20,12 +20,12 @@
 //! newly asked stage fits only where its own shape fits, found from a set
 //! of nodes per task shape.
 
-use super::events::EventQueue;
-use super::progress::ProgressLine;
 use super::queues::{PendingQueues, QueueOrder};
 use super::report::{ArchReport, Recorder};
 use super::workload::{JobTracker, Workload};
 use crate::model::Resources;
+use crate::report::progress::Progress;
+use crate::sim::event_queue::EventQueue;
 use std::collections::BTreeSet;
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -65,7 +65,7 @@ pub fn run(w: &Workload, o: &IdealOptions, keep_runs: bool, progress: bool) -> A
         fits: vec![all_nodes; w.shapes.len()],
         ready: Vec::new(),
     };
-    let mut line = ProgressLine::new(progress, "ideal");
+    let mut line = Progress::new("scale-sim ideal", w.task_count() as u64, progress);
     if let Some(j) = w.jobs.first() {
         s.events.push(j.submit_us, Event::Submit(0));
     }
@@ -86,7 +86,7 @@ pub fn run(w: &Workload, o: &IdealOptions, keep_runs: bool, progress: bool) -> A
             }
         };
         s.place(freed, now);
-        line.tick(now, s.jobs.tasks_finished, w.task_count());
+        line.report(s.jobs.tasks_finished, now as f64 / 1e6);
     }
     let setup = format!("zero cost, exact view, {}", o.order.name());
     let events = s.events.popped;

@@ -13,7 +13,7 @@
 //!   the others, where tasks wait for capacity only.
 //!
 //! Shared pieces: [`workload`] (the trace as flat arrays; stages asked when
-//! their parents finish), [`events`] (the time-ordered queue), [`server`]
+//! their parents finish), [`crate::sim::event_queue`] (the time-ordered queue), [`server`]
 //! (a scheduling component as a single FIFO server: its queue is the
 //! paper's Framework_Queuing_Delay, §III eq. 2), [`report`] (percentiles,
 //! counters, an independent per-node capacity ledger).
@@ -35,10 +35,8 @@
 //! cluster) is in all four.
 
 pub mod central;
-pub mod events;
 pub mod ideal;
 pub mod megha;
-pub mod progress;
 pub mod queues;
 pub mod report;
 pub mod server;

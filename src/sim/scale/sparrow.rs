@@ -20,12 +20,12 @@
 //! FIFO server taking `message_us` per probe sent and per get-task answered.
 //! Workers take no processing time (as in Sparrow's own simulator).
 
-use super::events::EventQueue;
-use super::progress::ProgressLine;
 use super::report::{ArchReport, Recorder};
 use super::server::{whole_us, Server};
 use super::workload::{JobTracker, Workload};
 use crate::model::Resources;
+use crate::report::progress::Progress;
+use crate::sim::event_queue::EventQueue;
 use crate::workload::rng::Rng;
 use std::collections::VecDeque;
 
@@ -125,13 +125,13 @@ pub fn run(w: &Workload, o: &SparrowOptions, net_us: i64, seed: u64, keep_runs: 
         rng: Rng::seeded(seed ^ SAMPLING_SALT),
         ready: Vec::new(),
     };
-    let mut line = ProgressLine::new(progress, "sparrow");
+    let mut line = Progress::new("scale-sim sparrow", w.task_count() as u64, progress);
     if let Some(j) = w.jobs.first() {
         s.events.push(j.submit_us, Event::Submit(0));
     }
     while let Some((now, ev)) = s.events.pop() {
         s.handle(now, ev);
-        line.tick(now, s.jobs.tasks_finished, w.task_count());
+        line.report(s.jobs.tasks_finished, now as f64 / 1e6);
     }
     let setup = format!("{} schedulers, d={}", s.schedulers.len(), o.probe_ratio);
     let busy: Vec<i64> = s.schedulers.iter().map(|x| x.server.busy_us).collect();

@@ -35,11 +35,11 @@ mod local_master;
 mod truth;
 pub mod view;
 
-use super::events::EventQueue;
-use super::progress::ProgressLine;
 use super::report::{ArchReport, Recorder};
 use super::workload::{JobTracker, Workload};
 use crate::model::Resources;
+use crate::report::progress::Progress;
+use crate::sim::event_queue::EventQueue;
 use crate::workload::rng::Rng;
 use fairness::FairShare;
 use global_master::{GlobalMaster, Group};
@@ -233,10 +233,10 @@ pub fn run(w: &Workload, o: &MeghaOptions, net_us: i64, seed: u64, keep_runs: bo
     if let Some(j) = w.jobs.first() {
         m.events.push(j.submit_us, Event::Submit(0));
     }
-    let mut line = ProgressLine::new(progress, "megha");
+    let mut line = Progress::new("scale-sim megha", w.task_count() as u64, progress);
     while let Some((now, ev)) = m.events.pop() {
         m.handle(now, ev);
-        line.tick(now, m.jobs.tasks_finished, w.task_count());
+        line.report(m.jobs.tasks_finished, now as f64 / 1e6);
     }
     let setup = format!("{} GMs x {} LMs{}", gm_count, lm_count, if o.fair_share { ", fair" } else { "" });
     let gm_busy: Vec<i64> = m.gms.iter().map(|g| g.busy_us).collect();

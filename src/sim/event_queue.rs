@@ -1,23 +1,24 @@
-//! The time-ordered event queue of the scale simulator: earliest time
-//! first, ties in insertion order, so a run is a pure function of its
-//! inputs (no hash order, no wall clock).
+//! The simulators' one event queue: earliest time first, ties in insertion
+//! order, so a run is a pure function of its inputs (no hash order, no wall
+//! clock). The trace-driven simulator keeps its [`SimEvent`](super::clock::SimEvent)s
+//! in it (times in ms, `sim::clock::Clock`); the scale simulator each
+//! architecture's own events (times in µs).
 //!
-//! Times are microseconds (`i64`). The event type is each architecture's
-//! own enum; it needs no ordering of its own because the queue orders by
-//! (time, insertion number) only.
+//! The event type needs no ordering of its own: the queue orders by (time,
+//! insertion number) only.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 struct Entry<E> {
-    at_us: i64,
+    at: i64,
     seq: u64,
     event: E,
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.at_us == other.at_us && self.seq == other.seq
+        self.at == other.at && self.seq == other.seq
     }
 }
 
@@ -32,7 +33,7 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     /// Reversed: `BinaryHeap` is a max-heap and we want the earliest first.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.at_us, other.seq).cmp(&(self.at_us, self.seq))
+        (other.at, other.seq).cmp(&(self.at, self.seq))
     }
 }
 
@@ -50,19 +51,19 @@ impl<E> Default for EventQueue<E> {
 }
 
 impl<E> EventQueue<E> {
-    pub fn push(&mut self, at_us: i64, event: E) {
+    pub fn push(&mut self, at: i64, event: E) {
         self.seq += 1;
-        self.heap.push(Entry { at_us, seq: self.seq, event });
+        self.heap.push(Entry { at, seq: self.seq, event });
     }
 
     pub fn pop(&mut self) -> Option<(i64, E)> {
         let e = self.heap.pop()?;
         self.popped += 1;
-        Some((e.at_us, e.event))
+        Some((e.at, e.event))
     }
 
     pub fn peek_time(&self) -> Option<i64> {
-        self.heap.peek().map(|e| e.at_us)
+        self.heap.peek().map(|e| e.at)
     }
 
     pub fn len(&self) -> usize {

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use shepherd::bridge::session::Session;
 use shepherd::control::client::ControlClient;
 use shepherd::control::listener::{self, Attachment, ListenerStats, Target};
-use shepherd::control::protocol::Request;
+use shepherd::control::protocol::{GaugesAnswer, Request, StateAnswer};
 use shepherd::control::EngineShared;
 use shepherd::model::Resources;
 use shepherd::Event;
@@ -108,6 +108,14 @@ fn state_gauges_and_pushes_reach_the_engine_only_through_the_step_path() {
     assert_eq!(after["state"]["pipelines"][0]["plugins"]["estimate"]["state"]["samples"], 1, "the 3sigma estimator learned the pushed run");
     assert_eq!(after["control"]["inbox"]["applied"], 2);
     assert_eq!(after["control"]["inbox"]["rejected_invalid"], 3);
+    // What the sidecar reads: the engine's own types, the same JSON back.
+    let typed: StateAnswer = serde_json::from_value(after.clone()).unwrap();
+    assert_eq!((typed.nodes[0].host.as_str(), typed.nodes[0].load_estimate_valid, typed.state.cluster.nodes), ("nm-a", true, 1));
+    assert_eq!(serde_json::to_value(&typed.state).unwrap(), after["state"]);
+    assert_eq!(serde_json::to_value(&typed.nodes).unwrap(), after["nodes"]);
+    let typed: GaugesAnswer = serde_json::from_value(c.call("gauges", vec![]).unwrap()).unwrap();
+    assert!(typed.gauges.iter().any(|g| g.name == "engine_nodes" && g.value == 1.0));
+    assert_eq!(typed.decision_seconds.count, 0, "no crossing through the JNI step here");
     // The same run again is a duplicate, not a second sample.
     let again = c
         .call("push", vec![json!({"kind": "history", "app_id": "application_1_0001", "user": "alice", "name": "wc", "size_ms": 42000.0})])

@@ -191,3 +191,34 @@ fn newest_engine_answers_and_the_last_detach_frees_the_port() {
     assert!(c.call("hello", vec![]).is_err());
     TcpListener::bind(addr).expect("port freed by the last detach");
 }
+
+/// The sidecar's side of the channel end to end: it reads the answers as the
+/// engine's own types (`StateAnswer`, `GaugesAnswer`), serves the state as
+/// the engine sent it and re-exports the gauges.
+#[tokio::test]
+async fn the_sidecar_reads_the_engines_answers_as_the_engines_types() {
+    use shepherd::sidecar::config::SidecarConfig;
+    use shepherd::sidecar::{engine_link, metrics, Sidecar};
+    let shared = engine(&config("dress", 0, "sidecar"));
+    let a = attach(&shared);
+    let cfg = format!(
+        "[rm]\naddresses = [\"http://127.0.0.1:1\"]\n[control]\naddress = \"{}\"\nsecret_file = \"{}\"\n",
+        a.local_addr(),
+        secret_file("sidecar")
+    );
+    let s = Sidecar::new(SidecarConfig::parse(&cfg).unwrap()).unwrap();
+    engine_link::exchange(&s).await.unwrap();
+    let sent = client(&a, SECRET).call("state", vec![]).unwrap();
+    {
+        let o = s.read();
+        let st = o.engine.state.as_ref().expect("the engine's state");
+        assert_eq!((st.policy.as_str(), st.cluster.nodes, st.queues.len()), ("dress", 1, 1));
+        assert_eq!(serde_json::to_value(st).unwrap(), sent["state"], "served as the engine sent it");
+        assert_eq!(o.engine.nodes.as_ref().unwrap()[0].host, "nm-a");
+        assert_eq!(o.engine.instance, Some(shared.instance));
+        assert!(o.engine.gauges.iter().any(|g| g.name == "dress_reserve_ratio"));
+    }
+    let m = metrics::render(&s);
+    assert!(m.lines().any(|l| l == "shepherd_engine_nodes 1"), "{m}");
+    assert!(m.lines().any(|l| l == "shepherd_sidecar_engine_malformed_responses_total 0"), "{m}");
+}

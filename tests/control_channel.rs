@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use shepherd::bridge::session::Session;
 use shepherd::control::client::ControlClient;
 use shepherd::control::listener::{self, Attachment, ListenerStats, Target};
-use shepherd::control::protocol::Request;
+use shepherd::control::protocol::{GaugesAnswer, Request, StateAnswer};
 use shepherd::control::EngineShared;
 use shepherd::model::Resources;
 use shepherd::Event;
@@ -108,6 +108,14 @@ fn state_gauges_and_pushes_reach_the_engine_only_through_the_step_path() {
     assert_eq!(after["state"]["pipelines"][0]["plugins"]["estimate"]["state"]["samples"], 1, "the 3sigma estimator learned the pushed run");
     assert_eq!(after["control"]["inbox"]["applied"], 2);
     assert_eq!(after["control"]["inbox"]["rejected_invalid"], 3);
+    // What the sidecar reads: the engine's own types, the same JSON back.
+    let typed: StateAnswer = serde_json::from_value(after.clone()).unwrap();
+    assert_eq!((typed.nodes[0].host.as_str(), typed.nodes[0].load_estimate_valid, typed.state.cluster.nodes), ("nm-a", true, 1));
+    assert_eq!(serde_json::to_value(&typed.state).unwrap(), after["state"]);
+    assert_eq!(serde_json::to_value(&typed.nodes).unwrap(), after["nodes"]);
+    let typed: GaugesAnswer = serde_json::from_value(c.call("gauges", vec![]).unwrap()).unwrap();
+    assert!(typed.gauges.iter().any(|g| g.name == "engine_nodes" && g.value == 1.0));
+    assert_eq!(typed.decision_seconds.count, 0, "no crossing through the JNI step here");
     // The same run again is a duplicate, not a second sample.
     let again = c
         .call("push", vec![json!({"kind": "history", "app_id": "application_1_0001", "user": "alice", "name": "wc", "size_ms": 42000.0})])
@@ -182,4 +190,35 @@ fn newest_engine_answers_and_the_last_detach_frees_the_port() {
     let c = ControlClient::new(addr.to_string(), SECRET, Duration::from_secs(2));
     assert!(c.call("hello", vec![]).is_err());
     TcpListener::bind(addr).expect("port freed by the last detach");
+}
+
+/// The sidecar's side of the channel end to end: it reads the answers as the
+/// engine's own types (`StateAnswer`, `GaugesAnswer`), serves the state as
+/// the engine sent it and re-exports the gauges.
+#[tokio::test]
+async fn the_sidecar_reads_the_engines_answers_as_the_engines_types() {
+    use shepherd::sidecar::config::SidecarConfig;
+    use shepherd::sidecar::{engine_link, metrics, Sidecar};
+    let shared = engine(&config("dress", 0, "sidecar"));
+    let a = attach(&shared);
+    let cfg = format!(
+        "[rm]\naddresses = [\"http://127.0.0.1:1\"]\n[control]\naddress = \"{}\"\nsecret_file = \"{}\"\n",
+        a.local_addr(),
+        secret_file("sidecar")
+    );
+    let s = Sidecar::new(SidecarConfig::parse(&cfg).unwrap()).unwrap();
+    engine_link::exchange(&s).await.unwrap();
+    let sent = client(&a, SECRET).call("state", vec![]).unwrap();
+    {
+        let o = s.read();
+        let st = o.engine.state.as_ref().expect("the engine's state");
+        assert_eq!((st.policy.as_str(), st.cluster.nodes, st.queues.len()), ("dress", 1, 1));
+        assert_eq!(serde_json::to_value(st).unwrap(), sent["state"], "served as the engine sent it");
+        assert_eq!(o.engine.nodes.as_ref().unwrap()[0].host, "nm-a");
+        assert_eq!(o.engine.instance, Some(shared.instance));
+        assert!(o.engine.gauges.iter().any(|g| g.name == "dress_reserve_ratio"));
+    }
+    let m = metrics::render(&s);
+    assert!(m.lines().any(|l| l == "shepherd_engine_nodes 1"), "{m}");
+    assert!(m.lines().any(|l| l == "shepherd_sidecar_engine_malformed_responses_total 0"), "{m}");
 }

@@ -2,7 +2,7 @@
 //! (like the shim's own `stateJson`); pushes only reach the inbox.
 
 use super::listener::{ListenerStats, Target};
-use super::protocol::{Request, SlowInput};
+use super::protocol::{GaugesAnswer, Request, SlowInput, StateAnswer};
 use super::shared::now_ms;
 use super::shared::EngineDriver;
 use crate::engine::Engine;
@@ -18,8 +18,8 @@ pub fn handle(req: &Request, t: &Target, stats: &ListenerStats) -> Value {
             t,
             |e| json!({"version": env!("CARGO_PKG_VERSION"), "policy": e.policy_name(), "resource_types": e.state().resource_names}),
         ),
-        "state" => with_engine(t, |e| json!({"state": e.state_json(), "nodes": nodes(e)})),
-        "gauges" => with_engine(t, |e| json!({"gauges": e.gauges(), "decision_seconds": t.shared.timing.snapshot()})),
+        "state" => with_engine(t, |e| answer(&StateAnswer { state: e.view(), nodes: e.nodes_view() })),
+        "gauges" => with_engine(t, |e| answer(&GaugesAnswer { gauges: e.gauges(), decision_seconds: t.shared.timing.snapshot() })),
         "push" => Ok(push(req, t)),
         other => Err(format!("unknown op `{other}` (expected hello, state, gauges, push)")),
     };
@@ -35,6 +35,11 @@ pub fn handle(req: &Request, t: &Target, stats: &ListenerStats) -> Value {
     v
 }
 
+/// A typed answer as the JSON object `handle` completes.
+fn answer(a: &impl serde::Serialize) -> Value {
+    serde_json::to_value(a).expect("control answers serialize")
+}
+
 /// Run `f` on the engine under its lock. A panic inside `f` is caught
 /// *before* the lock is released, so it cannot poison the engine for the
 /// scheduling path (`f` only reads).
@@ -42,31 +47,6 @@ fn with_engine(t: &Target, f: impl FnOnce(&Engine) -> Value) -> Result<Value, St
     let guard: std::sync::MutexGuard<'_, dyn EngineDriver> =
         t.shared.session.lock().map_err(|_| "the engine failed earlier and is being rebuilt by the RM; try again".to_string())?;
     catch_unwind(AssertUnwindSafe(|| f(guard.engine()))).map_err(|_| "the engine panicked while being read".to_string())
-}
-
-/// Per-node view for the sidecar's join with the RM's node list: by host.
-fn nodes(e: &Engine) -> Value {
-    let now = e.state().now_ms;
-    let list: Vec<Value> = e
-        .state()
-        .nodes
-        .values()
-        .map(|n| {
-            json!({
-                "node": n.id,
-                "host": n.host,
-                "rack": n.rack,
-                "capacity": n.capacity.0,
-                "allocated": n.allocated.0,
-                "utilization": n.utilization.map(|u| u.0),
-                "load_estimate": n.load_estimate.map(|l| json!({"used": l.used.0, "expires_ms": l.expires_ms})),
-                "load_estimate_valid": n.load_estimate_at(now).is_some(),
-                "containers": n.containers.len(),
-                "last_heartbeat_ms": n.last_heartbeat_ms,
-            })
-        })
-        .collect();
-    Value::Array(list)
 }
 
 fn push(req: &Request, t: &Target) -> Value {

@@ -6,14 +6,17 @@
 //! | op       | answer (besides `"ok": true`, `"instance"`, `"started_ms"`) |
 //! |----------|--------|
 //! | `hello`  | `version`, `policy` |
-//! | `state`  | `state`: the engine's state JSON (`Engine::state_json`, passed through as is), `nodes`: per-node host, capacity, allocated, utilization and load estimate, `control`: counters |
-//! | `gauges` | `gauges`: the engine's and plugins' metrics (`Engine::gauges`), `decision_seconds`: histogram of engine time per heartbeat crossing, `control`: counters |
+//! | `state`  | [`StateAnswer`]: `state`, the engine's state ([`EngineView`], the same JSON as `Engine::state_json`), `nodes`: per-node host, capacity, allocated, utilization and load estimate ([`NodeView`]); and `control`: counters |
+//! | `gauges` | [`GaugesAnswer`]: `gauges`, the engine's and plugins' metrics (`Engine::gauges`), `decision_seconds`: histogram of engine time per heartbeat crossing; and `control`: counters |
 //! | `push`   | `accepted`, `rejected: [{index, reason}]`; the request has `inputs: [SlowInput]` |
 //!
 //! Errors: `{"ok": false, "error": "..."}`; a wrong secret also closes the
 //! connection. `instance` changes whenever the RM builds a new engine
 //! (restart, `-refreshQueues`, rebuild after a failure).
 
+use super::timing::HistogramSnapshot;
+use crate::engine::view::{EngineView, NodeView};
+use crate::policy::Gauge;
 use serde::{Deserialize, Serialize};
 
 /// Longest request line the listener reads (a push of many inputs).
@@ -38,4 +41,20 @@ pub enum SlowInput {
     NodeLoad { host: String, memory_mb: f64, vcores: f64, ttl_ms: i64 },
     /// One finished run of (user, name): its size in container-ms.
     History { app_id: String, user: String, name: String, size_ms: f64 },
+}
+
+/// The `state` answer's own part (the handler adds `ok`, `instance`,
+/// `started_ms` and `control`): what the sidecar deserializes.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct StateAnswer {
+    pub state: EngineView,
+    pub nodes: Vec<NodeView>,
+}
+
+/// The `gauges` answer's own part (the handler adds `ok`, `instance`,
+/// `started_ms` and `control`): what the sidecar deserializes.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct GaugesAnswer {
+    pub gauges: Vec<Gauge>,
+    pub decision_seconds: HistogramSnapshot,
 }

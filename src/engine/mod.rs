@@ -19,13 +19,14 @@ mod pass;
 mod propose;
 mod queues;
 mod round;
+pub mod view;
 
 pub use crate::event::{Decision, Event};
 
 use crate::config::{Config, ConfigError};
 use crate::model::{ClusterState, Container, ContainerId, NodeId, QueueId};
 use crate::policy::PolicySet;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use tracing::warn;
 
@@ -40,7 +41,7 @@ pub enum EngineError {
 }
 
 /// Monotonic counters exported through JNI and metrics.
-#[derive(Debug, Default, Clone, Copy, Serialize)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counters {
     pub events: u64,
     pub passes: u64,

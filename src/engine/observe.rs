@@ -1,10 +1,12 @@
 //! What the engine shows of itself: its metrics (counters, cluster size and
-//! every plugin's gauges) and the JSON view of its state, both read under
-//! the engine's lock by the JNI shim and the control channel.
+//! every plugin's gauges) and the typed views of its state and nodes
+//! (`engine::view`), read under the engine's lock by the JNI shim and the
+//! control channel.
 
+use super::view::{AppView, BlockedView, ClusterView, EngineView, LeftoverHoldView, LoadEstimateView, NodeView, QueueAcl, QueueView};
 use super::{faults, Engine};
+use crate::model::NodeId;
 use crate::policy::Gauge;
-use std::collections::HashMap;
 
 impl Engine {
     /// Metrics: the engine's counters and cluster size, then the policy's
@@ -65,83 +67,103 @@ impl Engine {
         out
     }
 
-    /// JSON view of the engine: cluster summary, queues, apps (with what
-    /// their pipeline knows of them and why they wait), the queue order and
-    /// every pipeline with each plugin's state.
-    pub fn state_json(&self) -> serde_json::Value {
+    /// The engine's state as the shim, the control channel and the sidecar
+    /// see it: cluster summary, queues, apps (with what their pipeline knows
+    /// of them and why they wait), the queue order and every pipeline with
+    /// each plugin's state.
+    pub fn view(&self) -> EngineView {
         let s = &self.state;
-        let apps: Vec<_> = s
+        let host = |node: &NodeId| s.nodes.get(node).map(|n| n.host.clone());
+        let apps = s
             .apps
             .values()
-            .map(|a| {
-                let blocked = s.waiting.of(a.id).map(|(at, node, why)| {
-                    serde_json::json!({"at_ms": at, "node": s.nodes.get(&node).map(|n| n.host.as_str()), "reason": why.to_string()})
-                });
-                serde_json::json!({
-                    "app": a.id,
-                    "yarn_id": a.yarn_id,
-                    "queue": s.queues[a.queue].name,
-                    "user": a.user,
-                    "name": a.name,
-                    "attempt": a.attempt,
-                    "allocated": a.allocated.0,
-                    "pending": a.pending().0,
-                    "pending_containers": a.pending_containers(),
-                    "running_containers": a.containers.len(),
-                    "dominant_share": a.allocated.dominant_share(&s.capacity),
-                    "attained_ms": a.attained_ms(s.now_ms),
-                    "blocked": blocked,
-                    "pipeline": self.policies.app_json(s, a),
-                })
+            .map(|a| AppView {
+                app: a.id,
+                yarn_id: a.yarn_id.clone(),
+                queue: s.queues[a.queue].name.clone(),
+                user: a.user.clone(),
+                name: a.name.clone(),
+                attempt: a.attempt,
+                allocated: a.allocated.0.to_vec(),
+                pending: a.pending().0.to_vec(),
+                pending_containers: a.pending_containers(),
+                running_containers: a.containers.len(),
+                dominant_share: a.allocated.dominant_share(&s.capacity),
+                attained_ms: a.attained_ms(s.now_ms),
+                blocked: s.waiting.of(a.id).map(|(at, node, why)| BlockedView { at_ms: at, node: host(&node), reason: why.to_string() }),
+                pipeline: self.policies.app_json(s, a),
             })
             .collect();
-        let queues: Vec<_> = s
+        let queues = s
             .queues
             .iter()
-            .map(|q| {
-                serde_json::json!({
-                    "name": q.name,
-                    "path": format!("root.{}", q.name),
-                    "policy": self.policies.pipeline_of(q.id).policy,
-                    "weight": q.weight,
-                    "capacity": q.capacity,
-                    "max_capacity": q.max_capacity,
-                    "allocated": q.allocated.0,
-                    "pending": q.pending.0,
-                    "apps": q.running_apps,
-                })
+            .map(|q| QueueView {
+                name: q.name.clone(),
+                path: format!("root.{}", q.name),
+                policy: self.policies.pipeline_of(q.id).policy.clone(),
+                weight: q.weight,
+                capacity: q.capacity,
+                max_capacity: q.max_capacity,
+                allocated: q.allocated.0.to_vec(),
+                pending: q.pending.0.to_vec(),
+                apps: q.running_apps,
             })
             .collect();
-        let acls: HashMap<_, _> = self
+        let queue_acls = self
             .config
             .queues
             .iter()
-            .map(|q| (q.name.clone(), serde_json::json!({"submit": q.submit_acl, "admin": q.admin_acl})))
+            .map(|q| (q.name.clone(), QueueAcl { submit: q.submit_acl.clone(), admin: q.admin_acl.clone() }))
             .collect();
-        let policies = self.policies.state_json(s);
-        serde_json::json!({
-            "policy": self.config.scheduler.policy,
-            "now_ms": s.now_ms,
-            "resource_types": s.resource_names,
-            "cluster": {
-                "nodes": s.nodes.len(),
-                "capacity": s.capacity.0,
-                "allocated": s.allocated.0,
-                "containers": s.containers.len(),
+        let mut policies = self.policies.state_json(s);
+        EngineView {
+            policy: self.config.scheduler.policy.clone(),
+            now_ms: s.now_ms,
+            resource_types: s.resource_names.clone(),
+            cluster: ClusterView {
+                nodes: s.nodes.len(),
+                capacity: s.capacity.0.to_vec(),
+                allocated: s.allocated.0.to_vec(),
+                containers: s.containers.len(),
             },
-            "counters": self.counters,
-            // Nodes held for a leftover ask (`engine::pass`): who waits where.
-            "leftover_holds": s.leftover_holds.iter().map(|(node, h)| serde_json::json!({
-                "node": s.nodes.get(node).map(|n| n.host.as_str()),
-                "app": h.app,
-                "priority": h.key.priority,
-                "since_ms": h.since_ms,
-            })).collect::<Vec<_>>(),
-            "queues": queues,
-            "queue_acls": acls,
-            "apps": apps,
-            "queue_order": policies["queue_order"],
-            "pipelines": policies["pipelines"],
-        })
+            counters: self.counters,
+            leftover_holds: s
+                .leftover_holds
+                .iter()
+                .map(|(node, h)| LeftoverHoldView { node: host(node), app: h.app, priority: h.key.priority, since_ms: h.since_ms })
+                .collect(),
+            queues,
+            queue_acls,
+            apps,
+            queue_order: policies["queue_order"].take(),
+            pipelines: policies["pipelines"].take(),
+        }
+    }
+
+    /// [`Engine::view`] as JSON: what the JNI shim's `stateJson` and the
+    /// control channel's `state` answer carry.
+    pub fn state_json(&self) -> serde_json::Value {
+        serde_json::to_value(self.view()).expect("the engine's view serializes")
+    }
+
+    /// Every node, for the sidecar's join with the RM's node list (by host).
+    pub fn nodes_view(&self) -> Vec<NodeView> {
+        let now = self.state.now_ms;
+        self.state
+            .nodes
+            .values()
+            .map(|n| NodeView {
+                node: n.id,
+                host: n.host.clone(),
+                rack: n.rack.clone(),
+                capacity: n.capacity.0.to_vec(),
+                allocated: n.allocated.0.to_vec(),
+                utilization: n.utilization.map(|u| u.0.to_vec()),
+                load_estimate: n.load_estimate.map(|l| LoadEstimateView { used: l.used.0.to_vec(), expires_ms: l.expires_ms }),
+                load_estimate_valid: n.load_estimate_at(now).is_some(),
+                containers: n.containers.len(),
+                last_heartbeat_ms: n.last_heartbeat_ms,
+            })
+            .collect()
     }
 }

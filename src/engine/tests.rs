@@ -310,6 +310,11 @@ fn each_queue_orders_its_apps_with_its_own_pipeline() {
         assert!(blocked["reason"].as_str().unwrap().contains("ahead of it"), "{blocked}");
         assert_eq!(blocked["node"], "host1");
     }
+    // The JSON is the typed view's, and reads back as it.
+    let view: super::view::EngineView = serde_json::from_value(st.clone()).unwrap();
+    assert_eq!(view, e.view());
+    assert_eq!(serde_json::to_value(&view).unwrap(), st);
+    assert!(view.apps.iter().filter(|a| a.blocked.as_ref().is_some_and(|b| b.node.as_deref() == Some("host1"))).count() == 2);
 }
 
 /// `-refreshQueues` switches a queue's pipeline in place: containers, asks

@@ -1,7 +1,7 @@
 //! Metrics in Prometheus terms, as every plugin and the engine report them.
 
 /// Whether a metric only goes up (Prometheus `counter`) or moves both ways.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GaugeKind {
     Gauge,
@@ -11,11 +11,15 @@ pub enum GaugeKind {
 /// One metric sample in Prometheus terms: a snake_case `name` ending in its
 /// unit (`_ratio`, `_memory_mb`, `_vcores`, `_total`, ...), `labels` that
 /// tell series of one name apart (e.g. `pool="small"`), the value and a
-/// one-line help text.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+/// one-line help text. The control channel sends it as JSON and the
+/// sidecar reads it back as this very type.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Gauge {
     pub name: String,
     pub labels: Vec<(String, String)>,
+    /// JSON has no NaN or infinities: a value that is not finite is sent
+    /// as `null`, which reads back as NaN.
+    #[serde(deserialize_with = "nan_from_null")]
     pub value: f64,
     pub help: String,
     pub kind: GaugeKind,
@@ -41,6 +45,10 @@ impl Gauge {
     }
 }
 
+fn nan_from_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(<Option<f64> as serde::Deserialize>::deserialize(d)?.unwrap_or(f64::NAN))
+}
+
 /// A resource type's name as a metric-name part: `memory-mb` → `memory_mb`,
 /// `yarn.io/gpu` → `yarn_io_gpu` (Prometheus names allow `[a-zA-Z0-9_]`).
 pub fn metric_part(resource_name: &str) -> String {
@@ -53,4 +61,25 @@ pub fn metric_part(resource_name: &str) -> String {
         }
     }
     out.trim_matches('_').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gauges_round_trip_through_json_and_nan_through_null() {
+        let g = Gauge::counter("dress_pool_used_memory_mb", 2048.5, "help").label("pool", "small").label("queue", "root");
+        let json = serde_json::to_value(&g).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"name": "dress_pool_used_memory_mb", "labels": [["pool", "small"], ["queue", "root"]], "value": 2048.5, "help": "help", "kind": "counter"})
+        );
+        assert_eq!(serde_json::from_value::<Gauge>(json).unwrap(), g);
+        let nan = Gauge::new("x_ratio", f64::NAN, "h");
+        let json = serde_json::to_string(&nan).unwrap();
+        assert!(json.contains(r#""value":null"#), "{json}");
+        let back: Gauge = serde_json::from_str(&json).unwrap();
+        assert!(back.value.is_nan() && back.kind == GaugeKind::Gauge && back.name == "x_ratio");
+    }
 }

@@ -7,9 +7,11 @@
 //! back on its defaults.
 
 use super::config::{read_first_line, ControlLinkConfig};
-use super::state::EngineGauge;
 use super::{load, now_ms, Sidecar};
 use crate::control::client::ControlClient;
+use crate::control::protocol::{GaugesAnswer, StateAnswer};
+use crate::policy::Gauge;
+use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -52,7 +54,7 @@ pub async fn run(s: Arc<Sidecar>) {
     }
 }
 
-fn gauge_key(g: &EngineGauge) -> String {
+fn gauge_key(g: &Gauge) -> String {
     if g.labels.is_empty() {
         format!("engine.{}", g.name)
     } else {
@@ -73,11 +75,17 @@ pub async fn exchange(s: &Sidecar) -> Result<(), String> {
     let state = request(s, "state", vec![]).await?;
     let gauges = request(s, "gauges", vec![]).await?;
     let now = now_ms();
-    let parsed: Vec<EngineGauge> = match gauges.get("gauges").cloned().map(serde_json::from_value) {
-        Some(Ok(g)) => g,
-        _ => {
+    // The engine's own types: an answer that does not fit them (another
+    // version of the engine, say) is an error, not data with holes.
+    let parsed = StateAnswer::deserialize(&state).map_err(|e| format!("engine state answer is malformed: {e}")).and_then(|st| {
+        let ga = GaugesAnswer::deserialize(&gauges).map_err(|e| format!("engine gauges answer is malformed: {e}"))?;
+        Ok((st, ga))
+    });
+    let (st, ga) = match parsed {
+        Ok(p) => p,
+        Err(e) => {
             s.metrics.engine_malformed.inc();
-            return Err("engine gauges answer is malformed".into());
+            return Err(e);
         }
     };
     {
@@ -92,16 +100,14 @@ pub async fn exchange(s: &Sidecar) -> Result<(), String> {
         }
         o.engine.instance = instance;
         o.engine.started_ms = state.get("started_ms").and_then(Value::as_i64);
-        o.engine.state = state.get("state").cloned();
-        o.engine.nodes = state.get("nodes").cloned();
+        o.engine.state = Some(st.state);
+        o.engine.nodes = Some(st.nodes);
         o.engine.control = gauges.get("control").cloned();
-        o.engine.decision_seconds = gauges.get("decision_seconds").cloned().and_then(|v| serde_json::from_value(v).ok());
-        for g in &parsed {
-            if let Some(v) = g.value {
-                o.series.record(&gauge_key(g), now, v);
-            }
+        o.engine.decision_seconds = Some(ga.decision_seconds);
+        for g in ga.gauges.iter().filter(|g| !g.value.is_nan()) {
+            o.series.record(&gauge_key(g), now, g.value);
         }
-        o.engine.gauges = parsed;
+        o.engine.gauges = ga.gauges;
         o.engine.last_success_ms = Some(now);
         o.engine.last_error = None;
         o.engine.consecutive_failures = 0;

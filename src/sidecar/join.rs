@@ -2,12 +2,13 @@
 //! that decides which engine app an RM app is, so switching the key is a
 //! one-function change.
 //!
-//! The engine numbers apps densely; its state JSON carries the YARN
-//! application id as `yarn_id` once the shim sends it. Until then apps are
+//! The engine numbers apps densely; its state (`engine::view::EngineView`)
+//! carries the YARN application id as `yarn_id` once the shim sends it. Until then apps are
 //! paired by (user, queue) in arrival order, which is what the shim's
 //! numbering follows.
 
 use super::rm::model::App;
+use crate::engine::view::{AppView as EngineApp, EngineView};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -43,8 +44,8 @@ pub struct AppView {
     pub engine: Option<Value>,
 }
 
-fn engine_key(e: &Value) -> Option<String> {
-    e.get("yarn_id").and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string)
+fn engine_key(e: &EngineApp) -> Option<&str> {
+    Some(e.yarn_id.as_str()).filter(|s| !s.is_empty())
 }
 
 fn leaf(queue: &str) -> &str {
@@ -52,22 +53,19 @@ fn leaf(queue: &str) -> &str {
 }
 
 /// For each RM app, the engine's app entry (from `state.apps`), if any.
-pub fn match_engine_apps<'a>(rm_apps: &[App], state: Option<&'a Value>) -> Vec<Option<&'a Value>> {
-    let engine_apps: Vec<&Value> =
-        state.and_then(|s| s.get("apps")).and_then(Value::as_array).map(|a| a.iter().collect()).unwrap_or_default();
+pub fn match_engine_apps<'a>(rm_apps: &[App], state: Option<&'a EngineView>) -> Vec<Option<&'a EngineApp>> {
+    let engine_apps: Vec<&EngineApp> = state.map(|s| s.apps.iter().collect()).unwrap_or_default();
     if engine_apps.iter().any(|e| engine_key(e).is_some()) {
-        let by_id: HashMap<String, &Value> = engine_apps.iter().filter_map(|e| Some((engine_key(e)?, *e))).collect();
-        return rm_apps.iter().map(|a| by_id.get(&a.id).copied()).collect();
+        let by_id: HashMap<&str, &EngineApp> = engine_apps.iter().filter_map(|e| Some((engine_key(e)?, *e))).collect();
+        return rm_apps.iter().map(|a| by_id.get(a.id.as_str()).copied()).collect();
     }
     // Fallback: the engine knows the apps the RM has not finished; pair them
     // by (user, leaf queue), both sides in arrival order.
-    let mut pools: HashMap<(String, String), Vec<&Value>> = HashMap::new();
+    let mut pools: HashMap<(String, String), Vec<&EngineApp>> = HashMap::new();
     let mut sorted = engine_apps.clone();
-    sorted.sort_by_key(|e| e.get("app").and_then(Value::as_u64).unwrap_or(0));
+    sorted.sort_by_key(|e| e.app);
     for e in sorted {
-        let user = e.get("user").and_then(Value::as_str).unwrap_or("").to_string();
-        let queue = leaf(e.get("queue").and_then(Value::as_str).unwrap_or("")).to_string();
-        pools.entry((user, queue)).or_default().push(e);
+        pools.entry((e.user.clone(), leaf(&e.queue).to_string())).or_default().push(e);
     }
     let mut order: Vec<usize> = (0..rm_apps.len()).filter(|i| !rm_apps[*i].is_finished()).collect();
     order.sort_by(|a, b| (rm_apps[*a].started_time, &rm_apps[*a].id).cmp(&(rm_apps[*b].started_time, &rm_apps[*b].id)));
@@ -85,7 +83,8 @@ pub fn match_engine_apps<'a>(rm_apps: &[App], state: Option<&'a Value>) -> Vec<O
 
 /// Per-app entries plugins keep in their own state
 /// (`pipelines[i].plugins.*.state.apps`), keyed by the engine's app number.
-fn plugin_app_entries(state: &Value) -> HashMap<u64, Vec<Value>> {
+/// Plugin state is per plugin (untyped): searched by key.
+fn plugin_app_entries(state: &EngineView) -> HashMap<u64, Vec<Value>> {
     let mut out: HashMap<u64, Vec<Value>> = HashMap::new();
     fn walk(v: &Value, depth: usize, out: &mut HashMap<u64, Vec<Value>>) {
         if depth > 6 {
@@ -111,9 +110,7 @@ fn plugin_app_entries(state: &Value) -> HashMap<u64, Vec<Value>> {
             _ => {}
         }
     }
-    if let Some(v) = state.get("pipelines") {
-        walk(v, 0, &mut out);
-    }
+    walk(&state.pipelines, 0, &mut out);
     out
 }
 
@@ -144,7 +141,7 @@ fn find(v: &Value, names: &[&str]) -> Option<Value> {
 }
 
 /// Build the API's app list from the RM's apps and the engine's state.
-pub fn app_views(rm_apps: &[App], state: Option<&Value>) -> Vec<AppView> {
+pub fn app_views(rm_apps: &[App], state: Option<&EngineView>) -> Vec<AppView> {
     let matched = match_engine_apps(rm_apps, state);
     let plugin_entries = state.map(plugin_app_entries).unwrap_or_default();
     rm_apps
@@ -153,16 +150,15 @@ pub fn app_views(rm_apps: &[App], state: Option<&Value>) -> Vec<AppView> {
         .map(|(a, e)| {
             let mut merged = Map::new();
             if let Some(e) = e {
-                merged.insert("app".into(), e.clone());
-                if let Some(id) = e.get("app").and_then(Value::as_u64) {
-                    if let Some(list) = plugin_entries.get(&id) {
-                        merged.insert("plugins".into(), Value::Array(list.clone()));
-                    }
+                // Passed through as the engine sent it (the API shows it).
+                merged.insert("app".into(), serde_json::to_value(e).unwrap_or_default());
+                if let Some(list) = plugin_entries.get(&u64::from(e.app)) {
+                    merged.insert("plugins".into(), Value::Array(list.clone()));
                 }
             }
             let engine = (!merged.is_empty()).then_some(Value::Object(merged));
             let get = |names: &[&str]| engine.as_ref().and_then(|v| find(v, names));
-            let pending = e.and_then(|e| e.get("pending_containers")).and_then(Value::as_i64);
+            let pending = e.map(|e| e.pending_containers);
             let mut v = AppView {
                 id: a.id.clone(),
                 name: a.name.clone(),
@@ -178,7 +174,7 @@ pub fn app_views(rm_apps: &[App], state: Option<&Value>) -> Vec<AppView> {
                 running_containers: a.running_containers.max(0),
                 category: get(&["category"]),
                 pool: get(&["pool"]),
-                pipeline: e.and_then(|e| e.get("pipeline")).cloned().or_else(|| get(&["pipeline", "policy"])),
+                pipeline: e.map(|e| e.pipeline.clone()),
                 estimate_ms: get(&["estimate_ms", "estimate"]),
                 share: get(&["dominant_share", "share", "demand_share"]),
                 split: get(&["split"]).or_else(|| {
@@ -190,22 +186,25 @@ pub fn app_views(rm_apps: &[App], state: Option<&Value>) -> Vec<AppView> {
                 wait_reason: None,
                 engine,
             };
-            v.wait_reason = wait_reason(a, &v, state);
+            v.wait_reason = wait_reason(a, &v, e, state);
             v
         })
         .collect()
 }
 
-/// "Why is this app pending", from what the RM and the engine say.
-pub fn wait_reason(a: &App, v: &AppView, state: Option<&Value>) -> Option<String> {
+/// "Why is this app pending", from what the RM and the engine say (`e`:
+/// the engine's entry for the app).
+pub fn wait_reason(a: &App, v: &AppView, e: Option<&EngineApp>, state: Option<&EngineView>) -> Option<String> {
     if a.is_finished() {
         return None;
     }
-    let blocked = v
-        .engine
-        .as_ref()
-        .and_then(|e| find(e, &["blocked"]))
-        .and_then(|b| b.get("reason").and_then(Value::as_str).map(str::to_string).or_else(|| b.as_str().map(str::to_string)));
+    // The engine's reason, else one a plugin keeps for the app.
+    let blocked = e.and_then(|e| e.blocked.as_ref()).map(|b| b.reason.clone()).or_else(|| {
+        v.engine
+            .as_ref()
+            .and_then(|e| find(e, &["blocked"]))
+            .and_then(|b| b.get("reason").and_then(Value::as_str).map(str::to_string).or_else(|| b.as_str().map(str::to_string)))
+    });
     if let Some(reason) = blocked {
         return Some(reason);
     }
@@ -218,23 +217,17 @@ pub fn wait_reason(a: &App, v: &AppView, state: Option<&Value>) -> Option<String
     }
     let mut why = format!("{pending} container(s) pending");
     // Queue at its maximum?
-    if let Some(q) = state
-        .and_then(|s| s.get("queues"))
-        .and_then(Value::as_array)
-        .and_then(|qs| qs.iter().find(|q| q.get("name").and_then(Value::as_str) == Some(leaf(&a.queue))))
-    {
-        let cap = state.and_then(|s| s.pointer("/cluster/capacity")).and_then(Value::as_array);
-        let alloc = q.get("allocated").and_then(Value::as_array);
-        let max = q.get("max_capacity").and_then(Value::as_f64).unwrap_or(1.0);
-        if let (Some(cap), Some(alloc)) = (cap, alloc) {
-            let share = cap.iter().zip(alloc).filter_map(|(c, u)| Some(u.as_f64()? / c.as_f64().filter(|c| *c > 0.0)?)).fold(0.0, f64::max);
-            if max < 1.0 && share >= max - 1e-9 {
-                return Some(format!("{why}: queue {} is at its maximum capacity ({:.0} %)", a.queue, max * 100.0));
-            }
+    if let Some((s, q)) = state.and_then(|s| Some((s, s.queues.iter().find(|q| q.name == leaf(&a.queue))?))) {
+        let max = q.max_capacity;
+        let share =
+            s.cluster.capacity.iter().zip(&q.allocated).filter(|(c, _)| **c > 0).map(|(c, u)| *u as f64 / *c as f64).fold(0.0, f64::max);
+        if max < 1.0 && share >= max - 1e-9 {
+            return Some(format!("{why}: queue {} is at its maximum capacity ({:.0} %)", a.queue, max * 100.0));
         }
     }
-    // DRESS's δ, from the reserve plugin's state of the app's pipeline.
-    let dress_state = state.and_then(|s| s.get("pipelines"));
+    // DRESS's δ, from the reserve plugin's state of the app's pipeline
+    // (plugin state: searched by key).
+    let dress_state = state.map(|s| &s.pipelines);
     if let (Some(cat), Some(ps)) = (v.category.as_ref().and_then(Value::as_str), dress_state) {
         let delta = find(ps, &["delta"]).and_then(|d| d.as_f64());
         if let Some(d) = delta {
@@ -243,11 +236,7 @@ pub fn wait_reason(a: &App, v: &AppView, state: Option<&Value>) -> Option<String
             return Some(why);
         }
     }
-    let free = state.and_then(|s| {
-        let cap = s.pointer("/cluster/capacity")?.as_array()?;
-        let alloc = s.pointer("/cluster/allocated")?.as_array()?;
-        Some(cap.iter().zip(alloc).map(|(c, u)| c.as_i64().unwrap_or(0) - u.as_i64().unwrap_or(0)).collect::<Vec<_>>())
-    });
+    let free = state.map(|s| s.cluster.capacity.iter().zip(&s.cluster.allocated).map(|(c, u)| c - u).collect::<Vec<_>>());
     if let Some(f) = free {
         if f.first().is_some_and(|m| *m < 256) || f.get(1).is_some_and(|c| *c < 1) {
             why.push_str(": the cluster is full");
@@ -263,6 +252,41 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// `partial` over an engine state of empty defaults (and each app and
+    /// queue over an empty one): the engine sends every key.
+    fn view(partial: Value) -> EngineView {
+        fn overlay(base: &mut Value, top: Value) {
+            match (base, top) {
+                (Value::Object(b), Value::Object(t)) => t.into_iter().for_each(|(k, v)| overlay(b.entry(k).or_insert(Value::Null), v)),
+                (b, t) => *b = t,
+            }
+        }
+        let over = |base: Value, list: &Value| -> Value {
+            let list = list.as_array().cloned().unwrap_or_default();
+            Value::Array(
+                list.into_iter()
+                    .map(|x| {
+                        let mut b = base.clone();
+                        overlay(&mut b, x);
+                        b
+                    })
+                    .collect(),
+            )
+        };
+        let app = json!({"app": 0, "yarn_id": "", "queue": "", "user": "", "name": "", "attempt": 1, "allocated": [], "pending": [],
+            "pending_containers": 0, "running_containers": 0, "dominant_share": 0.0, "attained_ms": 0, "blocked": null, "pipeline": null});
+        let queue = json!({"name": "", "path": "", "policy": "", "weight": 1.0, "capacity": 1.0, "max_capacity": 1.0,
+            "allocated": [], "pending": [], "apps": 0});
+        let mut v = json!({"policy": "", "now_ms": 0, "resource_types": [], "cluster": {"nodes": 0, "capacity": [], "allocated": [], "containers": 0},
+            "counters": crate::engine::Counters::default(), "leftover_holds": [], "queues": [], "queue_acls": {}, "apps": [],
+            "queue_order": null, "pipelines": null});
+        let (apps, queues) = (over(app, &partial["apps"]), over(queue, &partial["queues"]));
+        overlay(&mut v, partial);
+        v["apps"] = apps;
+        v["queues"] = queues;
+        serde_json::from_value(v).unwrap()
+    }
+
     fn app(id: &str, user: &str, queue: &str, state: &str, started: i64) -> App {
         App { id: id.into(), user: user.into(), queue: queue.into(), state: state.into(), started_time: started, ..Default::default() }
     }
@@ -270,10 +294,10 @@ mod tests {
     #[test]
     fn by_yarn_id_when_the_engine_has_it() {
         let rm = vec![app("application_1_0001", "a", "root.x", "RUNNING", 1), app("application_1_0002", "a", "root.x", "RUNNING", 2)];
-        let state = json!({"apps": [{"app": 0, "yarn_id": "application_1_0002", "user": "a", "queue": "x"}]});
+        let state = view(json!({"apps": [{"app": 0, "yarn_id": "application_1_0002", "user": "a", "queue": "x"}]}));
         let m = match_engine_apps(&rm, Some(&state));
         assert!(m[0].is_none());
-        assert_eq!(m[1].unwrap()["app"], 0);
+        assert_eq!(m[1].unwrap().app, 0);
     }
 
     #[test]
@@ -284,13 +308,13 @@ mod tests {
             app("application_1_0002", "bob", "root.beta", "RUNNING", 20),
             app("application_1_0004", "ann", "root.alpha", "ACCEPTED", 40),
         ];
-        let state = json!({"apps": [
+        let state = view(json!({"apps": [
             {"app": 5, "user": "bob", "queue": "beta"},
             {"app": 4, "user": "bob", "queue": "beta"},
             {"app": 6, "user": "ann", "queue": "alpha"},
-        ]});
+        ]}));
         let m = match_engine_apps(&rm, Some(&state));
-        let ids: Vec<Option<u64>> = m.iter().map(|e| e.map(|e| e["app"].as_u64().unwrap())).collect();
+        let ids: Vec<Option<u64>> = m.iter().map(|e| e.map(|e| u64::from(e.app))).collect();
         assert_eq!(ids, vec![Some(5), None, Some(4), Some(6)]);
     }
 
@@ -300,16 +324,18 @@ mod tests {
             app("application_1_0001", "a", "root.default", "RUNNING", 1),
             app("application_1_0002", "b", "root.default", "ACCEPTED", 2),
         ];
-        let state = json!({
+        let state = view(json!({
             "cluster": {"capacity": [8192, 8], "allocated": [8192, 8]},
             "queues": [{"name": "default", "allocated": [8192, 8], "max_capacity": 1.0}],
-            "apps": [{"app": 0, "user": "a", "queue": "default", "pending_containers": 3},
+            "apps": [{"app": 0, "user": "a", "queue": "default", "pending_containers": 3, "dominant_share": 0.75},
                      {"app": 1, "user": "b", "queue": "default", "pending_containers": 1}],
             "pipelines": [{"queue": "root", "plugins": {"reserve": {"name": "dress", "state": {"delta": 0.25, "apps": [{"app": 0, "category": "small", "demand_share": 0.05}]}}}}]
-        });
+        }));
         let v = app_views(&rm, Some(&state));
         assert_eq!(v[0].category, Some(json!("small")));
-        assert_eq!(v[0].share, Some(json!(0.05)));
+        // The engine sends every app's dominant share; it comes before a
+        // plugin's `demand_share`.
+        assert_eq!(v[0].share, Some(json!(0.75)));
         let r0 = v[0].wait_reason.as_deref().unwrap();
         assert!(r0.contains("3 container(s) pending") && r0.contains("small-demand pool (share 25 %)"), "{r0}");
         assert!(v[1].wait_reason.as_deref().unwrap().contains("ApplicationMaster"));

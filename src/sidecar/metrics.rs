@@ -11,6 +11,7 @@
 use super::join;
 use super::state::{age_seconds, is_stale, Observed};
 use super::{now_ms, Sidecar};
+use crate::policy::GaugeKind;
 use prometheus::proto::{Bucket, Counter, Gauge, Histogram, LabelPair, Metric, MetricFamily, MetricType};
 use prometheus::{Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, Opts, Registry, TextEncoder};
 use std::collections::BTreeMap;
@@ -453,11 +454,12 @@ fn rm_families(f: &mut Families, o: &Observed) {
 }
 
 fn engine_families(f: &mut Families, o: &Observed) {
-    for g in &o.engine.gauges {
-        let Some(v) = g.value else { continue };
+    // NaN: a value the engine could not send (not finite).
+    for g in o.engine.gauges.iter().filter(|g| !g.value.is_nan()) {
+        let v = g.value;
         let (name, factor) = engine_metric_name(&g.name);
         let l: Vec<(&str, &str)> = g.labels.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        if g.kind == "counter" || name.ends_with("_total") {
+        if g.kind == GaugeKind::Counter || name.ends_with("_total") {
             f.counter(&name, &g.help, &l, v * factor);
         } else {
             f.gauge(&name, &g.help, &l, v * factor);

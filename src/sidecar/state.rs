@@ -6,7 +6,9 @@
 use super::rm::model::{App, ClusterInfo, ClusterMetrics, NodeReport, SchedulerView, ShimCounters};
 use super::series::Series;
 use crate::control::timing::HistogramSnapshot;
-use serde::{Deserialize, Serialize};
+use crate::engine::view::{EngineView, NodeView};
+use crate::policy::Gauge;
+use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
 
@@ -26,30 +28,20 @@ pub struct RmView {
     pub next_retry_ms: Option<i64>,
 }
 
-/// One engine metric as the control channel sends it (`policy::Gauge`).
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
-pub struct EngineGauge {
-    pub name: String,
-    #[serde(default)]
-    pub labels: Vec<(String, String)>,
-    /// `null` when the engine's value was NaN.
-    pub value: Option<f64>,
-    #[serde(default)]
-    pub help: String,
-    #[serde(default)]
-    pub kind: String,
-}
-
+/// What the sidecar last read from the engine over the control channel,
+/// in the engine's own types (`engine::view`, `policy::Gauge`).
 #[derive(Debug, Default, Clone, Serialize)]
-pub struct EngineView {
+pub struct EngineData {
     pub configured: bool,
     pub instance: Option<u64>,
     pub started_ms: Option<i64>,
-    /// `Engine::state_json`, passed through untouched.
-    pub state: Option<Value>,
+    /// The engine's state (`Engine::view`, the JSON of `Engine::state_json`).
+    pub state: Option<EngineView>,
     /// Per-node view (host, capacity, utilization, load estimate).
-    pub nodes: Option<Value>,
-    pub gauges: Vec<EngineGauge>,
+    pub nodes: Option<Vec<NodeView>>,
+    /// The engine's and its plugins' metrics (`Engine::gauges`); a value
+    /// the engine could not send (not finite) is NaN.
+    pub gauges: Vec<Gauge>,
     pub decision_seconds: Option<HistogramSnapshot>,
     /// The control channel's own counters (listener, inbox).
     pub control: Option<Value>,
@@ -72,7 +64,7 @@ pub struct PushedLoad {
 
 pub struct Observed {
     pub rm: RmView,
-    pub engine: EngineView,
+    pub engine: EngineData,
     pub series: Series,
     pub pushed_load: BTreeMap<String, PushedLoad>,
 }
@@ -81,7 +73,7 @@ impl Observed {
     pub fn new(retention_ms: i64, max_points: usize, engine_configured: bool) -> Observed {
         Observed {
             rm: RmView::default(),
-            engine: EngineView { configured: engine_configured, ..Default::default() },
+            engine: EngineData { configured: engine_configured, ..Default::default() },
             series: Series::new(retention_ms, max_points),
             pushed_load: BTreeMap::new(),
         }

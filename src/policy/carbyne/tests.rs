@@ -153,6 +153,9 @@ fn a_leftover_hold_keeps_the_pieces_for_the_first_ask() {
     assert_eq!(first.iter().map(|(a, p, _)| (*a, *p)).collect::<Vec<_>>(), vec![(1, 1), (2, 1), (3, 5)]);
     let holds = held.state_json()["leftover_holds"].clone();
     assert_eq!((holds[0]["app"].as_u64(), holds[0]["priority"].as_i64(), holds[0]["since_ms"].as_i64()), (Some(1), Some(2), Some(0)));
+    let view: crate::engine::view::EngineView = serde_json::from_value(held.state_json()).unwrap();
+    assert_eq!((view.leftover_holds.len(), view.leftover_holds[0].app), (1, 1));
+    assert_eq!(view, held.view(), "the state JSON reads back as the engine's view");
     assert_eq!(got(&mut held, 30_000), vec![], "the held node waits for app 1");
     finish(&mut held, first[2].2, 40_000, 0);
     assert_eq!(got(&mut held, 40_000), vec![(1, 2), (2, 2), (2, 2), (2, 2), (2, 2)]);

@@ -3,6 +3,7 @@
 
 use super::error::ApiError;
 use super::Ctx;
+use crate::engine::view::NodeView;
 use crate::sidecar::join;
 use crate::sidecar::state::{age_seconds, is_stale, Observed};
 use crate::sidecar::{metrics, now_ms, Sidecar};
@@ -102,10 +103,10 @@ pub async fn cluster(s: Ctx) -> Json<Value> {
         "scheduler_type": o.rm.scheduler.as_ref().map(|x| x.kind.clone()),
         "shim": o.rm.shim,
         "engine": engine.map(|e| json!({
-            "policy": e.get("policy"),
-            "cluster": e.get("cluster"),
-            "counters": e.get("counters"),
-            "resource_types": e.get("resource_types"),
+            "policy": e.policy,
+            "cluster": e.cluster,
+            "counters": e.counters,
+            "resource_types": e.resource_types,
         })),
     }))
 }
@@ -133,17 +134,18 @@ pub async fn queues(s: Ctx) -> Json<Value> {
     };
     let mut out = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    if let Some(qs) = o.engine.state.as_ref().and_then(|e| e.get("queues")).and_then(Value::as_array) {
-        for q in qs {
-            let name = q.get("name").and_then(Value::as_str).unwrap_or("").to_string();
-            // The queue's pipeline: per-queue entries under `pipelines`, passed through.
-            let pipeline = o.engine.state.as_ref().and_then(|e| e.get("pipelines")).and_then(|p| match p {
+    if let Some(e) = &o.engine.state {
+        for q in &e.queues {
+            let name = q.name.clone();
+            // The queue's pipeline: per-queue entries under `pipelines`
+            // (per-policy, untyped), passed through.
+            let pipeline = match &e.pipelines {
                 Value::Array(list) => {
                     list.iter().find(|x| x.get("queue").and_then(Value::as_str).map(leaf) == Some(name.as_str())).cloned()
                 }
                 Value::Object(m) => m.get(&name).or_else(|| m.get(&format!("root.{name}"))).cloned(),
                 _ => None,
-            });
+            };
             out.push(json!({"name": name, "path": format!("root.{name}"), "engine": q, "pipeline": pipeline, "rm": rm_json(&name)}));
             seen.insert(name);
         }
@@ -161,7 +163,7 @@ pub async fn queues(s: Ctx) -> Json<Value> {
             out.push(json!({"name": name, "path": format!("root.{name}"), "rm": rm_json(name)}));
         }
     }
-    Json(json!({"queues": out, "policy": o.engine.state.as_ref().and_then(|e| e.get("policy"))}))
+    Json(json!({"queues": out, "policy": o.engine.state.as_ref().map(|e| &e.policy)}))
 }
 
 #[derive(Debug, Deserialize)]
@@ -230,13 +232,7 @@ pub async fn app(s: Ctx, id: Result<Path<String>, axum::extract::rejection::Path
 pub async fn nodes(s: Ctx) -> Json<Value> {
     let now = now_ms();
     let o = s.read();
-    let engine_nodes: BTreeMap<String, Value> = o
-        .engine
-        .nodes
-        .as_ref()
-        .and_then(Value::as_array)
-        .map(|l| l.iter().filter_map(|n| Some((n.get("host")?.as_str()?.to_string(), n.clone()))).collect())
-        .unwrap_or_default();
+    let engine_nodes: BTreeMap<&str, &NodeView> = o.engine.nodes.iter().flatten().map(|n| (n.host.as_str(), n)).collect();
     let list: Vec<Value> =
         o.rm.nodes
             .iter()
@@ -245,7 +241,7 @@ pub async fn nodes(s: Ctx) -> Json<Value> {
                 json!({
                     "host": h,
                     "rm": n,
-                    "engine": engine_nodes.get(h),
+                    "engine": engine_nodes.get(h.as_str()),
                     "pushed_load_estimate": o.pushed_load.get(h),
                     "utilization_points": o.series.points(&format!("node.{h}.memory_mb"), now - 3_600_000).len(),
                 })
@@ -267,9 +263,9 @@ pub async fn plugins(s: Ctx) -> Json<Value> {
     }
     let st = o.engine.state.as_ref();
     Json(json!({
-        "policy": st.and_then(|e| e.get("policy")),
-        "pipelines": st.and_then(|e| e.get("pipelines")),
-        "queue_order": st.and_then(|e| e.get("queue_order")),
+        "policy": st.map(|e| &e.policy),
+        "pipelines": st.map(|e| &e.pipelines),
+        "queue_order": st.map(|e| &e.queue_order),
         "gauges": gauges,
         "control": o.engine.control,
     }))

@@ -69,12 +69,11 @@ pub trait Plugin: Send + Sync {
     /// Start of a pass for `node`: refresh what the hooks below read.
     fn prepare(&mut self, _ctx: &Ctx, _node: NodeId) {}
 
-    /// Whether what `prepare` refreshes depends on the node (an order that
-    /// scores apps against the node's free capacity). A parallel round
-    /// prepares once for all its proposers, so a pipeline with such a
-    /// plugin is scheduled by the serial round instead.
-    fn prepares_per_node(&self) -> bool {
-        false
+    /// What the plugin promises about how its answers move, so the engine
+    /// may keep what it computed from them. Read once, when the plugin is
+    /// built: constant for the plugin's lifetime.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::default()
     }
 
     /// The plugin's own state for the JSON view.
@@ -150,15 +149,6 @@ pub trait Estimator: Plugin {
     fn predicts_after_admission(&self) -> bool {
         false
     }
-
-    /// True when an app's estimate moves only with the app's own
-    /// containers between events (the estimator learns from finished
-    /// containers and submissions, both events), so an order that reads it
-    /// may declare `KeyMoves::OwnContainers`. SLearn's does not: it books
-    /// sampled tasks as they are allocated.
-    fn estimates_move_only_with_own_containers(&self) -> bool {
-        false
-    }
 }
 
 /// *Reserve / partition*: a plugin that splits its scope's share into
@@ -173,13 +163,6 @@ pub trait Reserve: Plugin {
 
     /// May `app` take one more container for `ask` now?
     fn admits(&self, ctx: &Ctx, app: &App, ask: &Ask) -> bool;
-
-    /// True when `pool_of` changes only with events and periodic steps,
-    /// and in a pass's `prepare` that follows one, never with containers
-    /// allocated: a round may then keep apps keyed by pool over its nodes.
-    fn pools_move_only_with_events(&self) -> bool {
-        false
-    }
 }
 
 /// *Queue order*: how queues share the cluster (the root's choice).
@@ -187,15 +170,67 @@ pub trait QueueOrder: Plugin {
     fn key(&self, state: &ClusterState, queue: &Queue) -> SortKey;
 }
 
-/// What may move an app's key between two events (`AppOrder::key_moves`).
+/// Promises a plugin makes about how its answers move between events, each
+/// letting the engine keep something it computed instead of computing it
+/// again (`Plugin::capabilities`). The default promises nothing; each
+/// field concerns the plugins of one point, or of every point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Capabilities {
+    /// Any point: what `prepare` refreshes depends on the node (Tetris
+    /// scores apps against the node's free capacity). A parallel round
+    /// prepares once for all its proposers, so the engine schedules a
+    /// pipeline with such a plugin by the serial round instead
+    /// (`PolicySet::allows_parallel_passes`).
+    pub prepares_per_node: bool,
+    /// Estimators: an app's estimate moves only with the app's own
+    /// containers between events (the estimator learns from finished
+    /// containers and submissions, both events), so an order that reads it
+    /// may declare `KeyMoves::OwnContainers` and a round may keep its
+    /// candidate heap over its nodes (`PolicySet::allows_shared_candidates`).
+    /// SLearn's does not: it books sampled tasks as they are allocated.
+    pub estimates_move_only_with_own_containers: bool,
+    /// Reserves: `pool_of` changes only with events and periodic steps,
+    /// and in a pass's `prepare` that follows one, never with containers
+    /// allocated: a round may then keep apps keyed by pool over its nodes
+    /// (`PolicySet::allows_shared_candidates`).
+    pub pools_move_only_with_events: bool,
+    /// App orders: an app's key depends on what other apps are allocated
+    /// (GS: its priority queue's usage), so a key computed earlier in the
+    /// pass may be too low by the time the app comes up: the pass then
+    /// re-keys it and puts it back if its key grew, instead of trusting the
+    /// key it keeps in its candidate heap (`engine::candidates`). Such
+    /// keys also rule out parallel rounds.
+    pub keys_go_stale: bool,
+    /// App orders: what may move an app's key while the engine schedules
+    /// with no event in between (a round's passes over the nodes it
+    /// visits). When only the app's own containers move it, a round may
+    /// keep one candidate heap over every node it visits instead of keying
+    /// every app again on every node (`engine::round`,
+    /// `PolicySet::allows_shared_candidates`).
+    pub key_moves: KeyMoves,
+    /// App orders: how many *levels* the order ranks apps in (GS: its
+    /// priority queues), 0 for an order without levels. An order with
+    /// levels promises that every app of a level shares its key's
+    /// `primary` (the level's load), and that an allocation to one app
+    /// moves no other app's key but through that shared `primary`. The
+    /// pass then keeps each level's candidates apart, ordered by the rest
+    /// of their keys, and reads each level's `primary` once per container
+    /// (`AppOrder::level_primary`), where otherwise it would re-key every
+    /// candidate of the level that became stale (`keys_go_stale`). Same
+    /// decisions, O(levels) per container.
+    pub levels: usize,
+}
+
+/// What may move an app's key between two events (`Capabilities::key_moves`).
 /// Besides what is named, a key may read what stays fixed while the
 /// engine schedules with no event in between: the cluster's capacity, the
 /// clock, the pipeline's estimate (when its estimator's estimates move
-/// likewise, `Estimator::estimates_move_only_with_own_containers`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// likewise, `Capabilities::estimates_move_only_with_own_containers`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum KeyMoves {
     /// Not declared, or other apps' containers or the node move it too
     /// (GS: its priority queue's usage; Tetris: the node's free space).
+    #[default]
     Undeclared,
     /// Only the app's own containers, either way (remaining-work orders:
     /// a task started is one fewer outstanding). A round's kept heap is
@@ -214,37 +249,8 @@ pub enum KeyMoves {
 pub trait AppOrder: Plugin {
     fn key(&self, ctx: &Ctx, app: &App) -> SortKey;
 
-    /// True when an app's key depends on what other apps are allocated
-    /// (GS: its priority queue's usage), so a key computed earlier in the
-    /// pass may be too low by the time the app comes up: the pass then
-    /// re-keys it and puts it back if its key grew.
-    fn keys_go_stale(&self) -> bool {
-        false
-    }
-
-    /// What may move an app's key while the engine schedules with no event
-    /// in between (a round's passes over the nodes it visits). When only
-    /// the app's own containers move it, a round may keep one candidate
-    /// heap over every node it visits instead of keying every app again on
-    /// every node (`engine::round`, `PolicySet::allows_shared_candidates`).
-    fn key_moves(&self) -> KeyMoves {
-        KeyMoves::Undeclared
-    }
-
-    /// How many *levels* the order ranks apps in (GS: its priority
-    /// queues), 0 for an order without levels. An order with levels
-    /// promises that every app of a level shares its key's `primary` (the
-    /// level's load), and that an allocation to one app moves no other
-    /// app's key but through that shared `primary`. The pass then keeps
-    /// each level's candidates apart, ordered by the rest of their keys,
-    /// and reads each level's `primary` once per container, where
-    /// otherwise it would re-key every candidate of the level that became
-    /// stale (`keys_go_stale`). Same decisions, O(levels) per container.
-    fn levels(&self) -> usize {
-        0
-    }
-
-    /// The level `app` is in and its key (one level without levels).
+    /// The level `app` is in and its key (one level without levels,
+    /// `Capabilities::levels`).
     fn levelled_key(&self, ctx: &Ctx, app: &App) -> (usize, SortKey) {
         (0, self.key(ctx, app))
     }

@@ -17,21 +17,23 @@ use super::order::las::Las;
 use super::order::queue::{CapacityQueues, DrfQueues};
 use super::order::size::{By, SizeOrder};
 use super::order::tetris::Tetris;
-use super::points::{AppOrder, AskClassifier, Estimator, Filter, Leftover, Oversubscribe, QueueOrder, Reserve};
+use super::points::{AppOrder, AskClassifier, Capabilities, Estimator, Filter, Leftover, Oversubscribe, Plugin, QueueOrder, Reserve};
 use super::rose::Rose;
 use super::slearn::estimator::SLearn;
 use super::slearn::gate::{ArrivalOrder, PilotGate};
 use super::slearn::gs::Gs;
 use crate::config::{Config, DressConfig, RoseConfig, SLearnConfig};
 
-/// A plugin and the identity it was built with.
+/// A plugin, the identity it was built with and its capabilities (read
+/// once, when it is built: `Plugin::capabilities`).
 pub struct Slot<T: ?Sized> {
     pub identity: String,
+    pub caps: Capabilities,
     pub plugin: Box<T>,
 }
 
-fn slot<T: ?Sized>(identity: String, plugin: Box<T>) -> Slot<T> {
-    Slot { identity, plugin }
+pub(super) fn slot<T: ?Sized + Plugin>(identity: String, plugin: Box<T>) -> Slot<T> {
+    Slot { identity, caps: plugin.capabilities(), plugin }
 }
 
 /// Names the config accepts but this build cannot make are a bug the

@@ -7,7 +7,7 @@
 //! routed to the pipeline whose scope the event concerns.
 
 use super::estimate::NoEstimate;
-use super::points::{Ctx, Estimate, Estimator, Plugin};
+use super::points::{Capabilities, Ctx, Estimate, Estimator, Plugin};
 use super::registry::{self, Slot};
 use super::{AppOrder, AskClassifier, Filter, Gauge, KeyMoves, Leftover, Oversubscribe, QueueOrder, Reserve, Scope, SortKey};
 use crate::config::{bad, Config, ConfigError, PipelineSpec};
@@ -53,13 +53,13 @@ fn missing(key: String, name: &str) -> ConfigError {
 impl Pipeline {
     /// Do its app orders' keys move with other apps' allocations (GS)?
     fn keys_go_stale(&self) -> bool {
-        self.app_order.plugin.keys_go_stale() || self.pool_orders.iter().flatten().any(|o| o.plugin.keys_go_stale())
+        self.app_order.caps.keys_go_stale || self.pool_orders.iter().flatten().any(|o| o.caps.keys_go_stale)
     }
 
     /// Between events, does an app's key in this pipeline move only with
     /// the app's own containers, in a way a round's kept heap follows?
     /// Every order that ranks it (the app order, each pool's) says so
-    /// (`AppOrder::key_moves`), reading an estimate that moves likewise;
+    /// (`Capabilities::key_moves`), reading an estimate that moves likewise;
     /// the reserve's pools, which group the keys, move only with events;
     /// an order whose keys may fall ranks only apps nothing but the main
     /// phase serves (a leftover phase would give one a container without
@@ -67,9 +67,9 @@ impl Pipeline {
     /// no levels (the pass re-keys only a flat heap).
     fn keys_move_only_with_own_containers(&self, estimators: &[Slot<dyn Estimator>]) -> bool {
         let orders = std::iter::once(&self.app_order).chain(self.pool_orders.iter().flatten());
-        let estimate_ok = estimators[self.estimator].plugin.estimates_move_only_with_own_containers();
-        let pools_ok = self.pooling_reserve().is_none_or(|r| r.plugin.pools_move_only_with_events());
-        let orders_ok = orders.map(|o| o.plugin.key_moves()).all(|m| match m {
+        let estimate_ok = estimators[self.estimator].caps.estimates_move_only_with_own_containers;
+        let pools_ok = self.pooling_reserve().is_none_or(|r| r.caps.pools_move_only_with_events);
+        let orders_ok = orders.map(|o| o.caps.key_moves).all(|m| match m {
             KeyMoves::Undeclared => false,
             KeyMoves::OwnContainers => self.leftover.is_none(),
             KeyMoves::OwnContainersUpward => true,
@@ -100,15 +100,16 @@ impl Pipeline {
         }
     }
 
-    /// Every plugin with the point it serves (not the shared estimator).
-    fn each(&self) -> impl Iterator<Item = (&'static str, &dyn Plugin)> {
-        let reserve = self.reserve.iter().map(|r| ("reserve", r.plugin.as_ref() as &dyn Plugin));
-        let order = std::iter::once(("app_order", self.app_order.plugin.as_ref() as &dyn Plugin));
-        let pools = self.pool_orders.iter().flatten().map(|o| ("pool_order", o.plugin.as_ref() as &dyn Plugin));
-        let classify = self.classify.iter().map(|c| ("classify", c.plugin.as_ref() as &dyn Plugin));
-        let filters = self.filters.iter().map(|f| ("filter", f.plugin.as_ref() as &dyn Plugin));
-        let leftover = self.leftover.iter().map(|l| ("leftover", l.plugin.as_ref() as &dyn Plugin));
-        let over = self.oversubscribe.iter().map(|o| ("oversubscribe", o.plugin.as_ref() as &dyn Plugin));
+    /// Every plugin with the point it serves and its capabilities (not the
+    /// shared estimator).
+    fn each(&self) -> impl Iterator<Item = (&'static str, &dyn Plugin, &Capabilities)> {
+        let reserve = self.reserve.iter().map(|r| ("reserve", r.plugin.as_ref() as &dyn Plugin, &r.caps));
+        let order = std::iter::once(("app_order", self.app_order.plugin.as_ref() as &dyn Plugin, &self.app_order.caps));
+        let pools = self.pool_orders.iter().flatten().map(|o| ("pool_order", o.plugin.as_ref() as &dyn Plugin, &o.caps));
+        let classify = self.classify.iter().map(|c| ("classify", c.plugin.as_ref() as &dyn Plugin, &c.caps));
+        let filters = self.filters.iter().map(|f| ("filter", f.plugin.as_ref() as &dyn Plugin, &f.caps));
+        let leftover = self.leftover.iter().map(|l| ("leftover", l.plugin.as_ref() as &dyn Plugin, &l.caps));
+        let over = self.oversubscribe.iter().map(|o| ("oversubscribe", o.plugin.as_ref() as &dyn Plugin, &o.caps));
         reserve.chain(order).chain(pools).chain(classify).chain(filters).chain(leftover).chain(over)
     }
 
@@ -121,13 +122,13 @@ impl Pipeline {
         self.am_grouped(app, self.order_key(ctx, app))
     }
 
-    /// Levels of the app order (`AppOrder::levels`) when its keys are the
+    /// Levels of the app order (`Capabilities::levels`) when its keys are the
     /// pipeline's own: not with pool orders, whose keys re-rank it.
     fn levels(&self) -> usize {
         if self.pooling_reserve().is_some() {
             0
         } else {
-            self.app_order.plugin.levels()
+            self.app_order.caps.levels
         }
     }
 
@@ -364,7 +365,7 @@ impl PolicySet {
     }
 
     /// How many levels the app order of queue `q`'s pipeline ranks apps
-    /// in (`AppOrder::levels`; 0: none, or the pass told not to use them).
+    /// in (`Capabilities::levels`; 0: none, or the pass told not to use them).
     pub fn app_levels(&self, q: QueueId) -> usize {
         if self.flat_candidates {
             0
@@ -410,7 +411,7 @@ impl PolicySet {
     /// usage at the start of the round). See `engine::propose`.
     pub fn allows_parallel_passes(&self) -> bool {
         !self.has_oversubscribe()
-            && !self.pipelines.iter().any(|p| p.keys_go_stale() || p.each().any(|(_, plugin)| plugin.prepares_per_node()))
+            && !self.pipelines.iter().any(|p| p.keys_go_stale() || p.each().any(|(_, _, caps)| caps.prepares_per_node))
     }
 
     /// May a scheduling round keep one candidate heap over all the nodes
@@ -493,7 +494,7 @@ impl PolicySet {
             see(e.plugin.next_tick_ms());
         }
         for p in &self.pipelines {
-            for (_, plugin) in p.each() {
+            for (_, plugin, _) in p.each() {
                 see(plugin.next_tick_ms());
             }
         }
@@ -610,7 +611,7 @@ impl PolicySet {
                 let mut plugins = serde_json::Map::new();
                 let est = &self.estimators[p.estimator].plugin;
                 plugins.insert("estimate".into(), serde_json::json!({"name": est.name(), "state": est.state_json(&bare)}));
-                for (point, plugin) in p.each() {
+                for (point, plugin, _) in p.each() {
                     let entry = serde_json::json!({"name": plugin.name(), "state": plugin.state_json(&ctx)});
                     if point == "filter" || point == "pool_order" {
                         plugins.entry(point).or_insert_with(|| serde_json::json!([])).as_array_mut().expect("list").push(entry);
@@ -656,7 +657,7 @@ impl PolicySet {
                 m.insert("pool".into(), r.plugin.pools()[i].into());
             }
         }
-        for (point, plugin) in p.each() {
+        for (point, plugin, _) in p.each() {
             if let Some(v) = plugin.app_json(&ctx, app) {
                 m.insert(format!("{point}.{}", plugin.name()), v);
             }
@@ -690,7 +691,7 @@ impl PolicySet {
                 .label("leftover", s.leftover.clone()),
             );
             let ctx = self.ctx(state, p);
-            for (_, plugin) in p.each() {
+            for (_, plugin, _) in p.each() {
                 out.extend(plugin.gauges(&ctx).into_iter().map(|g| g.label("queue", queue.clone())));
             }
         }
@@ -712,5 +713,5 @@ fn keep<T: ?Sized>(fresh: Option<Slot<T>>, old: Option<Slot<T>>) -> Option<Slot<
 
 /// Move a required slot out of an old pipeline that is being dismantled.
 fn take_slot(s: &mut Slot<dyn AppOrder>) -> Slot<dyn AppOrder> {
-    std::mem::replace(s, Slot { identity: "fifo".into(), plugin: Box::new(super::order::fifo::Fifo) })
+    std::mem::replace(s, registry::slot("fifo".into(), Box::new(super::order::fifo::Fifo)))
 }

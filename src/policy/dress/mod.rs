@@ -26,7 +26,7 @@ pub mod reserve;
 #[cfg(test)]
 mod tests;
 
-use super::points::{Ctx, Plugin, Reserve};
+use super::points::{Capabilities, Ctx, Plugin, Reserve};
 use super::Scope;
 use crate::config::DressConfig;
 use crate::event::Event;
@@ -357,18 +357,18 @@ impl Reserve for Dress {
         }
         may_borrow(self.cfg.borrow_idle_pool, self.pools.figures(cat.other().index()).pending_apps > 0)
     }
-
-    /// Categories are decided on events (asks, recovered containers) and
-    /// in `sync` after a capacity change; an allocation moves the app's
-    /// pool figures, never its category (its request is unchanged).
-    fn pools_move_only_with_events(&self) -> bool {
-        true
-    }
 }
 
 impl Plugin for Dress {
     fn name(&self) -> &'static str {
         "dress"
+    }
+
+    /// Categories are decided on events (asks, recovered containers) and
+    /// in `sync` after a capacity change; an allocation moves the app's
+    /// pool figures, never its category (its request is unchanged).
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { pools_move_only_with_events: true, ..Capabilities::default() }
     }
 
     /// Its pool's figures lose it, as when it finishes.

@@ -73,7 +73,7 @@ pub trait Plugin: Send + Sync {
     /// may keep what it computed from them. Read once, when the plugin is
     /// built: constant for the plugin's lifetime.
     fn capabilities(&self) -> Capabilities {
-        Capabilities::default()
+        Capabilities::NONE
     }
 
     /// The plugin's own state for the JSON view.
@@ -172,10 +172,18 @@ pub trait QueueOrder: Plugin {
 
 /// Promises a plugin makes about how its answers move between events, each
 /// letting the engine keep something it computed instead of computing it
-/// again (`Plugin::capabilities`). The default promises nothing; each
-/// field concerns the plugins of one point, or of every point.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// again (`Plugin::capabilities`). The default ([`Capabilities::NONE`])
+/// promises nothing; each field concerns the plugins of one point, or of
+/// every point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Capabilities {
+    /// Any point: the plugin does nothing there (`reserve = "none"`,
+    /// `queue_order = "flat"`, `leftover = "none"`, `oversubscribe =
+    /// "none"`: `crate::policy::noop`), so the engine skips the point
+    /// altogether — no reserve check, no queue level, no leftover phase,
+    /// no speculative phase, nothing to observe — and the views (state
+    /// JSON, gauges) leave it out.
+    pub noop: bool,
     /// Any point: what `prepare` refreshes depends on the node (Tetris
     /// scores apps against the node's free capacity). A parallel round
     /// prepares once for all its proposers, so the engine schedules a
@@ -221,16 +229,34 @@ pub struct Capabilities {
     pub levels: usize,
 }
 
+impl Capabilities {
+    /// Nothing promised.
+    pub const NONE: Capabilities = Capabilities {
+        noop: false,
+        prepares_per_node: false,
+        estimates_move_only_with_own_containers: false,
+        pools_move_only_with_events: false,
+        keys_go_stale: false,
+        key_moves: KeyMoves::Undeclared,
+        levels: 0,
+    };
+}
+
+impl Default for Capabilities {
+    fn default() -> Self {
+        Capabilities::NONE
+    }
+}
+
 /// What may move an app's key between two events (`Capabilities::key_moves`).
 /// Besides what is named, a key may read what stays fixed while the
 /// engine schedules with no event in between: the cluster's capacity, the
 /// clock, the pipeline's estimate (when its estimator's estimates move
 /// likewise, `Capabilities::estimates_move_only_with_own_containers`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyMoves {
     /// Not declared, or other apps' containers or the node move it too
     /// (GS: its priority queue's usage; Tetris: the node's free space).
-    #[default]
     Undeclared,
     /// Only the app's own containers, either way (remaining-work orders:
     /// a task started is one fewer outstanding). A round's kept heap is

@@ -120,7 +120,7 @@ impl Plugin for History {
     /// Samples come from finished apps (events); the rest is the app's
     /// attained service.
     fn capabilities(&self) -> Capabilities {
-        Capabilities { estimates_move_only_with_own_containers: true, ..Capabilities::default() }
+        Capabilities { estimates_move_only_with_own_containers: true, ..Capabilities::NONE }
     }
 
     fn on_app_removed(&mut self, ctx: &Ctx, app: &App) {

@@ -22,7 +22,7 @@ impl Plugin for NoEstimate {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities { estimates_move_only_with_own_containers: true, ..Capabilities::default() }
+        Capabilities { estimates_move_only_with_own_containers: true, ..Capabilities::NONE }
     }
 }
 

@@ -16,7 +16,7 @@ impl Plugin for OracleTag {
 
     /// The tag and the app's attained service.
     fn capabilities(&self) -> Capabilities {
-        Capabilities { estimates_move_only_with_own_containers: true, ..Capabilities::default() }
+        Capabilities { estimates_move_only_with_own_containers: true, ..Capabilities::NONE }
     }
 }
 

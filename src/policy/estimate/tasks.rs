@@ -113,7 +113,7 @@ impl Plugin for TaskRuntimes {
     /// Runtimes are learned from finished containers (events); the rest
     /// is the app's own asks and containers.
     fn capabilities(&self) -> Capabilities {
-        Capabilities { estimates_move_only_with_own_containers: true, ..Capabilities::default() }
+        Capabilities { estimates_move_only_with_own_containers: true, ..Capabilities::NONE }
     }
 
     fn on_event(&mut self, ctx: &Ctx, event: &crate::event::Event) {

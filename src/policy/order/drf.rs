@@ -15,7 +15,7 @@ impl Plugin for Drf {
 
     /// The key is its dominant share of the cluster: only its own containers raise it.
     fn capabilities(&self) -> Capabilities {
-        Capabilities { key_moves: KeyMoves::OwnContainersUpward, ..Capabilities::default() }
+        Capabilities { key_moves: KeyMoves::OwnContainersUpward, ..Capabilities::NONE }
     }
 }
 

@@ -15,7 +15,7 @@ impl Plugin for Fifo {
 
     /// The key is priority and submission time: fixed.
     fn capabilities(&self) -> Capabilities {
-        Capabilities { key_moves: KeyMoves::OwnContainersUpward, ..Capabilities::default() }
+        Capabilities { key_moves: KeyMoves::OwnContainersUpward, ..Capabilities::NONE }
     }
 }
 

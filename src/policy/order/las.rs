@@ -15,7 +15,7 @@ impl Plugin for Las {
 
     /// The key is attained service up to now: a container started now adds nothing to it.
     fn capabilities(&self) -> Capabilities {
-        Capabilities { key_moves: KeyMoves::OwnContainersUpward, ..Capabilities::default() }
+        Capabilities { key_moves: KeyMoves::OwnContainersUpward, ..Capabilities::NONE }
     }
 }
 

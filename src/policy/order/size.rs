@@ -33,7 +33,7 @@ impl Plugin for SizeOrder {
     /// asks start, or up when a started task's learned runtime exceeds the
     /// ask's.
     fn capabilities(&self) -> Capabilities {
-        Capabilities { key_moves: KeyMoves::OwnContainers, ..Capabilities::default() }
+        Capabilities { key_moves: KeyMoves::OwnContainers, ..Capabilities::NONE }
     }
 }
 

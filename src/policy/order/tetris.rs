@@ -37,7 +37,7 @@ impl Plugin for Tetris {
 
     /// The key scores the app against the node of the pass.
     fn capabilities(&self) -> Capabilities {
-        Capabilities { prepares_per_node: true, ..Capabilities::default() }
+        Capabilities { prepares_per_node: true, ..Capabilities::NONE }
     }
 }
 

@@ -1,6 +1,20 @@
 //! The extension points: one small trait each. A plugin implements
 //! [`Plugin`] (what every plugin may observe and report) and the trait of
-//! the one point it serves; it implements only the hooks it needs.
+//! the point it serves; it implements only the hooks it needs.
+//!
+//! Each fact reaches a plugin through one hook, once:
+//!
+//! | fact | hook | when |
+//! |---|---|---|
+//! | a container finished (`Event::ContainerFinished`) | [`Plugin::on_container_finished`] | before the engine releases it: it is still in the state, booked on its node and app |
+//! | an app left (`Event::AppRemoved`) | [`Plugin::on_app_removed`] | after the engine removed it and released its containers: its final record |
+//! | an app moves to a queue another pipeline serves (`Event::AppMoved`) | [`Plugin::on_app_moved_out`], the old queue's plugins | before the move |
+//! | an app moved in (`Event::AppMoved`) | [`Plugin::on_event`], the new queue's plugins (the one pipeline's under a flat queue order) | after the move |
+//! | the engine allocated a container (its own decision, no event) | [`Plugin::on_allocated`] | after it booked it |
+//! | anything else (nodes, apps added, asks, attempts, launches, …) | [`Plugin::on_event`] | after the engine applied it |
+//!
+//! `on_event` is never handed `ContainerFinished` or `AppRemoved`
+//! (`PolicySet::on_event`).
 
 use super::{Gauge, Scope, SortKey};
 use crate::event::Event;
@@ -32,17 +46,22 @@ impl<'a> Ctx<'a> {
 pub trait Plugin: Send + Sync {
     fn name(&self) -> &'static str;
 
-    /// Every event, after the engine applied it to the state.
+    /// Every event, after the engine applied it to the state, but the two
+    /// facts with hooks of their own: `ContainerFinished`
+    /// (`on_container_finished`) and `AppRemoved` (`on_app_removed`).
     fn on_event(&mut self, _ctx: &Ctx, _event: &Event) {}
 
     /// The engine committed a container (before the pass goes on).
     fn on_allocated(&mut self, _ctx: &Ctx, _container: &Container) {}
 
-    /// A container finished; it is still in the state with its timestamps.
-    fn on_container_finished(&mut self, _ctx: &Ctx, _container: &Container, _at_ms: i64) {}
+    /// A container finished at `at_ms` with `exit_status` (the only way
+    /// this fact arrives). Called before the engine releases it: it is
+    /// still in the state with its timestamps, booked on its node and app.
+    fn on_container_finished(&mut self, _ctx: &Ctx, _container: &Container, _exit_status: i32, _at_ms: i64) {}
 
-    /// An application left; `app` is its final record (its containers are
-    /// released, so `app.attained_ms(now)` is its whole service).
+    /// An application left (the only way this fact arrives); `app` is its
+    /// final record (its containers are released, so `app.attained_ms(now)`
+    /// is its whole service) and the state no longer has it.
     fn on_app_removed(&mut self, _ctx: &Ctx, _app: &App) {}
 
     /// The app is moving to a queue this plugin does not serve (`app` still

@@ -431,8 +431,13 @@ impl PolicySet {
     }
 
     /// `queue`: the queue the event concerns (its app's), if any; events of
-    /// one queue's apps go to that queue's pipeline only.
+    /// one queue's apps go to that queue's pipeline only. A finished
+    /// container and a removed app are not passed on: they reach plugins
+    /// through `on_container_finished` and `on_app_removed` only.
     pub fn on_event(&mut self, state: &ClusterState, event: &Event, queue: Option<QueueId>) {
+        if matches!(event, Event::ContainerFinished { .. } | Event::AppRemoved { .. }) {
+            return;
+        }
         self.visit(state, queue, &mut |p, ctx| p.on_event(ctx, event));
     }
 
@@ -440,8 +445,9 @@ impl PolicySet {
         self.visit(state, Some(queue), &mut |p, ctx| p.on_allocated(ctx, c));
     }
 
-    pub fn on_container_finished(&mut self, state: &ClusterState, c: &Container, at_ms: i64, queue: QueueId) {
-        self.visit(state, Some(queue), &mut |p, ctx| p.on_container_finished(ctx, c, at_ms));
+    /// `c` finished (before the engine releases it).
+    pub fn on_container_finished(&mut self, state: &ClusterState, c: &Container, exit_status: i32, at_ms: i64, queue: QueueId) {
+        self.visit(state, Some(queue), &mut |p, ctx| p.on_container_finished(ctx, c, exit_status, at_ms));
     }
 
     /// `app`, still in its old queue, moves to queue `to`: the old queue's

@@ -371,6 +371,10 @@ impl Plugin for Dress {
         Capabilities { pools_move_only_with_events: true, ..Capabilities::NONE }
     }
 
+    fn on_app_removed(&mut self, _ctx: &Ctx, app: &App) {
+        self.forget(app.id);
+    }
+
     /// Its pool's figures lose it, as when it finishes.
     fn on_app_moved_out(&mut self, _ctx: &Ctx, app: &App) {
         self.forget(app.id);
@@ -431,7 +435,6 @@ impl Plugin for Dress {
                 self.apps.entry(*app).or_insert_with(AppInfo::new);
                 self.stale.insert(*app);
             }
-            Event::AppRemoved { app } => self.forget(*app),
             Event::AskUpdated { app, .. } => {
                 if let Some(a) = state.apps.get(app) {
                     self.reclassify(ctx, a);
@@ -461,7 +464,7 @@ impl Plugin for Dress {
     }
 
     /// Algorithm 2 line 5: the task's container reached COMPLETED.
-    fn on_container_finished(&mut self, _ctx: &Ctx, c: &Container, at_ms: i64) {
+    fn on_container_finished(&mut self, _ctx: &Ctx, c: &Container, _exit_status: i32, at_ms: i64) {
         if let Some(info) = self.apps.get_mut(&c.app) {
             info.release.on_finish(c.id, at_ms, &self.params);
         }

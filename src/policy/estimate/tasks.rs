@@ -125,7 +125,7 @@ impl Plugin for TaskRuntimes {
         }
     }
 
-    fn on_container_finished(&mut self, _ctx: &Ctx, c: &Container, at_ms: i64) {
+    fn on_container_finished(&mut self, _ctx: &Ctx, c: &Container, _exit_status: i32, at_ms: i64) {
         // An ApplicationMaster's container lives as long as its job: its
         // lifetime is not a task runtime and would inflate every `d` it
         // entered (the app's, its job's history, everyone's).

@@ -7,6 +7,7 @@
 pub mod carbyne;
 pub mod control;
 pub mod pipeline;
+pub mod plugins;
 pub mod rose;
 
 pub use carbyne::CarbyneConfig;

@@ -4,33 +4,12 @@
 //! stands for, and the checks that turn a bad combination into an error
 //! naming the key.
 //!
-//! This module only knows names; `crate::policy` maps each name to its
-//! implementation (a test there builds every name listed here).
+//! The names each point accepts are the plugin registry's
+//! (`super::plugins`); `crate::policy` builds their implementations.
 
+use super::plugins::{names, Point};
 use super::{bad, CarbyneConfig, Config, ConfigError, DressConfig, RoseConfig, SLearnConfig};
 use serde::{Deserialize, Serialize};
-
-/// Plugins of the *estimate* point: an app's size and remaining work.
-pub const ESTIMATORS: &[&str] = &["none", "history", "history-point", "oracle", "tasks", "slearn"];
-/// Plugins of the *reserve* point: partitions of a queue's share (pools).
-pub const RESERVES: &[&str] = &["none", "dress"];
-/// How queues share the cluster (the root's choice, `scheduler.queue_order`).
-pub const QUEUE_ORDERS: &[&str] = &["flat", "drf", "capacity"];
-/// Plugins of the *app order* point.
-pub const APP_ORDERS: &[&str] = &["fifo", "drf", "sjf", "srtf", "las", "tetris", "gs"];
-/// Plugins of the *classify asks* point (DEFAULT vs ALTRUISTIC), any number:
-/// an ask is DEFAULT when every one of them says so.
-pub const CLASSIFIERS: &[&str] = &["carbyne", "pilots"];
-/// Plugins of the *filter* point (node-level constraints), any number.
-/// `constraints`: YARN placement constraints (`SchedulingRequest`s) matched
-/// as Megha's bit-vectors; in every pipeline unless its `filter` list
-/// leaves it out, and then that pipeline places no constrained ask at all.
-pub const FILTERS: &[&str] = &["constraints"];
-/// Plugins of the *leftover* point: who gets what the main phase left.
-pub const LEFTOVERS: &[&str] = &["none", "carbyne", "fifo"];
-/// Plugins of the *oversubscribe* point: speculative (OPPORTUNISTIC)
-/// containers beyond the allocated view, after the leftover phase.
-pub const OVERSUBSCRIBERS: &[&str] = &["none", "rose"];
 
 /// One pipeline: a plugin name per extension point.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -304,8 +283,9 @@ impl Config {
             }
         }
         let order = self.scheduler.queue_order.as_str();
-        if order != "auto" && !QUEUE_ORDERS.contains(&order) {
-            return Err(bad("scheduler.queue_order", order, format!("expected one of auto, {}", QUEUE_ORDERS.join(", "))));
+        let orders = names(Point::QueueOrder);
+        if order != "auto" && !orders.contains(&order) {
+            return Err(bad("scheduler.queue_order", order, format!("expected one of auto, {}", orders.join(", "))));
         }
         // A flat queue order puts every app in one order: only meaningful
         // when every queue runs the same pipeline (one for the cluster).
@@ -335,26 +315,28 @@ impl Config {
 impl PipelineSpec {
     /// Plugin names and combinations; `key` is the spec's table (e.g. `pipeline.mine`).
     pub fn validate(&self, key: &str) -> Result<(), ConfigError> {
-        let one = |point: &str, value: &str, allowed: &[&str]| {
+        let one = |at: &str, value: &str, point: Point| {
+            let allowed = names(point);
             if allowed.contains(&value) {
                 Ok(())
             } else {
-                Err(bad(&format!("{key}.{point}"), value, format!("unknown plugin; expected one of {}", allowed.join(", "))))
+                Err(bad(&format!("{key}.{at}"), value, format!("unknown plugin; expected one of {}", allowed.join(", "))))
             }
         };
-        one("estimate", &self.estimate, ESTIMATORS)?;
-        one("reserve", &self.reserve, RESERVES)?;
-        one("app_order", &self.app_order, APP_ORDERS)?;
-        for (point, names, allowed) in [("classify", &self.classify, CLASSIFIERS), ("filter", &self.filter, FILTERS)] {
-            for n in names {
+        one("estimate", &self.estimate, Point::Estimate)?;
+        one("reserve", &self.reserve, Point::Reserve)?;
+        one("app_order", &self.app_order, Point::AppOrder)?;
+        for (point, listed) in [(Point::Classify, &self.classify), (Point::Filter, &self.filter)] {
+            let allowed = names(point);
+            for n in listed {
                 if !allowed.contains(&n.as_str()) {
                     let list = if allowed.is_empty() { "none yet".to_string() } else { allowed.join(", ") };
-                    return Err(bad(&format!("{key}.{point}"), n, format!("unknown plugin; available: {list}")));
+                    return Err(bad(&format!("{key}.{}", point.key()), n, format!("unknown plugin; available: {list}")));
                 }
             }
         }
-        one("leftover", &self.leftover, LEFTOVERS)?;
-        one("oversubscribe", &self.oversubscribe, OVERSUBSCRIBERS)?;
+        one("leftover", &self.leftover, Point::Leftover)?;
+        one("oversubscribe", &self.oversubscribe, Point::Oversubscribe)?;
         if !self.rose.is_empty() && self.oversubscribe != "rose" {
             return Err(bad(
                 &format!("{key}.rose"),
@@ -384,7 +366,7 @@ impl PipelineSpec {
                 };
                 return Err(bad(&k, pool, why));
             }
-            one(&format!("pool_order.{pool}"), order, APP_ORDERS)?;
+            one(&format!("pool_order.{pool}"), order, Point::AppOrder)?;
             if by_size(order) && self.estimate == "none" {
                 return Err(bad(&k, order, format!("orders by estimated size, but {key}.estimate is `none`")));
             }

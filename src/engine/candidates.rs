@@ -11,7 +11,7 @@
 //! raises). With one heap those keys go stale, and the pass re-keys a
 //! candidate when it comes up, putting it back if its key grew; with
 //! hundreds of apps in one GS queue that is hundreds of re-keys per
-//! container. An order that ranks by *levels* (`AppOrder::levels`: every
+//! container. An order that ranks by *levels* (`Capabilities::levels`: every
 //! app of a level shares the moving part of the key) gets one heap per
 //! level instead, ordered by the part of the key that does not move, and
 //! the level to serve is chosen by each level's current `primary`: the

@@ -179,9 +179,12 @@ impl Engine {
         }
         let before = self.queue_of(&event);
         match (&event, before) {
-            (Event::ContainerFinished { container, at_ms, .. }, Some(q)) => {
+            // The plugins see the container before it is released (the only
+            // time they hear of it: `PolicySet::on_event` passes on neither
+            // a finished container nor a removed app).
+            (Event::ContainerFinished { container, exit_status, at_ms }, Some(q)) => {
                 if let Some(c) = self.state.containers.get(container) {
-                    self.policies.on_container_finished(&self.state, c, *at_ms, q);
+                    self.policies.on_container_finished(&self.state, c, *exit_status, *at_ms, q);
                 }
             }
             // The old queue's plugins let go of the app while it is still theirs.

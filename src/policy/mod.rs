@@ -35,16 +35,23 @@
 //!   estimators and one pipeline per queue (one for the cluster when the
 //!   queue order is flat); built from the config, rebuilt in place on
 //!   `-refreshQueues` keeping every plugin whose configuration is unchanged.
-//! * [`estimate`], [`order`], [`dress`], [`carbyne`], [`slearn`], [`rose`] — the plugins.
+//! * [`registry`] — the implementation of each entry of the plugin registry,
+//!   and a plugin's identity (what decides whether `-refreshQueues` keeps it).
+//! * [`estimate`], [`order`], [`dress`], [`carbyne`], [`slearn`], [`rose`],
+//!   [`constraints`] — the plugins; [`noop`] — those of the points a
+//!   pipeline leaves empty.
 //!
-//! Which names exist and which combinations are allowed is configuration
-//! (`crate::config::pipeline`); this module holds the implementations.
+//! Which names exist, the points each serves and its configuration are the
+//! plugin registry's (`crate::config::plugins`); which combinations are
+//! allowed is configuration too (`crate::config::pipeline`); this module
+//! holds the implementations.
 
 pub mod carbyne;
 pub mod constraints;
 pub mod dress;
 pub mod estimate;
 pub mod gauge;
+pub mod noop;
 pub mod order;
 pub mod points;
 pub mod registry;
@@ -56,7 +63,8 @@ pub mod sort_key;
 
 pub use gauge::{metric_part, Gauge, GaugeKind};
 pub use points::{
-    AppOrder, AskClassifier, Ctx, Estimate, Estimator, Filter, KeyMoves, Leftover, Oversubscribe, Plugin, QueueOrder, Reserve, Sampling,
+    AppOrder, AskClassifier, Capabilities, Ctx, Estimate, Estimator, Filter, KeyMoves, Leftover, Oversubscribe, Plugin, QueueOrder,
+    Reserve, Sampling,
 };
 pub use scope::Scope;
 pub use set::{Pipeline, PolicySet};

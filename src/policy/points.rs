@@ -1,6 +1,20 @@
 //! The extension points: one small trait each. A plugin implements
 //! [`Plugin`] (what every plugin may observe and report) and the trait of
-//! the one point it serves; it implements only the hooks it needs.
+//! the point it serves; it implements only the hooks it needs.
+//!
+//! Each fact reaches a plugin through one hook, once:
+//!
+//! | fact | hook | when |
+//! |---|---|---|
+//! | a container finished (`Event::ContainerFinished`) | [`Plugin::on_container_finished`] | before the engine releases it: it is still in the state, booked on its node and app |
+//! | an app left (`Event::AppRemoved`) | [`Plugin::on_app_removed`] | after the engine removed it and released its containers: its final record |
+//! | an app moves to a queue another pipeline serves (`Event::AppMoved`) | [`Plugin::on_app_moved_out`], the old queue's plugins | before the move |
+//! | an app moved in (`Event::AppMoved`) | [`Plugin::on_event`], the new queue's plugins (the one pipeline's under a flat queue order) | after the move |
+//! | the engine allocated a container (its own decision, no event) | [`Plugin::on_allocated`] | after it booked it |
+//! | anything else (nodes, apps added, asks, attempts, launches, …) | [`Plugin::on_event`] | after the engine applied it |
+//!
+//! `on_event` is never handed `ContainerFinished` or `AppRemoved`
+//! (`PolicySet::on_event`).
 
 use super::{Gauge, Scope, SortKey};
 use crate::event::Event;
@@ -32,17 +46,22 @@ impl<'a> Ctx<'a> {
 pub trait Plugin: Send + Sync {
     fn name(&self) -> &'static str;
 
-    /// Every event, after the engine applied it to the state.
+    /// Every event, after the engine applied it to the state, but the two
+    /// facts with hooks of their own: `ContainerFinished`
+    /// (`on_container_finished`) and `AppRemoved` (`on_app_removed`).
     fn on_event(&mut self, _ctx: &Ctx, _event: &Event) {}
 
     /// The engine committed a container (before the pass goes on).
     fn on_allocated(&mut self, _ctx: &Ctx, _container: &Container) {}
 
-    /// A container finished; it is still in the state with its timestamps.
-    fn on_container_finished(&mut self, _ctx: &Ctx, _container: &Container, _at_ms: i64) {}
+    /// A container finished at `at_ms` with `exit_status` (the only way
+    /// this fact arrives). Called before the engine releases it: it is
+    /// still in the state with its timestamps, booked on its node and app.
+    fn on_container_finished(&mut self, _ctx: &Ctx, _container: &Container, _exit_status: i32, _at_ms: i64) {}
 
-    /// An application left; `app` is its final record (its containers are
-    /// released, so `app.attained_ms(now)` is its whole service).
+    /// An application left (the only way this fact arrives); `app` is its
+    /// final record (its containers are released, so `app.attained_ms(now)`
+    /// is its whole service) and the state no longer has it.
     fn on_app_removed(&mut self, _ctx: &Ctx, _app: &App) {}
 
     /// The app is moving to a queue this plugin does not serve (`app` still
@@ -69,12 +88,11 @@ pub trait Plugin: Send + Sync {
     /// Start of a pass for `node`: refresh what the hooks below read.
     fn prepare(&mut self, _ctx: &Ctx, _node: NodeId) {}
 
-    /// Whether what `prepare` refreshes depends on the node (an order that
-    /// scores apps against the node's free capacity). A parallel round
-    /// prepares once for all its proposers, so a pipeline with such a
-    /// plugin is scheduled by the serial round instead.
-    fn prepares_per_node(&self) -> bool {
-        false
+    /// What the plugin promises about how its answers move, so the engine
+    /// may keep what it computed from them. Read once, when the plugin is
+    /// built: constant for the plugin's lifetime.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::NONE
     }
 
     /// The plugin's own state for the JSON view.
@@ -150,15 +168,6 @@ pub trait Estimator: Plugin {
     fn predicts_after_admission(&self) -> bool {
         false
     }
-
-    /// True when an app's estimate moves only with the app's own
-    /// containers between events (the estimator learns from finished
-    /// containers and submissions, both events), so an order that reads it
-    /// may declare `KeyMoves::OwnContainers`. SLearn's does not: it books
-    /// sampled tasks as they are allocated.
-    fn estimates_move_only_with_own_containers(&self) -> bool {
-        false
-    }
 }
 
 /// *Reserve / partition*: a plugin that splits its scope's share into
@@ -173,13 +182,6 @@ pub trait Reserve: Plugin {
 
     /// May `app` take one more container for `ask` now?
     fn admits(&self, ctx: &Ctx, app: &App, ask: &Ask) -> bool;
-
-    /// True when `pool_of` changes only with events and periodic steps,
-    /// and in a pass's `prepare` that follows one, never with containers
-    /// allocated: a round may then keep apps keyed by pool over its nodes.
-    fn pools_move_only_with_events(&self) -> bool {
-        false
-    }
 }
 
 /// *Queue order*: how queues share the cluster (the root's choice).
@@ -187,11 +189,89 @@ pub trait QueueOrder: Plugin {
     fn key(&self, state: &ClusterState, queue: &Queue) -> SortKey;
 }
 
-/// What may move an app's key between two events (`AppOrder::key_moves`).
+/// Promises a plugin makes about how its answers move between events, each
+/// letting the engine keep something it computed instead of computing it
+/// again (`Plugin::capabilities`). The default ([`Capabilities::NONE`])
+/// promises nothing; each field concerns the plugins of one point, or of
+/// every point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    /// Any point: the plugin does nothing there (`reserve = "none"`,
+    /// `queue_order = "flat"`, `leftover = "none"`, `oversubscribe =
+    /// "none"`: `crate::policy::noop`), so the engine skips the point
+    /// altogether — no reserve check, no queue level, no leftover phase,
+    /// no speculative phase, nothing to observe — and the views (state
+    /// JSON, gauges) leave it out.
+    pub noop: bool,
+    /// Any point: what `prepare` refreshes depends on the node (Tetris
+    /// scores apps against the node's free capacity). A parallel round
+    /// prepares once for all its proposers, so the engine schedules a
+    /// pipeline with such a plugin by the serial round instead
+    /// (`PolicySet::allows_parallel_passes`).
+    pub prepares_per_node: bool,
+    /// Estimators: an app's estimate moves only with the app's own
+    /// containers between events (the estimator learns from finished
+    /// containers and submissions, both events), so an order that reads it
+    /// may declare `KeyMoves::OwnContainers` and a round may keep its
+    /// candidate heap over its nodes (`PolicySet::allows_shared_candidates`).
+    /// SLearn's does not: it books sampled tasks as they are allocated.
+    pub estimates_move_only_with_own_containers: bool,
+    /// Reserves: `pool_of` changes only with events and periodic steps,
+    /// and in a pass's `prepare` that follows one, never with containers
+    /// allocated: a round may then keep apps keyed by pool over its nodes
+    /// (`PolicySet::allows_shared_candidates`).
+    pub pools_move_only_with_events: bool,
+    /// App orders: an app's key depends on what other apps are allocated
+    /// (GS: its priority queue's usage), so a key computed earlier in the
+    /// pass may be too low by the time the app comes up: the pass then
+    /// re-keys it and puts it back if its key grew, instead of trusting the
+    /// key it keeps in its candidate heap (`engine::candidates`). Such
+    /// keys also rule out parallel rounds.
+    pub keys_go_stale: bool,
+    /// App orders: what may move an app's key while the engine schedules
+    /// with no event in between (a round's passes over the nodes it
+    /// visits). When only the app's own containers move it, a round may
+    /// keep one candidate heap over every node it visits instead of keying
+    /// every app again on every node (`engine::round`,
+    /// `PolicySet::allows_shared_candidates`).
+    pub key_moves: KeyMoves,
+    /// App orders: how many *levels* the order ranks apps in (GS: its
+    /// priority queues), 0 for an order without levels. An order with
+    /// levels promises that every app of a level shares its key's
+    /// `primary` (the level's load), and that an allocation to one app
+    /// moves no other app's key but through that shared `primary`. The
+    /// pass then keeps each level's candidates apart, ordered by the rest
+    /// of their keys, and reads each level's `primary` once per container
+    /// (`AppOrder::level_primary`), where otherwise it would re-key every
+    /// candidate of the level that became stale (`keys_go_stale`). Same
+    /// decisions, O(levels) per container.
+    pub levels: usize,
+}
+
+impl Capabilities {
+    /// Nothing promised.
+    pub const NONE: Capabilities = Capabilities {
+        noop: false,
+        prepares_per_node: false,
+        estimates_move_only_with_own_containers: false,
+        pools_move_only_with_events: false,
+        keys_go_stale: false,
+        key_moves: KeyMoves::Undeclared,
+        levels: 0,
+    };
+}
+
+impl Default for Capabilities {
+    fn default() -> Self {
+        Capabilities::NONE
+    }
+}
+
+/// What may move an app's key between two events (`Capabilities::key_moves`).
 /// Besides what is named, a key may read what stays fixed while the
 /// engine schedules with no event in between: the cluster's capacity, the
 /// clock, the pipeline's estimate (when its estimator's estimates move
-/// likewise, `Estimator::estimates_move_only_with_own_containers`).
+/// likewise, `Capabilities::estimates_move_only_with_own_containers`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyMoves {
     /// Not declared, or other apps' containers or the node move it too
@@ -214,37 +294,8 @@ pub enum KeyMoves {
 pub trait AppOrder: Plugin {
     fn key(&self, ctx: &Ctx, app: &App) -> SortKey;
 
-    /// True when an app's key depends on what other apps are allocated
-    /// (GS: its priority queue's usage), so a key computed earlier in the
-    /// pass may be too low by the time the app comes up: the pass then
-    /// re-keys it and puts it back if its key grew.
-    fn keys_go_stale(&self) -> bool {
-        false
-    }
-
-    /// What may move an app's key while the engine schedules with no event
-    /// in between (a round's passes over the nodes it visits). When only
-    /// the app's own containers move it, a round may keep one candidate
-    /// heap over every node it visits instead of keying every app again on
-    /// every node (`engine::round`, `PolicySet::allows_shared_candidates`).
-    fn key_moves(&self) -> KeyMoves {
-        KeyMoves::Undeclared
-    }
-
-    /// How many *levels* the order ranks apps in (GS: its priority
-    /// queues), 0 for an order without levels. An order with levels
-    /// promises that every app of a level shares its key's `primary` (the
-    /// level's load), and that an allocation to one app moves no other
-    /// app's key but through that shared `primary`. The pass then keeps
-    /// each level's candidates apart, ordered by the rest of their keys,
-    /// and reads each level's `primary` once per container, where
-    /// otherwise it would re-key every candidate of the level that became
-    /// stale (`keys_go_stale`). Same decisions, O(levels) per container.
-    fn levels(&self) -> usize {
-        0
-    }
-
-    /// The level `app` is in and its key (one level without levels).
+    /// The level `app` is in and its key (one level without levels,
+    /// `Capabilities::levels`).
     fn levelled_key(&self, ctx: &Ctx, app: &App) -> (usize, SortKey) {
         (0, self.key(ctx, app))
     }

@@ -6,14 +6,15 @@
 //! never names a plugin; everything a plugin observes arrives through here,
 //! routed to the pipeline whose scope the event concerns.
 
+mod build;
+
 use super::estimate::NoEstimate;
-use super::points::{Ctx, Estimate, Estimator, Plugin};
-use super::registry::{self, Slot};
+use super::points::{Capabilities, Ctx, Estimate, Estimator, Plugin};
+use super::registry::Slot;
 use super::{AppOrder, AskClassifier, Filter, Gauge, KeyMoves, Leftover, Oversubscribe, QueueOrder, Reserve, Scope, SortKey};
-use crate::config::{bad, Config, ConfigError, PipelineSpec};
+use crate::config::PipelineSpec;
 use crate::event::Event;
 use crate::model::{App, Ask, Blocked, ClusterState, Container, Node, NodeId, Queue, QueueId};
-use std::collections::HashMap;
 
 /// One pipeline: the plugin at each point for one scope.
 pub struct Pipeline {
@@ -24,19 +25,21 @@ pub struct Pipeline {
     pub spec: PipelineSpec,
     pub scope: Scope,
     estimator: usize,
-    reserve: Option<Slot<dyn Reserve>>,
+    /// The optional points hold a no-op plugin when the spec names none
+    /// (`crate::policy::noop`, `Capabilities::noop`): the pass skips them.
+    reserve: Slot<dyn Reserve>,
     app_order: Slot<dyn AppOrder>,
     /// Per pool of the reserve (by index): the order replacing `app_order`.
     pool_orders: Vec<Option<Slot<dyn AppOrder>>>,
     classify: Vec<Slot<dyn AskClassifier>>,
     filters: Vec<Slot<dyn Filter>>,
-    leftover: Option<Slot<dyn Leftover>>,
-    oversubscribe: Option<Slot<dyn Oversubscribe>>,
+    leftover: Slot<dyn Leftover>,
+    oversubscribe: Slot<dyn Oversubscribe>,
 }
 
 pub struct PolicySet {
-    queue_order: Option<Slot<dyn QueueOrder>>,
-    queue_order_name: String,
+    /// `flat` (a no-op): no queue level, one pipeline for the cluster.
+    queue_order: Slot<dyn QueueOrder>,
     estimators: Vec<Slot<dyn Estimator>>,
     pipelines: Vec<Pipeline>,
     /// Testing only: see `set_flat_candidates`.
@@ -45,21 +48,16 @@ pub struct PolicySet {
 
 static NO_ESTIMATE: NoEstimate = NoEstimate;
 
-/// Why a pipeline could not be built from names the config accepted.
-fn missing(key: String, name: &str) -> ConfigError {
-    bad(&key, name, "listed as a plugin name but not built into this engine")
-}
-
 impl Pipeline {
     /// Do its app orders' keys move with other apps' allocations (GS)?
     fn keys_go_stale(&self) -> bool {
-        self.app_order.plugin.keys_go_stale() || self.pool_orders.iter().flatten().any(|o| o.plugin.keys_go_stale())
+        self.app_order.caps.keys_go_stale || self.pool_orders.iter().flatten().any(|o| o.caps.keys_go_stale)
     }
 
     /// Between events, does an app's key in this pipeline move only with
     /// the app's own containers, in a way a round's kept heap follows?
     /// Every order that ranks it (the app order, each pool's) says so
-    /// (`AppOrder::key_moves`), reading an estimate that moves likewise;
+    /// (`Capabilities::key_moves`), reading an estimate that moves likewise;
     /// the reserve's pools, which group the keys, move only with events;
     /// an order whose keys may fall ranks only apps nothing but the main
     /// phase serves (a leftover phase would give one a container without
@@ -67,20 +65,21 @@ impl Pipeline {
     /// no levels (the pass re-keys only a flat heap).
     fn keys_move_only_with_own_containers(&self, estimators: &[Slot<dyn Estimator>]) -> bool {
         let orders = std::iter::once(&self.app_order).chain(self.pool_orders.iter().flatten());
-        let estimate_ok = estimators[self.estimator].plugin.estimates_move_only_with_own_containers();
-        let pools_ok = self.pooling_reserve().is_none_or(|r| r.plugin.pools_move_only_with_events());
-        let orders_ok = orders.map(|o| o.plugin.key_moves()).all(|m| match m {
+        let estimate_ok = estimators[self.estimator].caps.estimates_move_only_with_own_containers;
+        let pools_ok = self.pooling_reserve().is_none_or(|r| r.caps.pools_move_only_with_events);
+        let orders_ok = orders.map(|o| o.caps.key_moves).all(|m| match m {
             KeyMoves::Undeclared => false,
-            KeyMoves::OwnContainers => self.leftover.is_none(),
+            KeyMoves::OwnContainers => self.leftover.caps.noop,
             KeyMoves::OwnContainersUpward => true,
         });
         estimate_ok && pools_ok && orders_ok && self.levels() == 0
     }
 
-    /// Visit every plugin of the pipeline (not the shared estimator).
+    /// Visit every plugin of the pipeline but the no-ops (not the shared
+    /// estimator).
     fn each_mut(&mut self, f: &mut dyn FnMut(&mut dyn Plugin)) {
-        if let Some(r) = &mut self.reserve {
-            f(r.plugin.as_mut());
+        if !self.reserve.caps.noop {
+            f(self.reserve.plugin.as_mut());
         }
         f(self.app_order.plugin.as_mut());
         for o in self.pool_orders.iter_mut().flatten() {
@@ -92,24 +91,25 @@ impl Pipeline {
         for x in &mut self.filters {
             f(x.plugin.as_mut());
         }
-        if let Some(l) = &mut self.leftover {
-            f(l.plugin.as_mut());
+        if !self.leftover.caps.noop {
+            f(self.leftover.plugin.as_mut());
         }
-        if let Some(o) = &mut self.oversubscribe {
-            f(o.plugin.as_mut());
+        if !self.oversubscribe.caps.noop {
+            f(self.oversubscribe.plugin.as_mut());
         }
     }
 
-    /// Every plugin with the point it serves (not the shared estimator).
-    fn each(&self) -> impl Iterator<Item = (&'static str, &dyn Plugin)> {
-        let reserve = self.reserve.iter().map(|r| ("reserve", r.plugin.as_ref() as &dyn Plugin));
-        let order = std::iter::once(("app_order", self.app_order.plugin.as_ref() as &dyn Plugin));
-        let pools = self.pool_orders.iter().flatten().map(|o| ("pool_order", o.plugin.as_ref() as &dyn Plugin));
-        let classify = self.classify.iter().map(|c| ("classify", c.plugin.as_ref() as &dyn Plugin));
-        let filters = self.filters.iter().map(|f| ("filter", f.plugin.as_ref() as &dyn Plugin));
-        let leftover = self.leftover.iter().map(|l| ("leftover", l.plugin.as_ref() as &dyn Plugin));
-        let over = self.oversubscribe.iter().map(|o| ("oversubscribe", o.plugin.as_ref() as &dyn Plugin));
-        reserve.chain(order).chain(pools).chain(classify).chain(filters).chain(leftover).chain(over)
+    /// Every plugin but the no-ops with the point it serves and its
+    /// capabilities (not the shared estimator).
+    fn each(&self) -> impl Iterator<Item = (&'static str, &dyn Plugin, &Capabilities)> {
+        let reserve = std::iter::once(("reserve", self.reserve.plugin.as_ref() as &dyn Plugin, &self.reserve.caps));
+        let order = std::iter::once(("app_order", self.app_order.plugin.as_ref() as &dyn Plugin, &self.app_order.caps));
+        let pools = self.pool_orders.iter().flatten().map(|o| ("pool_order", o.plugin.as_ref() as &dyn Plugin, &o.caps));
+        let classify = self.classify.iter().map(|c| ("classify", c.plugin.as_ref() as &dyn Plugin, &c.caps));
+        let filters = self.filters.iter().map(|f| ("filter", f.plugin.as_ref() as &dyn Plugin, &f.caps));
+        let leftover = std::iter::once(("leftover", self.leftover.plugin.as_ref() as &dyn Plugin, &self.leftover.caps));
+        let over = std::iter::once(("oversubscribe", self.oversubscribe.plugin.as_ref() as &dyn Plugin, &self.oversubscribe.caps));
+        reserve.chain(order).chain(pools).chain(classify).chain(filters).chain(leftover).chain(over).filter(|(_, _, caps)| !caps.noop)
     }
 
     /// DEFAULT unless a classifier holds the ask back.
@@ -121,13 +121,13 @@ impl Pipeline {
         self.am_grouped(app, self.order_key(ctx, app))
     }
 
-    /// Levels of the app order (`AppOrder::levels`) when its keys are the
+    /// Levels of the app order (`Capabilities::levels`) when its keys are the
     /// pipeline's own: not with pool orders, whose keys re-rank it.
     fn levels(&self) -> usize {
         if self.pooling_reserve().is_some() {
             0
         } else {
-            self.app_order.plugin.levels()
+            self.app_order.caps.levels
         }
     }
 
@@ -139,7 +139,7 @@ impl Pipeline {
 
     /// The reserve whose pools the pool orders rank, when there are both.
     fn pooling_reserve(&self) -> Option<&Slot<dyn Reserve>> {
-        self.reserve.as_ref().filter(|_| !self.pool_orders.is_empty())
+        Some(&self.reserve).filter(|_| !self.pool_orders.is_empty())
     }
 
     fn am_grouped(&self, app: &App, key: SortKey) -> SortKey {
@@ -178,10 +178,9 @@ impl Pipeline {
         } else if !self.classify.iter().all(|c| c.plugin.may_take_leftover(ctx, app, ask, node)) {
             return Err(Blocked::Altruistic);
         }
-        if let Some(r) = &self.reserve {
-            if !r.plugin.admits(ctx, app, ask) {
-                return Err(Blocked::Reserve(r.plugin.name()));
-            }
+        let r = &self.reserve;
+        if !r.caps.noop && !r.plugin.admits(ctx, app, ask) {
+            return Err(Blocked::Reserve(r.plugin.name()));
         }
         // Fail closed: a pipeline whose filters leave `constraints` out
         // refuses constrained asks instead of ignoring their constraint.
@@ -198,135 +197,12 @@ impl Pipeline {
 }
 
 impl PolicySet {
-    /// Build the policies `config` names for the queues in `state`. With
-    /// `old`, keep every plugin whose identity (name and configuration) and
-    /// scope label (queue name, or `root`) are unchanged, with its state.
-    pub fn build(config: &Config, state: &ClusterState, old: Option<PolicySet>) -> Result<PolicySet, ConfigError> {
-        let (mut old_estimators, mut old_pipelines, mut old_queue_order) = match old {
-            Some(o) => (
-                o.estimators.into_iter().map(|s| (s.identity.clone(), s)).collect::<HashMap<_, _>>(),
-                o.pipelines.into_iter().map(|p| (p.queue.clone(), p)).collect::<HashMap<_, _>>(),
-                o.queue_order,
-            ),
-            None => Default::default(),
-        };
-        let order_name = config.queue_order().to_string();
-        let queue_order = match registry::queue_order(&order_name) {
-            Some(Some(fresh)) => Some(match old_queue_order.take() {
-                Some(kept) if kept.identity == fresh.identity => kept,
-                _ => fresh,
-            }),
-            Some(None) => None,
-            None => return Err(missing("scheduler.queue_order".into(), &order_name)),
-        };
-        let mut set =
-            PolicySet { queue_order, queue_order_name: order_name, estimators: Vec::new(), pipelines: Vec::new(), flat_candidates: false };
-        let scopes: Vec<(Scope, usize)> = if set.queue_order.is_none() {
-            vec![(Scope::Cluster, 0)]
-        } else {
-            (0..state.queues.len()).map(|i| (Scope::Queue(i), i)).collect()
-        };
-        for (scope, qi) in scopes {
-            let policy = config.queue_policy(qi).to_string();
-            let spec = config.pipeline(&policy).ok_or_else(|| bad("scheduler.policy", &policy, "unknown policy"))?;
-            let key = |point: &str| format!("pipeline `{policy}`.{point}");
-            let queue = scope.label(state).to_string();
-            let mut old = old_pipelines.remove(&queue);
-            let slearn = spec.slearn_config(&config.slearn, &format!("pipeline `{policy}`"))?;
-            let estimator = set
-                .estimator_index(&spec.estimate, config, &slearn, &mut old_estimators)
-                .ok_or_else(|| missing(key("estimate"), &spec.estimate))?;
-            let dress = spec.dress_config(&config.dress, &format!("pipeline `{policy}`"))?;
-            // The config the classify, filter and leftover plugins are built
-            // from: the global sections with this pipeline's overrides.
-            let own = Config { carbyne: spec.carbyne_config(&config.carbyne, &format!("pipeline `{policy}`"))?, ..config.clone() };
-            let reserve = registry::reserve(&spec.reserve, &dress).ok_or_else(|| missing(key("reserve"), &spec.reserve))?;
-            let reserve = keep(reserve, old.as_mut().and_then(|o| o.reserve.take()));
-            let app_order = registry::app_order(&spec.app_order, config).ok_or_else(|| missing(key("app_order"), &spec.app_order))?;
-            let app_order = keep(Some(app_order), old.as_mut().map(|o| take_slot(&mut o.app_order))).expect("built");
-            let mut pool_orders = Vec::new();
-            if let Some(r) = &reserve {
-                for pool in r.plugin.pools() {
-                    pool_orders.push(match spec.pool_order.get(*pool) {
-                        Some(name) => Some(registry::app_order(name, config).ok_or_else(|| missing(key("pool_order"), name))?),
-                        None => None,
-                    });
-                }
-                if pool_orders.iter().all(Option::is_none) {
-                    pool_orders.clear();
-                }
-            }
-            let mut old_classify: Vec<Slot<dyn AskClassifier>> = old.as_mut().map(|o| std::mem::take(&mut o.classify)).unwrap_or_default();
-            let mut classify = Vec::new();
-            for name in &spec.classify {
-                let fresh = registry::classifier(name, &own).ok_or_else(|| missing(key("classify"), name))?;
-                let kept = old_classify.iter().position(|s| s.identity == fresh.identity).map(|i| old_classify.remove(i));
-                classify.push(kept.unwrap_or(fresh));
-            }
-            let mut filters = Vec::new();
-            let mut old_filters: Vec<Slot<dyn Filter>> = old.as_mut().map(|o| std::mem::take(&mut o.filters)).unwrap_or_default();
-            for name in &spec.filter {
-                let fresh = registry::filter(name, &own).ok_or_else(|| missing(key("filter"), name))?;
-                let kept = old_filters.iter().position(|s| s.identity == fresh.identity).map(|i| old_filters.remove(i));
-                filters.push(kept.unwrap_or(fresh));
-            }
-            let leftover = registry::leftover(&spec.leftover, &own).ok_or_else(|| missing(key("leftover"), &spec.leftover))?;
-            let leftover = keep(leftover, old.as_mut().and_then(|o| o.leftover.take()));
-            let rose = spec.rose_config(&config.rose, &format!("pipeline `{policy}`"))?;
-            let oversubscribe =
-                registry::oversubscribe(&spec.oversubscribe, &rose).ok_or_else(|| missing(key("oversubscribe"), &spec.oversubscribe))?;
-            let oversubscribe = keep(oversubscribe, old.as_mut().and_then(|o| o.oversubscribe.take()));
-            set.pipelines.push(Pipeline {
-                queue,
-                policy,
-                spec,
-                scope,
-                estimator,
-                reserve,
-                app_order,
-                pool_orders,
-                classify,
-                filters,
-                leftover,
-                oversubscribe,
-            });
-        }
-        Ok(set)
-    }
-
-    /// Index of the shared estimator `name`, built (or kept) on first use.
-    fn estimator_index(
-        &mut self,
-        name: &str,
-        config: &Config,
-        slearn: &crate::config::SLearnConfig,
-        old: &mut HashMap<String, Slot<dyn Estimator>>,
-    ) -> Option<usize> {
-        let fresh = registry::estimator(name, config, slearn)?;
-        if let Some(i) = self.estimators.iter().position(|s| s.identity == fresh.identity) {
-            return Some(i);
-        }
-        self.estimators.push(old.remove(&fresh.identity).unwrap_or(fresh));
-        Some(self.estimators.len() - 1)
-    }
-
-    /// A set with no pipelines, only as a placeholder while a new one is built.
-    pub fn empty() -> PolicySet {
-        PolicySet {
-            queue_order: None,
-            queue_order_name: String::new(),
-            estimators: Vec::new(),
-            pipelines: Vec::new(),
-            flat_candidates: false,
-        }
-    }
-
     pub fn is_flat(&self) -> bool {
-        self.queue_order.is_none()
+        self.queue_order.caps.noop
     }
 
     pub fn queue_order_name(&self) -> &str {
-        &self.queue_order_name
+        self.queue_order.identity.name
     }
 
     pub fn pipelines(&self) -> &[Pipeline] {
@@ -350,7 +226,7 @@ impl PolicySet {
 
     /// Order of queue `q`, or `None` without a queue level.
     pub fn queue_key(&self, state: &ClusterState, queue: &Queue) -> Option<SortKey> {
-        self.queue_order.as_ref().map(|o| o.plugin.key(state, queue))
+        (!self.is_flat()).then(|| self.queue_order.plugin.key(state, queue))
     }
 
     pub fn app_key(&self, state: &ClusterState, app: &App) -> SortKey {
@@ -364,7 +240,7 @@ impl PolicySet {
     }
 
     /// How many levels the app order of queue `q`'s pipeline ranks apps
-    /// in (`AppOrder::levels`; 0: none, or the pass told not to use them).
+    /// in (`Capabilities::levels`; 0: none, or the pass told not to use them).
     pub fn app_levels(&self, q: QueueId) -> usize {
         if self.flat_candidates {
             0
@@ -410,7 +286,7 @@ impl PolicySet {
     /// usage at the start of the round). See `engine::propose`.
     pub fn allows_parallel_passes(&self) -> bool {
         !self.has_oversubscribe()
-            && !self.pipelines.iter().any(|p| p.keys_go_stale() || p.each().any(|(_, plugin)| plugin.prepares_per_node()))
+            && !self.pipelines.iter().any(|p| p.keys_go_stale() || p.each().any(|(_, _, caps)| caps.prepares_per_node))
     }
 
     /// May a scheduling round keep one candidate heap over all the nodes
@@ -425,7 +301,7 @@ impl PolicySet {
 
     /// Does any pipeline place speculative containers (ROSE)?
     pub fn has_oversubscribe(&self) -> bool {
-        self.pipelines.iter().any(|p| p.oversubscribe.is_some())
+        self.pipelines.iter().any(|p| !p.oversubscribe.caps.noop)
     }
 
     /// May `ask` of `app` go on `node` as a speculative container now: its
@@ -433,7 +309,10 @@ impl PolicySet {
     /// it, and the pipeline's filters pass it.
     pub fn speculative_fits(&self, state: &ClusterState, app: &App, ask: &Ask, node: &Node) -> bool {
         let p = self.pipeline_of(app.queue);
-        let Some(o) = &p.oversubscribe else { return false };
+        let o = &p.oversubscribe;
+        if o.caps.noop {
+            return false;
+        }
         let ctx = self.ctx(state, p);
         o.plugin.admits(&ctx, app, ask)
             && o.plugin.headroom(&ctx, node).is_some_and(|room| ask.capability.fits_in(&room))
@@ -447,26 +326,34 @@ impl PolicySet {
     pub fn evictions(&mut self, state: &ClusterState, node: NodeId) -> Vec<crate::model::ContainerId> {
         let Some(n) = state.nodes.get(&node) else { return Vec::new() };
         let PolicySet { estimators, pipelines, .. } = self;
-        let Some(p) = pipelines.iter_mut().find(|p| p.oversubscribe.is_some()) else { return Vec::new() };
+        let Some(p) = pipelines.iter_mut().find(|p| !p.oversubscribe.caps.noop) else { return Vec::new() };
         let ctx = Ctx { state, scope: p.scope, estimator: estimators[p.estimator].plugin.as_ref() };
-        p.oversubscribe.as_mut().map(|o| o.plugin.evictions(&ctx, n)).unwrap_or_default()
+        p.oversubscribe.plugin.evictions(&ctx, n)
     }
 
     pub fn has_leftover(&self) -> bool {
-        self.pipelines.iter().any(|p| p.leftover.is_some())
+        self.pipelines.iter().any(|p| !p.leftover.caps.noop)
     }
 
     /// How many nodes `app`'s pipeline may hold for its leftover order's
     /// first ask ([`Leftover::holds`]); 0 without a leftover phase.
     pub fn leftover_holds(&self, app: &App) -> usize {
-        self.pipeline_of(app.queue).leftover.as_ref().map_or(0, |l| l.plugin.holds())
+        let l = &self.pipeline_of(app.queue).leftover;
+        if l.caps.noop {
+            0
+        } else {
+            l.plugin.holds()
+        }
     }
 
     /// The leftover order of `ask`, or `None` when the app's pipeline has
     /// no leftover phase or the ask was not held back (it was DEFAULT).
     pub fn leftover_key(&self, state: &ClusterState, app: &App, ask: &Ask, node: &Node) -> Option<SortKey> {
         let p = self.pipeline_of(app.queue);
-        let l = p.leftover.as_ref()?;
+        let l = &p.leftover;
+        if l.caps.noop {
+            return None;
+        }
         let ctx = self.ctx(state, p);
         if p.is_default(&ctx, app, ask) {
             return None;
@@ -493,7 +380,7 @@ impl PolicySet {
             see(e.plugin.next_tick_ms());
         }
         for p in &self.pipelines {
-            for (_, plugin) in p.each() {
+            for (_, plugin, _) in p.each() {
                 see(plugin.next_tick_ms());
             }
         }
@@ -531,8 +418,8 @@ impl PolicySet {
                 f(e.plugin.as_mut(), &bare);
             }
         }
-        if let Some(o) = queue_order {
-            f(o.plugin.as_mut(), &bare);
+        if !queue_order.caps.noop {
+            f(queue_order.plugin.as_mut(), &bare);
         }
         for (i, p) in pipelines.iter_mut().enumerate() {
             if only.is_some_and(|q| !flat && q != i) {
@@ -544,8 +431,13 @@ impl PolicySet {
     }
 
     /// `queue`: the queue the event concerns (its app's), if any; events of
-    /// one queue's apps go to that queue's pipeline only.
+    /// one queue's apps go to that queue's pipeline only. A finished
+    /// container and a removed app are not passed on: they reach plugins
+    /// through `on_container_finished` and `on_app_removed` only.
     pub fn on_event(&mut self, state: &ClusterState, event: &Event, queue: Option<QueueId>) {
+        if matches!(event, Event::ContainerFinished { .. } | Event::AppRemoved { .. }) {
+            return;
+        }
         self.visit(state, queue, &mut |p, ctx| p.on_event(ctx, event));
     }
 
@@ -553,8 +445,9 @@ impl PolicySet {
         self.visit(state, Some(queue), &mut |p, ctx| p.on_allocated(ctx, c));
     }
 
-    pub fn on_container_finished(&mut self, state: &ClusterState, c: &Container, at_ms: i64, queue: QueueId) {
-        self.visit(state, Some(queue), &mut |p, ctx| p.on_container_finished(ctx, c, at_ms));
+    /// `c` finished (before the engine releases it).
+    pub fn on_container_finished(&mut self, state: &ClusterState, c: &Container, exit_status: i32, at_ms: i64, queue: QueueId) {
+        self.visit(state, Some(queue), &mut |p, ctx| p.on_container_finished(ctx, c, exit_status, at_ms));
     }
 
     /// `app`, still in its old queue, moves to queue `to`: the old queue's
@@ -610,7 +503,7 @@ impl PolicySet {
                 let mut plugins = serde_json::Map::new();
                 let est = &self.estimators[p.estimator].plugin;
                 plugins.insert("estimate".into(), serde_json::json!({"name": est.name(), "state": est.state_json(&bare)}));
-                for (point, plugin) in p.each() {
+                for (point, plugin, _) in p.each() {
                     let entry = serde_json::json!({"name": plugin.name(), "state": plugin.state_json(&ctx)});
                     if point == "filter" || point == "pool_order" {
                         plugins.entry(point).or_insert_with(|| serde_json::json!([])).as_array_mut().expect("list").push(entry);
@@ -627,9 +520,9 @@ impl PolicySet {
                 })
             })
             .collect();
-        let queue_order = self.queue_order.as_ref().map(|o| o.plugin.state_json(&bare));
+        let queue_order = (!self.is_flat()).then(|| self.queue_order.plugin.state_json(&bare));
         serde_json::json!({
-            "queue_order": {"name": self.queue_order_name, "state": queue_order},
+            "queue_order": {"name": self.queue_order_name(), "state": queue_order},
             "pipelines": pipelines,
         })
     }
@@ -651,12 +544,11 @@ impl PolicySet {
         if let Some(v) = est.app_json(&ctx, app) {
             m.insert(format!("estimate.{}", est.name()), v);
         }
-        if let Some(r) = &p.reserve {
-            if let Some(i) = r.plugin.pool_of(app) {
-                m.insert("pool".into(), r.plugin.pools()[i].into());
-            }
+        let r = &p.reserve;
+        if let Some(i) = r.plugin.pool_of(app).filter(|_| !r.caps.noop) {
+            m.insert("pool".into(), r.plugin.pools()[i].into());
         }
-        for (point, plugin) in p.each() {
+        for (point, plugin, _) in p.each() {
             if let Some(v) = plugin.app_json(&ctx, app) {
                 m.insert(format!("{point}.{}", plugin.name()), v);
             }
@@ -680,7 +572,7 @@ impl PolicySet {
                 )
                 .label("queue", queue.clone())
                 .label("policy", p.policy.clone())
-                .label("queue_order", self.queue_order_name.clone())
+                .label("queue_order", self.queue_order_name().to_string())
                 .label("estimate", s.estimate.clone())
                 .label("reserve", s.reserve.clone())
                 .label("app_order", s.app_order.clone())
@@ -690,7 +582,7 @@ impl PolicySet {
                 .label("leftover", s.leftover.clone()),
             );
             let ctx = self.ctx(state, p);
-            for (_, plugin) in p.each() {
+            for (_, plugin, _) in p.each() {
                 out.extend(plugin.gauges(&ctx).into_iter().map(|g| g.label("queue", queue.clone())));
             }
         }
@@ -700,17 +592,4 @@ impl PolicySet {
         }
         out
     }
-}
-
-/// The old plugin when it has the fresh one's identity, else the fresh one.
-fn keep<T: ?Sized>(fresh: Option<Slot<T>>, old: Option<Slot<T>>) -> Option<Slot<T>> {
-    match (fresh, old) {
-        (Some(f), Some(o)) if o.identity == f.identity => Some(o),
-        (f, _) => f,
-    }
-}
-
-/// Move a required slot out of an old pipeline that is being dismantled.
-fn take_slot(s: &mut Slot<dyn AppOrder>) -> Slot<dyn AppOrder> {
-    std::mem::replace(s, Slot { identity: "fifo".into(), plugin: Box::new(super::order::fifo::Fifo) })
 }

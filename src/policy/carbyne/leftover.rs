@@ -86,8 +86,12 @@ impl Plugin for CarbyneLeftover {
         self.remaining.get_mut().unwrap_or_else(|e| e.into_inner()).retain(|(_, app), _| *app != c.app);
     }
 
-    fn on_container_finished(&mut self, _ctx: &Ctx, c: &Container, _at_ms: i64) {
-        self.logs.on_container_finished(c);
+    fn on_container_finished(&mut self, _ctx: &Ctx, c: &Container, exit_status: i32, _at_ms: i64) {
+        self.logs.on_container_finished(c, exit_status);
+    }
+
+    fn on_app_removed(&mut self, _ctx: &Ctx, app: &App) {
+        self.logs.forget(app.id);
     }
 
     fn prepare(&mut self, _ctx: &Ctx, _node: NodeId) {

@@ -227,6 +227,12 @@ impl Carbyne {
         }
     }
 
+    /// Something about app `id` changed: its plan is made again.
+    fn touch(&mut self, id: AppId) {
+        self.apps.entry(id).or_insert_with(AppPlan::new);
+        self.dirty.insert(id);
+    }
+
     /// Bring shares and plans up to date with the events seen and promote
     /// tasks whose start has come. Returns true when some ask may now be
     /// served that could not before.
@@ -562,23 +568,13 @@ impl Plugin for Carbyne {
         match event {
             Event::AppAdded { .. }
             | Event::AppMoved { .. }
-            | Event::AppRemoved { .. }
             | Event::AskUpdated { .. }
             | Event::AttemptAdded { .. }
             | Event::AttemptRemoved { .. }
-            | Event::ContainerFinished { .. }
             | Event::ContainerRecovered { .. } => {
                 self.shares_dirty = true;
                 if let Some(id) = app.filter(|id| ctx.state.apps.contains_key(id)) {
-                    self.apps.entry(id).or_insert_with(AppPlan::new);
-                    self.dirty.insert(id);
-                }
-                if let Event::ContainerFinished { exit_status, .. } = event {
-                    if outcome(*exit_status) == Outcome::Failed {
-                        // §3.4 "Handling Task Failures": T_k must be recomputed
-                        // (the app is dirty like on any completion; counted here).
-                        self.counters.task_failures += 1;
-                    }
+                    self.touch(id);
                 }
             }
             // The container is gone from the state by now: which app it was
@@ -647,21 +643,32 @@ impl Plugin for Carbyne {
         }
     }
 
-    fn on_container_finished(&mut self, _ctx: &Ctx, c: &Container, _at_ms: i64) {
-        self.logs.on_container_finished(c);
+    fn on_container_finished(&mut self, ctx: &Ctx, c: &Container, exit_status: i32, _at_ms: i64) {
+        self.logs.on_container_finished(c, exit_status);
+        self.shares_dirty = true;
+        if ctx.state.apps.contains_key(&c.app) {
+            self.touch(c.app);
+        }
+        if outcome(exit_status) == Outcome::Failed {
+            // §3.4 "Handling Task Failures": T_k must be recomputed
+            // (the app is dirty like on any completion; counted here).
+            self.counters.task_failures += 1;
+        }
     }
 
+    /// The app's plan and stage log go; the apps left share its guarantee
+    /// anew (DRF, Pseudocode 1's INTERJOBSCHEDULER).
     fn on_app_removed(&mut self, _ctx: &Ctx, app: &App) {
         self.apps.remove(&app.id);
         self.dirty.remove(&app.id);
-    }
-
-    /// The app's plan and stage log go; the apps left in this queue share
-    /// its guarantee anew (DRF, Pseudocode 1's INTERJOBSCHEDULER).
-    fn on_app_moved_out(&mut self, ctx: &Ctx, app: &App) {
-        self.on_app_removed(ctx, app);
         self.logs.forget(app.id);
         self.shares_dirty = true;
+    }
+
+    /// As when it finishes: the apps left in this queue share its
+    /// guarantee anew.
+    fn on_app_moved_out(&mut self, ctx: &Ctx, app: &App) {
+        self.on_app_removed(ctx, app);
     }
 
     fn next_tick_ms(&self) -> Option<i64> {

@@ -153,9 +153,6 @@ pub struct KeyLogs {
     /// up at each event, and a B-tree search over integer ids costs less
     /// than SipHash.
     apps: BTreeMap<AppId, KeyLog>,
-    /// The container `on_container_finished` just saw; its exit status
-    /// arrives with the event right after.
-    finishing: Option<(ContainerId, AppId, SchedulerKey)>,
 }
 
 impl KeyLogs {
@@ -198,10 +195,6 @@ impl KeyLogs {
                 self.apps.insert(*app, KeyLog::new(a));
                 Some(*app)
             }
-            Event::AppRemoved { app } => {
-                self.forget(*app);
-                Some(*app)
-            }
             // Moved in from another queue: its keys so far, from its record.
             Event::AppMoved { app, .. } => {
                 let a = ctx.state.apps.get(app)?;
@@ -225,21 +218,6 @@ impl KeyLogs {
                 Some(*app)
             }
             Event::AttemptRemoved { app, .. } => Some(*app),
-            Event::ContainerFinished { container, exit_status, .. } => {
-                let (id, app, key) = self.finishing.take().filter(|(id, _, _)| id == container)?;
-                if let Some(log) = self.apps.get_mut(&app) {
-                    if log.am == Some(id) {
-                        // The attempt's AM ended; a new attempt asks again.
-                    } else {
-                        match outcome(*exit_status) {
-                            Outcome::Ended => *log.finished.entry(key).or_default() += 1,
-                            Outcome::Failed => log.failed += 1,
-                            Outcome::Released => {}
-                        }
-                    }
-                }
-                Some(app)
-            }
             Event::ContainerRecovered { container, app, key, .. } => {
                 if let Some(log) = self.apps.get_mut(app) {
                     if log.am.is_none() && key.priority == AM_PRIORITY {
@@ -263,8 +241,20 @@ impl KeyLogs {
         }
     }
 
-    pub fn on_container_finished(&mut self, c: &crate::model::Container) {
-        self.finishing = Some((c.id, c.app, c.key));
+    /// A container of a logged app finished with `exit_status`: one more
+    /// task of its key ended, or failed.
+    pub fn on_container_finished(&mut self, c: &crate::model::Container, exit_status: i32) {
+        if let Some(log) = self.apps.get_mut(&c.app) {
+            if log.am == Some(c.id) {
+                // The attempt's AM ended; a new attempt asks again.
+            } else {
+                match outcome(exit_status) {
+                    Outcome::Ended => *log.finished.entry(c.key).or_default() += 1,
+                    Outcome::Failed => log.failed += 1,
+                    Outcome::Released => {}
+                }
+            }
+        }
     }
 }
 

@@ -26,7 +26,7 @@ pub mod reserve;
 #[cfg(test)]
 mod tests;
 
-use super::points::{Ctx, Plugin, Reserve};
+use super::points::{Capabilities, Ctx, Plugin, Reserve};
 use super::Scope;
 use crate::config::DressConfig;
 use crate::event::Event;
@@ -357,18 +357,22 @@ impl Reserve for Dress {
         }
         may_borrow(self.cfg.borrow_idle_pool, self.pools.figures(cat.other().index()).pending_apps > 0)
     }
-
-    /// Categories are decided on events (asks, recovered containers) and
-    /// in `sync` after a capacity change; an allocation moves the app's
-    /// pool figures, never its category (its request is unchanged).
-    fn pools_move_only_with_events(&self) -> bool {
-        true
-    }
 }
 
 impl Plugin for Dress {
     fn name(&self) -> &'static str {
         "dress"
+    }
+
+    /// Categories are decided on events (asks, recovered containers) and
+    /// in `sync` after a capacity change; an allocation moves the app's
+    /// pool figures, never its category (its request is unchanged).
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { pools_move_only_with_events: true, ..Capabilities::NONE }
+    }
+
+    fn on_app_removed(&mut self, _ctx: &Ctx, app: &App) {
+        self.forget(app.id);
     }
 
     /// Its pool's figures lose it, as when it finishes.
@@ -431,7 +435,6 @@ impl Plugin for Dress {
                 self.apps.entry(*app).or_insert_with(AppInfo::new);
                 self.stale.insert(*app);
             }
-            Event::AppRemoved { app } => self.forget(*app),
             Event::AskUpdated { app, .. } => {
                 if let Some(a) = state.apps.get(app) {
                     self.reclassify(ctx, a);
@@ -461,7 +464,7 @@ impl Plugin for Dress {
     }
 
     /// Algorithm 2 line 5: the task's container reached COMPLETED.
-    fn on_container_finished(&mut self, _ctx: &Ctx, c: &Container, at_ms: i64) {
+    fn on_container_finished(&mut self, _ctx: &Ctx, c: &Container, _exit_status: i32, at_ms: i64) {
         if let Some(info) = self.apps.get_mut(&c.app) {
             info.release.on_finish(c.id, at_ms, &self.params);
         }

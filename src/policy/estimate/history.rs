@@ -16,7 +16,7 @@
 
 use crate::config::HistoryConfig;
 use crate::model::{App, ClusterState};
-use crate::policy::points::{Ctx, Estimate, Estimator, Plugin};
+use crate::policy::points::{Capabilities, Ctx, Estimate, Estimator, Plugin};
 use std::collections::{HashMap, VecDeque};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,6 +117,12 @@ impl Plugin for History {
         }
     }
 
+    /// Samples come from finished apps (events); the rest is the app's
+    /// attained service.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { estimates_move_only_with_own_containers: true, ..Capabilities::NONE }
+    }
+
     fn on_app_removed(&mut self, ctx: &Ctx, app: &App) {
         let size = app.attained_ms(ctx.state.now_ms) as f64;
         self.learn(&app.user, &app.name, size);
@@ -155,12 +161,6 @@ impl Estimator for History {
             }
         };
         Some(Estimate { size_ms, remaining_ms, confidence })
-    }
-
-    /// Samples come from finished apps (events); the rest is the app's
-    /// attained service.
-    fn estimates_move_only_with_own_containers(&self) -> bool {
-        true
     }
 }
 

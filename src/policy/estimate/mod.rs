@@ -10,7 +10,7 @@ pub mod history;
 pub mod oracle;
 pub mod tasks;
 
-use super::points::{Estimate, Estimator, Plugin};
+use super::points::{Capabilities, Estimate, Estimator, Plugin};
 use crate::model::{App, ClusterState};
 
 /// `estimate = "none"`: knows nothing.
@@ -20,14 +20,14 @@ impl Plugin for NoEstimate {
     fn name(&self) -> &'static str {
         "none"
     }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { estimates_move_only_with_own_containers: true, ..Capabilities::NONE }
+    }
 }
 
 impl Estimator for NoEstimate {
     fn estimate(&self, _state: &ClusterState, _app: &App) -> Option<Estimate> {
         None
-    }
-
-    fn estimates_move_only_with_own_containers(&self) -> bool {
-        true
     }
 }

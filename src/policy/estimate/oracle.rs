@@ -4,7 +4,7 @@
 //! §5 and the size behind the SJF baseline of Carbyne §5.
 
 use crate::model::{App, ClusterState};
-use crate::policy::points::{Estimate, Estimator, Plugin};
+use crate::policy::points::{Capabilities, Estimate, Estimator, Plugin};
 use crate::policy::{tag_value, ORACLE_WORK_TAG};
 
 pub struct OracleTag;
@@ -12,6 +12,11 @@ pub struct OracleTag;
 impl Plugin for OracleTag {
     fn name(&self) -> &'static str {
         "oracle"
+    }
+
+    /// The tag and the app's attained service.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { estimates_move_only_with_own_containers: true, ..Capabilities::NONE }
     }
 }
 
@@ -21,10 +26,5 @@ impl Estimator for OracleTag {
     fn estimate(&self, state: &ClusterState, app: &App) -> Option<Estimate> {
         let size = tag_value(app, ORACLE_WORK_TAG)?;
         Some(Estimate { size_ms: size, remaining_ms: size - app.attained_ms(state.now_ms) as f64, confidence: 1.0 })
-    }
-
-    /// The tag and the app's attained service.
-    fn estimates_move_only_with_own_containers(&self) -> bool {
-        true
     }
 }

@@ -18,7 +18,7 @@
 //! no runtime known yet, remaining = 0) before any task has finished.
 
 use crate::model::{App, AppId, ClusterState, Container, SchedulerKey};
-use crate::policy::points::{Ctx, Estimate, Estimator, Plugin};
+use crate::policy::points::{Capabilities, Ctx, Estimate, Estimator, Plugin};
 use std::collections::{BTreeMap, HashMap};
 
 /// Running mean of task runtimes.
@@ -110,6 +110,12 @@ impl Plugin for TaskRuntimes {
         "tasks"
     }
 
+    /// Runtimes are learned from finished containers (events); the rest
+    /// is the app's own asks and containers.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { estimates_move_only_with_own_containers: true, ..Capabilities::NONE }
+    }
+
     fn on_event(&mut self, ctx: &Ctx, event: &crate::event::Event) {
         if let crate::event::Event::AppAdded { app, .. } = event {
             if let Some(a) = ctx.state.apps.get(app) {
@@ -119,7 +125,7 @@ impl Plugin for TaskRuntimes {
         }
     }
 
-    fn on_container_finished(&mut self, _ctx: &Ctx, c: &Container, at_ms: i64) {
+    fn on_container_finished(&mut self, _ctx: &Ctx, c: &Container, _exit_status: i32, at_ms: i64) {
         // An ApplicationMaster's container lives as long as its job: its
         // lifetime is not a task runtime and would inflate every `d` it
         // entered (the app's, its job's history, everyone's).
@@ -183,12 +189,6 @@ impl Estimator for TaskRuntimes {
     /// each stage with it).
     fn task_ms(&self, app: &App, key: Option<SchedulerKey>) -> Option<(f64, f64)> {
         self.runtime(app, key)
-    }
-
-    /// Runtimes are learned from finished containers (events); the rest
-    /// is the app's own asks and containers.
-    fn estimates_move_only_with_own_containers(&self) -> bool {
-        true
     }
 }
 

@@ -3,7 +3,7 @@
 //! cluster first, ties to the earlier submission.
 
 use crate::model::App;
-use crate::policy::points::{AppOrder, Ctx, KeyMoves, Plugin};
+use crate::policy::points::{AppOrder, Capabilities, Ctx, KeyMoves, Plugin};
 use crate::policy::SortKey;
 
 pub struct Drf;
@@ -12,16 +12,16 @@ impl Plugin for Drf {
     fn name(&self) -> &'static str {
         "drf"
     }
+
+    /// The key is its dominant share of the cluster: only its own containers raise it.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { key_moves: KeyMoves::OwnContainersUpward, ..Capabilities::NONE }
+    }
 }
 
 impl AppOrder for Drf {
     fn key(&self, ctx: &Ctx, app: &App) -> SortKey {
         let share = app.allocated.dominant_share(&ctx.state.capacity);
         SortKey::new(share, app.submit_ms as f64, app.id as i64)
-    }
-
-    /// The key is its dominant share of the cluster: only its own containers raise it.
-    fn key_moves(&self) -> KeyMoves {
-        KeyMoves::OwnContainersUpward
     }
 }

@@ -6,7 +6,8 @@
 //!   below its guaranteed share (lowest used ÷ guaranteed) first; the
 //!   engine's pass caps each queue at its `max_capacity`.
 //!
-//! (`flat` has no plugin: every app competes in one order.)
+//! (`flat` is the no-op `crate::policy::noop::FlatQueues`: every app
+//! competes in one order.)
 
 use crate::model::{ClusterState, Queue};
 use crate::policy::points::{Ctx, Plugin, QueueOrder};

@@ -9,7 +9,7 @@
 //! An app the estimator knows nothing about goes last, in arrival order.
 
 use crate::model::App;
-use crate::policy::points::{AppOrder, Ctx, KeyMoves, Plugin};
+use crate::policy::points::{AppOrder, Capabilities, Ctx, KeyMoves, Plugin};
 use crate::policy::SortKey;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +27,14 @@ impl Plugin for SizeOrder {
             By::Remaining => "srtf",
         }
     }
+
+    /// The key is the app's estimate, which (with an estimator that says
+    /// so) moves only with its own containers: down as its outstanding
+    /// asks start, or up when a started task's learned runtime exceeds the
+    /// ask's.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { key_moves: KeyMoves::OwnContainers, ..Capabilities::NONE }
+    }
 }
 
 impl AppOrder for SizeOrder {
@@ -36,13 +44,5 @@ impl AppOrder for SizeOrder {
             By::Remaining => e.remaining_ms,
         });
         SortKey::new(v, app.submit_ms as f64, app.id as i64)
-    }
-
-    /// The key is the app's estimate, which (with an estimator that says
-    /// so) moves only with its own containers: down as its outstanding
-    /// asks start, or up when a started task's learned runtime exceeds the
-    /// ask's.
-    fn key_moves(&self) -> KeyMoves {
-        KeyMoves::OwnContainers
     }
 }

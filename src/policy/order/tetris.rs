@@ -6,7 +6,7 @@
 //! vectors.
 
 use crate::model::{App, NodeId, Resources};
-use crate::policy::points::{AppOrder, Ctx, Plugin};
+use crate::policy::points::{AppOrder, Capabilities, Ctx, Plugin};
 use crate::policy::SortKey;
 
 /// The node of the pass at hand (the engine's state has its free vector,
@@ -35,8 +35,9 @@ impl Plugin for Tetris {
         self.node = Some(node);
     }
 
-    fn prepares_per_node(&self) -> bool {
-        true
+    /// The key scores the app against the node of the pass.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { prepares_per_node: true, ..Capabilities::NONE }
     }
 }
 

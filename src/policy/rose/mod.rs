@@ -208,10 +208,6 @@ impl Plugin for Rose {
                 self.evicted_on.remove(node);
                 self.over_since.remove(node);
             }
-            Event::ContainerFinished { container, exit_status, at_ms } => {
-                self.rating.finished(*container, *exit_status, *at_ms, self.cfg.straggler_factor, self.cfg.straggler_min_samples);
-                self.evicting.remove(container);
-            }
             Event::AllocationRejected { container } => {
                 self.evicting.remove(container);
             }
@@ -225,9 +221,11 @@ impl Plugin for Rose {
         }
     }
 
-    fn on_container_finished(&mut self, _ctx: &Ctx, c: &Container, at_ms: i64) {
-        let runtime = at_ms - c.launched_ms.unwrap_or(c.allocated_ms);
-        self.rating.finishing(c.id, c.app, c.node, c.key, runtime);
+    fn on_container_finished(&mut self, _ctx: &Ctx, c: &Container, exit_status: i32, at_ms: i64) {
+        let runtime_ms = at_ms - c.launched_ms.unwrap_or(c.allocated_ms);
+        let ended = rating::Ended { app: c.app, node: c.node, key: c.key, runtime_ms, exit_status, at_ms };
+        self.rating.finished(ended, self.cfg.straggler_factor, self.cfg.straggler_min_samples);
+        self.evicting.remove(&c.id);
     }
 
     fn on_app_removed(&mut self, _ctx: &Ctx, app: &App) {

@@ -12,7 +12,7 @@
 //!   finish − launch (allocation when the launch was not reported).
 
 use crate::model::exit::{outcome, Outcome, SUCCESS};
-use crate::model::{AppId, ContainerId, NodeId, SchedulerKey};
+use crate::model::{AppId, NodeId, SchedulerKey};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 /// One negative outcome.
@@ -29,21 +29,25 @@ pub struct Rating {
     pub penalties: VecDeque<Penalty>,
     /// Finished runtimes per (app, key), for the straggler median.
     runtimes: HashMap<(AppId, SchedulerKey), Vec<i64>>,
-    /// Containers seen finishing, waiting for their exit status
-    /// (`on_container_finished` comes before the event that carries it).
-    finishing: HashMap<ContainerId, (AppId, NodeId, SchedulerKey, i64)>,
+}
+
+/// A container of `app` under `key` on `node` that finished at `at_ms`
+/// with `exit_status` after running `runtime_ms`.
+#[derive(Debug, Clone, Copy)]
+pub struct Ended {
+    pub app: AppId,
+    pub node: NodeId,
+    pub key: SchedulerKey,
+    pub runtime_ms: i64,
+    pub exit_status: i32,
+    pub at_ms: i64,
 }
 
 impl Rating {
-    /// A container of `app` on `node` is finishing after `runtime_ms`.
-    pub fn finishing(&mut self, c: ContainerId, app: AppId, node: NodeId, key: SchedulerKey, runtime_ms: i64) {
-        self.finishing.insert(c, (app, node, key, runtime_ms));
-    }
-
-    /// Its exit status arrived: record a penalty if the outcome was bad.
+    /// A container finished: record a penalty if the outcome was bad.
     /// Returns true when it was.
-    pub fn finished(&mut self, c: ContainerId, exit_status: i32, at_ms: i64, factor: f64, min_samples: usize) -> bool {
-        let Some((app, node, key, runtime)) = self.finishing.remove(&c) else { return false };
+    pub fn finished(&mut self, e: Ended, factor: f64, min_samples: usize) -> bool {
+        let Ended { app, node, key, runtime_ms: runtime, exit_status, at_ms } = e;
         let bad = match outcome(exit_status) {
             Outcome::Failed => true,
             // Released, or stopped by its own AM (MapReduce stops a task's
@@ -109,9 +113,8 @@ mod tests {
 
     const K: SchedulerKey = SchedulerKey { priority: 1, allocation_request_id: 0 };
 
-    fn finish(r: &mut Rating, c: ContainerId, app: AppId, node: NodeId, runtime: i64, exit: i32, at: i64) -> bool {
-        r.finishing(c, app, node, K, runtime);
-        r.finished(c, exit, at, 2.0, 3)
+    fn finish(r: &mut Rating, _c: u64, app: AppId, node: NodeId, runtime: i64, exit: i32, at: i64) -> bool {
+        r.finished(Ended { app, node, key: K, runtime_ms: runtime, exit_status: exit, at_ms: at }, 2.0, 3)
     }
 
     #[test]

@@ -304,7 +304,7 @@ impl Plugin for SLearn {
         }
     }
 
-    fn on_container_finished(&mut self, ctx: &Ctx, c: &Container, at_ms: i64) {
+    fn on_container_finished(&mut self, ctx: &Ctx, c: &Container, _exit_status: i32, at_ms: i64) {
         let Some(t) = self.apps.get_mut(&c.app) else { return };
         t.last_end_ms = t.last_end_ms.max(at_ms);
         if c.am {

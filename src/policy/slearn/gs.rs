@@ -19,13 +19,13 @@
 //!
 //! Usage is recounted at the start of every pass and kept current as the
 //! pass allocates. Since an app's key depends on its queue's usage, the
-//! queues are the order's levels (`AppOrder::levels`): the pass keeps each
+//! queues are the order's levels (`Capabilities::levels`): the pass keeps each
 //! queue's candidates apart, FIFO, and picks the queue by its usage ÷
 //! weight after every container.
 
 use crate::config::GsConfig;
 use crate::model::{App, Container, NodeId};
-use crate::policy::points::{AppOrder, Ctx, Plugin, Sampling};
+use crate::policy::points::{AppOrder, Capabilities, Ctx, Plugin, Sampling};
 use crate::policy::{Gauge, SortKey};
 
 /// The queue SLearn samples in: the second highest (§5.1.2, "Fast sampling").
@@ -97,6 +97,15 @@ impl Plugin for Gs {
         "gs"
     }
 
+    /// An app's key is its GS queue's usage ÷ weight, which every other
+    /// app's container in that queue moves. GS's priority queues are the
+    /// levels: every app of queue q has q's usage ÷ weight as its
+    /// `primary`, and nothing else in its key moves when another app gets
+    /// a container.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { keys_go_stale: true, levels: self.queues(), ..Capabilities::NONE }
+    }
+
     /// Recount each queue's usage and apps.
     fn prepare(&mut self, ctx: &Ctx, _node: NodeId) {
         self.used.iter_mut().for_each(|u| *u = 0.0);
@@ -161,17 +170,6 @@ impl AppOrder for Gs {
     /// (queue usage ÷ weight, queue, arrival, id).
     fn key(&self, ctx: &Ctx, app: &App) -> SortKey {
         self.key_in(self.queue_of(ctx, app), app)
-    }
-
-    fn keys_go_stale(&self) -> bool {
-        true
-    }
-
-    /// GS's priority queues are the levels: every app of queue q has
-    /// q's usage ÷ weight as its `primary`, and nothing else in its key
-    /// moves when another app gets a container.
-    fn levels(&self) -> usize {
-        self.queues()
     }
 
     fn levelled_key(&self, ctx: &Ctx, app: &App) -> (usize, SortKey) {

@@ -41,7 +41,11 @@ enum Command {
     /// Parse and validate a Shepherd config; print the effective policy and queues, or the offending key and value.
     CheckConfig {
         /// Shepherd TOML config (e.g. hadoop-conf/shepherd.toml).
-        file: PathBuf,
+        #[arg(required_unless_present = "plugins")]
+        file: Option<PathBuf>,
+        /// Print the plugin table (Markdown, from the plugin registry) instead, as docs/policies/pipelines.md shows it.
+        #[arg(long)]
+        plugins: bool,
     },
     /// Replay a trace (or a generated workload) through the engine.
     Simulate {
@@ -258,7 +262,11 @@ fn main() -> ExitCode {
         }
     }
     let result = match cli.command {
-        Command::CheckConfig { file } => check_config::check_config(&file),
+        Command::CheckConfig { plugins: true, .. } => {
+            print!("{}", shepherd::config::plugins::markdown_table());
+            Ok(())
+        }
+        Command::CheckConfig { file, .. } => check_config::check_config(&file.expect("clap requires it without --plugins")),
         Command::Simulate { w, policy, out } => simulate::simulate(&w, policy, out),
         Command::Compare { w, policies, baseline, out, seeds, threads } => {
             compare::compare(&w, &policies, &baseline, out, seeds, threads.unwrap_or_else(shepherd::sim::parallel::default_workers))

@@ -35,7 +35,7 @@ fn shipped_config_is_complete_and_defaulted() {
     assert_eq!(c.scheduler.policy, "dress");
     assert_eq!(c.queues.len(), 1);
     assert_eq!(c.queues[0].name, "default");
-    assert_eq!(format!("{:?}", c.dress), format!("{:?}", crate::config::DressConfig::default()));
+    assert_eq!(c.dress, crate::config::DressConfig::default());
     let e = Engine::with_config(c).unwrap();
     assert_eq!(e.policy_name(), "dress");
 }

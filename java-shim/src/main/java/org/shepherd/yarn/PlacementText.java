@@ -17,7 +17,7 @@ import org.apache.hadoop.yarn.api.resource.PlacementConstraints;
 
 /**
  * Writes a YARN {@link PlacementConstraint} in the engine's text form
- * ({@code src/constraint/text.rs}). It only translates: whether the form is
+ * ({@code src/model/constraint/text.rs}). It only translates: whether the form is
  * supported is the engine's answer ({@code NativeEngine.checkPlacement}).
  * Forms the grammar cannot hold (timed constraints, unknown classes, AND/OR
  * nested deeper than one level) are written as {@code unsupported,...} or

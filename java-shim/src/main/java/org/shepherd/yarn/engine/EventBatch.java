@@ -203,7 +203,7 @@ public final class EventBatch {
   /**
    * Completes the {@link #askUpdated} just written for the same app and key:
    * the ask came from a SchedulingRequest with these allocation tags and this
-   * placement constraint (text form of {@code src/constraint/text.rs}).
+   * placement constraint (text form of {@code src/model/constraint/text.rs}).
    */
   public void askPlacement(int app, int priority, long allocationRequestId,
       Collection<String> tags, String constraint) {

@@ -103,8 +103,10 @@ impl Rating {
 
 /// Median of a non-empty list (mean of the middle two for even lengths).
 fn median(v: &[i64]) -> f64 {
-    let f: Vec<f64> = v.iter().map(|&x| x as f64).collect();
-    crate::metrics::stats::median(&f).unwrap_or(0.0)
+    // One copy, sorted in place (ROSE rates nodes on the heartbeat path).
+    let mut f: Vec<f64> = v.iter().map(|&x| x as f64).collect();
+    f.sort_by(f64::total_cmp);
+    crate::metrics::stats::median_sorted(&f).unwrap_or(0.0)
 }
 
 #[cfg(test)]

@@ -213,14 +213,15 @@ pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_stateJson<'l>(
     string_from_session(&mut env, ptr, |s| s.engine().state_json().to_string())
 }
 
-/// The engine's and the policy's gauges, one line each (`gauge_text`).
+/// The engine's and the policy's gauges as a JSON array of [`crate::policy::Gauge`]
+/// (the same JSON the control channel's `gauges` answer carries).
 #[no_mangle]
 pub extern "system" fn Java_org_shepherd_yarn_engine_NativeEngine_gauges<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     ptr: jlong,
 ) -> jstring {
-    string_from_session(&mut env, ptr, |s| super::gauge_text::encode(&s.engine().gauges()))
+    string_from_session(&mut env, ptr, |s| serde_json::to_string(&s.engine().gauges()).unwrap_or_else(|_| "[]".into()))
 }
 
 /// `[events, passes, allocations, preemptions, rejected_allocations, unknown_references,

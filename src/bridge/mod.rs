@@ -7,13 +7,10 @@
 //! * [`session`] — an engine plus reusable buffers: decode a batch, apply
 //!   it, schedule a node, encode the decisions. No JNI types, so the
 //!   benchmark and tests drive exactly what JNI drives.
-//! * [`gauge_text`] — the line format the engine's metrics leave in (read by
-//!   the Java `ShepherdPolicyMetrics`).
 //! * [`guard`] — the one helper every JNI entry goes through: it catches
 //!   panics and errors and throws a Java exception instead.
 //! * [`jni_entry`] — the `extern "system"` functions themselves.
 
-pub mod gauge_text;
 pub mod guard;
 pub mod jni_entry;
 pub mod session;

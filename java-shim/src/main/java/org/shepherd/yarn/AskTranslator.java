@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
-import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ExecutionType;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.SchedulingRequest;
@@ -31,19 +30,12 @@ import org.shepherd.yarn.engine.EventBatch;
  */
 final class AskTranslator {
   private final EngineLink engine;
-  private final IdMap<ApplicationId> appIds;
-  /**
-   * Engine app index → scheduler key → {allocation tags, constraint text}
-   * of the asks that came as SchedulingRequests (the scheduler's map).
-   */
-  private final Map<Integer, Map<SchedulerRequestKey, String[]>> placements;
+  private final EngineIds ids;
   private final int resourceTypes;
 
-  AskTranslator(EngineLink engine, IdMap<ApplicationId> appIds,
-      Map<Integer, Map<SchedulerRequestKey, String[]>> placements, int resourceTypes) {
+  AskTranslator(EngineLink engine, EngineIds ids, int resourceTypes) {
     this.engine = engine;
-    this.appIds = appIds;
-    this.placements = placements;
+    this.ids = ids;
     this.resourceTypes = resourceTypes;
   }
 
@@ -107,10 +99,10 @@ final class AskTranslator {
         .relaxLocality(true)
         .nodeLabelExpression(text.partition.isEmpty() ? null : text.partition)
         .build();
-    int idx = appIds.find(attemptId.getApplicationId());
+    int idx = ids.apps.find(attemptId.getApplicationId());
     if (idx >= 0) {
       Set<String> tags = sr.getAllocationTags() == null ? new HashSet<>() : sr.getAllocationTags();
-      placements.computeIfAbsent(idx, k -> new java.util.concurrent.ConcurrentHashMap<>())
+      ids.placements.computeIfAbsent(idx, k -> new java.util.concurrent.ConcurrentHashMap<>())
           .put(SchedulerRequestKey.create(rr), new String[] {String.join(",", new java.util.TreeSet<>(tags)), text.text});
     }
     return rr;
@@ -127,7 +119,7 @@ final class AskTranslator {
 
   /** Send the engine the current state of these scheduler keys of the attempt. */
   void recordAsks(FifoAppAttempt attempt, Collection<SchedulerRequestKey> keys) {
-    int idx = appIds.find(attempt.getApplicationId());
+    int idx = ids.apps.find(attempt.getApplicationId());
     if (idx < 0) {
       return;
     }
@@ -165,7 +157,7 @@ final class AskTranslator {
         : any.getNodeLabelExpression();
     b.askUpdated(app, key.getPriority().getPriority(), key.getAllocationRequestId(), cap, count,
         relax, exec, label, locations);
-    Map<SchedulerRequestKey, String[]> own = placements.get(app);
+    Map<SchedulerRequestKey, String[]> own = ids.placements.get(app);
     String[] placement = own == null ? null : own.get(key);
     if (placement != null) {
       b.askPlacement(app, key.getPriority().getPriority(), key.getAllocationRequestId(),
@@ -181,7 +173,7 @@ final class AskTranslator {
    * an RM restart, and counts them in its AllocationTagsManager.
    */
   Set<String> placementTags(FifoAppAttempt attempt, SchedulerRequestKey key) {
-    Map<SchedulerRequestKey, String[]> own = placements.get(appIds.find(attempt.getApplicationId()));
+    Map<SchedulerRequestKey, String[]> own = ids.placements.get(ids.apps.find(attempt.getApplicationId()));
     String[] placement = own == null ? null : own.get(key);
     if (placement == null || placement[0].isEmpty()) {
       return null;

@@ -1,6 +1,5 @@
 package org.shepherd.yarn;
 
-import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.Container;
@@ -46,10 +45,7 @@ final class DecisionExecutor {
   private final ShepherdScheduler scheduler;
   private final EngineLink engine;
   private final AskTranslator asks;
-  private final IdMap<NodeId> nodeIds;
-  private final IdMap<ApplicationId> appIds;
-  private final Map<ContainerId, Long> keyOfContainer;
-  private final Map<Long, ContainerId> containerOfKey;
+  private final EngineIds ids;
   /** The scheduler's speculative (ROSE) containers still running. */
   private final Set<ContainerId> speculative;
   private final ShepherdMetrics shimMetrics;
@@ -57,16 +53,12 @@ final class DecisionExecutor {
   private long rejections;
 
   DecisionExecutor(ShepherdScheduler scheduler, EngineLink engine, AskTranslator asks,
-      IdMap<NodeId> nodeIds, IdMap<ApplicationId> appIds, Map<ContainerId, Long> keyOfContainer,
-      Map<Long, ContainerId> containerOfKey, Set<ContainerId> speculative,
+      EngineIds ids, Set<ContainerId> speculative,
       ShepherdMetrics shimMetrics, int resourceTypes) {
     this.scheduler = scheduler;
     this.engine = engine;
     this.asks = asks;
-    this.nodeIds = nodeIds;
-    this.appIds = appIds;
-    this.keyOfContainer = keyOfContainer;
-    this.containerOfKey = containerOfKey;
+    this.ids = ids;
     this.speculative = speculative;
     this.shimMetrics = shimMetrics;
     this.resourceTypes = resourceTypes;
@@ -87,7 +79,7 @@ final class DecisionExecutor {
           engine.record(b -> b.allocationRejected(key));
         }
       } else if (d.kind == Decisions.PREEMPT) {
-        ContainerId id = containerOfKey.get(d.container);
+        ContainerId id = ids.containerOf(d.container);
         RMContainer c = id == null ? null : scheduler.getRMContainer(id);
         if (c != null) {
           scheduler.completedContainer(c, SchedulerUtils.createPreemptedContainerStatus(id,
@@ -109,8 +101,8 @@ final class DecisionExecutor {
   }
 
   private boolean placeDecision(Decisions d) {
-    ApplicationId appId = appIds.keyOf(d.app);
-    NodeId nodeId = nodeIds.keyOf(d.node);
+    ApplicationId appId = ids.apps.keyOf(d.app);
+    NodeId nodeId = ids.nodes.keyOf(d.node);
     SchedulerApplication<FifoAppAttempt> app =
         appId == null ? null : scheduler.getSchedulerApplications().get(appId);
     FifoAppAttempt attempt = app == null ? null : app.getCurrentAppAttempt();
@@ -226,8 +218,7 @@ final class DecisionExecutor {
       node.allocateContainer(rmContainer);
       scheduler.changeUsed(capability, true);
       ((ShepherdQueue) attempt.getQueue()).addUsed(capability, true);
-      keyOfContainer.put(id, engineKey);
-      containerOfKey.put(engineKey, id);
+      ids.bindContainer(id, engineKey);
       if (beyondAllocated) {
         speculative.add(id);
       }
@@ -269,9 +260,8 @@ final class DecisionExecutor {
     FifoAppAttempt attempt = scheduler.getCurrentAttemptForContainer(container.getId());
     FiCaSchedulerNode node = (FiCaSchedulerNode) scheduler.getNode(container.getNodeId());
     speculative.remove(container.getId());
-    Long key = keyOfContainer.remove(container.getId());
+    Long key = ids.unbindContainer(container.getId());
     if (key != null) {
-      containerOfKey.remove(key);
       long now = System.currentTimeMillis();
       int exit = status.getExitStatus();
       engine.record(b -> b.containerFinished(key, exit, now));

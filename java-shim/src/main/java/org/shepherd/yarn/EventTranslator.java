@@ -12,7 +12,6 @@ import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
-import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceUtilization;
 import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
@@ -45,7 +44,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateS
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ReleaseContainerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoAppAttempt;
-import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
 import org.shepherd.yarn.engine.EventBatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,10 +72,7 @@ final class EventTranslator {
   private final ShepherdScheduler scheduler;
   private final EngineLink engine;
   private final QueueTree queues;
-  private final IdMap<NodeId> nodeIds;
-  private final IdMap<ApplicationId> appIds;
-  private final Map<ContainerId, Long> keyOfContainer;
-  private final Map<Integer, Map<SchedulerRequestKey, String[]>> placements;
+  private final EngineIds ids;
   private final int resourceTypes;
   private final boolean usePortForNodeName;
   /** {@link ShepherdScheduler#UTILIZATION} is {@code containers}. */
@@ -86,16 +81,12 @@ final class EventTranslator {
   private final boolean nodeLabelsEnabled;
 
   EventTranslator(ShepherdScheduler scheduler, EngineLink engine, QueueTree queues,
-      IdMap<NodeId> nodeIds, IdMap<ApplicationId> appIds, Map<ContainerId, Long> keyOfContainer,
-      Map<Integer, Map<SchedulerRequestKey, String[]>> placements, int resourceTypes,
+      EngineIds ids, int resourceTypes,
       boolean usePortForNodeName, boolean containersUtilization, boolean nodeLabelsEnabled) {
     this.scheduler = scheduler;
     this.engine = engine;
     this.queues = queues;
-    this.nodeIds = nodeIds;
-    this.appIds = appIds;
-    this.keyOfContainer = keyOfContainer;
-    this.placements = placements;
+    this.ids = ids;
     this.resourceTypes = resourceTypes;
     this.usePortForNodeName = usePortForNodeName;
     this.containersUtilization = containersUtilization;
@@ -133,7 +124,7 @@ final class EventTranslator {
         scheduler.updateNodeResource(e.getRMNode(), e.getResourceOption());
         scheduler.updateAvailableResourcesMetrics();
         FiCaSchedulerNode node = (FiCaSchedulerNode) scheduler.getNode(e.getRMNode().getNodeID());
-        int idx = nodeIds.find(e.getRMNode().getNodeID());
+        int idx = ids.nodes.find(e.getRMNode().getNodeID());
         if (node != null && idx >= 0) {
           long[] cap = toLongs(node.getTotalResource());
           engine.record(b -> b.nodeResourceUpdated(idx, cap));
@@ -150,7 +141,7 @@ final class EventTranslator {
         for (String host : e.getUpdatedNodeToAttributes().keySet()) {
           Map<String, String> attrs = nodeAttributes(host);
           for (FiCaSchedulerNode n : scheduler.getNodeTracker().getAllNodes()) {
-            int idx = nodeIds.find(n.getNodeID());
+            int idx = ids.nodes.find(n.getNodeID());
             if (idx >= 0 && host.equals(n.getRMNode().getHostName())) {
               Set<String> labels = n.getLabels();
               engine.record(b -> b.nodeAttributesUpdated(idx, labels, attrs));
@@ -299,7 +290,7 @@ final class EventTranslator {
     synchronized (scheduler) {
       FiCaSchedulerNode node = new FiCaSchedulerNode(rmNode, usePortForNodeName);
       scheduler.getNodeTracker().addNode(node);
-      int idx = nodeIds.idOf(rmNode.getNodeID());
+      int idx = ids.nodes.idOf(rmNode.getNodeID());
       long[] cap = toLongs(rmNode.getTotalCapability());
       Set<String> labels = rmNode.getNodeLabels();
       Map<String, String> attrs = nodeAttributes(rmNode.getHostName());
@@ -322,10 +313,10 @@ final class EventTranslator {
             c.getContainerId(), SchedulerUtils.LOST_CONTAINER), RMContainerEventType.KILL);
       }
       scheduler.getNodeTracker().removeNode(rmNode.getNodeID());
-      int idx = nodeIds.find(rmNode.getNodeID());
+      int idx = ids.nodes.find(rmNode.getNodeID());
       if (idx >= 0) {
         engine.record(b -> b.nodeRemoved(idx));
-        nodeIds.remove(rmNode.getNodeID());
+        ids.nodes.remove(rmNode.getNodeID());
       }
       scheduler.updateAvailableResourcesMetrics();
     }
@@ -362,7 +353,7 @@ final class EventTranslator {
         new SchedulerApplication<>(queue, user, unmanagedAM);
     scheduler.getSchedulerApplications().put(appId, app);
     queue.getMetrics().submitApp(user, unmanagedAM);
-    int idx = appIds.idOf(appId);
+    int idx = ids.apps.idOf(appId);
     engine.record(b -> writeAppAdded(b, idx, appId, queue, user));
     LOG.info("Accepted application " + appId + " from user " + user + " in queue "
         + queue.getQueuePath());
@@ -405,7 +396,7 @@ final class EventTranslator {
     }
     app.setCurrentAppAttempt(attempt);
     queue.getMetrics().submitAppAttempt(app.getUser(), app.isUnmanagedAM());
-    int idx = appIds.find(attemptId.getApplicationId());
+    int idx = ids.apps.find(attemptId.getApplicationId());
     engine.record(b -> b.attemptAdded(idx, attemptId.getAttemptId()));
     LOG.info("Added application attempt " + attemptId + " from user " + app.getUser());
     if (!isAttemptRecovering) {
@@ -416,7 +407,7 @@ final class EventTranslator {
 
   /** AppMoved: the target queue's pipeline schedules the app from now on. */
   void appMoved(ApplicationId appId, ShepherdQueue target) {
-    int idx = appIds.find(appId);
+    int idx = ids.apps.find(appId);
     if (idx >= 0) {
       engine.record(b -> b.appMoved(idx, target.getQueueName()));
     }
@@ -434,11 +425,11 @@ final class EventTranslator {
           .deactivateApplication(app.getUser(), appId);
       app.stop(finalState);
       scheduler.getSchedulerApplications().remove(appId);
-      int idx = appIds.find(appId);
+      int idx = ids.apps.find(appId);
       if (idx >= 0) {
-        placements.remove(idx);
+        ids.placements.remove(idx);
         engine.record(b -> b.appRemoved(idx));
-        appIds.remove(appId);
+        ids.apps.remove(appId);
       }
     }
   }
@@ -459,7 +450,7 @@ final class EventTranslator {
             c.getContainerId(), SchedulerUtils.COMPLETED_APPLICATION), RMContainerEventType.KILL);
       }
       attempt.stop(finalState);
-      int idx = appIds.find(attemptId.getApplicationId());
+      int idx = ids.apps.find(attemptId.getApplicationId());
       if (idx >= 0) {
         engine.record(b -> b.attemptRemoved(idx, attemptId.getAttemptId()));
       }
@@ -470,7 +461,7 @@ final class EventTranslator {
 
   /** ContainerLaunched, for a container the engine knows. */
   void containerLaunched(ContainerId containerId) {
-    Long key = keyOfContainer.get(containerId);
+    Long key = ids.keyOf(containerId);
     if (key != null) {
       long now = System.currentTimeMillis();
       engine.record(b -> b.containerLaunched(key, now));

@@ -31,6 +31,10 @@ final class IdMap<K> {
     return keys.get(id);
   }
 
+  int size() {
+    return ids.size();
+  }
+
   void remove(K key) {
     Integer id = ids.remove(key);
     if (id != null) {

@@ -3,9 +3,7 @@ package org.shepherd.yarn;
 import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
-import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ExecutionType;
-import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
@@ -29,24 +27,16 @@ final class Recovery {
   private final EngineLink engine;
   private final EventTranslator events;
   private final AskTranslator asks;
-  private final IdMap<NodeId> nodeIds;
-  private final IdMap<ApplicationId> appIds;
-  private final Map<ContainerId, Long> keyOfContainer;
-  private final Map<Long, ContainerId> containerOfKey;
+  private final EngineIds ids;
   private final ShepherdMetrics shimMetrics;
 
   Recovery(ShepherdScheduler scheduler, EngineLink engine, EventTranslator events,
-      AskTranslator asks, IdMap<NodeId> nodeIds, IdMap<ApplicationId> appIds,
-      Map<ContainerId, Long> keyOfContainer, Map<Long, ContainerId> containerOfKey,
-      ShepherdMetrics shimMetrics) {
+      AskTranslator asks, EngineIds ids, ShepherdMetrics shimMetrics) {
     this.scheduler = scheduler;
     this.engine = engine;
     this.events = events;
     this.asks = asks;
-    this.nodeIds = nodeIds;
-    this.appIds = appIds;
-    this.keyOfContainer = keyOfContainer;
-    this.containerOfKey = containerOfKey;
+    this.ids = ids;
     this.shimMetrics = shimMetrics;
   }
 
@@ -62,12 +52,11 @@ final class Recovery {
       return;
     }
     for (RMContainer c : node.getCopiedListOfRunningContainers()) {
-      if (keyOfContainer.containsKey(c.getContainerId())) {
+      if (ids.keyOf(c.getContainerId()) != null) {
         continue;
       }
       long key = scheduler.shimKey();
-      keyOfContainer.put(c.getContainerId(), key);
-      containerOfKey.put(key, c.getContainerId());
+      ids.bindContainer(c.getContainerId(), key);
       scheduler.changeUsed(c.getAllocatedResource(), true);
       engine.record(b -> writeRecovered(b, key, c));
       shimMetrics.recoveredContainers.incr();
@@ -76,8 +65,8 @@ final class Recovery {
 
   /** A live container the engine must know about without having placed it. */
   private void writeRecovered(EventBatch b, long key, RMContainer c) {
-    int app = appIds.find(c.getApplicationAttemptId().getApplicationId());
-    int node = nodeIds.find(c.getNodeId());
+    int app = ids.apps.find(c.getApplicationAttemptId().getApplicationId());
+    int node = ids.nodes.find(c.getNodeId());
     if (app < 0 || node < 0) {
       return;
     }
@@ -100,14 +89,14 @@ final class Recovery {
   void replayState(EventBatch b) {
     synchronized (scheduler) {
       for (FiCaSchedulerNode n : scheduler.getNodeTracker().getAllNodes()) {
-        int idx = nodeIds.idOf(n.getNodeID());
+        int idx = ids.nodes.idOf(n.getNodeID());
         b.nodeAdded(idx, n.getNodeName(), n.getRackName(), events.toLongs(n.getTotalResource()),
             n.getLabels(), events.nodeAttributes(n.getRMNode().getHostName()));
       }
       for (Map.Entry<ApplicationId, SchedulerApplication<FifoAppAttempt>> e
           : scheduler.getSchedulerApplications().entrySet()) {
         SchedulerApplication<FifoAppAttempt> app = e.getValue();
-        int idx = appIds.idOf(e.getKey());
+        int idx = ids.apps.idOf(e.getKey());
         events.writeAppAdded(b, idx, e.getKey(), app.getQueue(), app.getUser());
         FifoAppAttempt attempt = app.getCurrentAppAttempt();
         if (attempt == null) {
@@ -118,7 +107,7 @@ final class Recovery {
           asks.writeAsk(b, idx, key, Asks.of(attempt, key));
         }
         for (RMContainer c : attempt.getLiveContainers()) {
-          Long key = keyOfContainer.get(c.getContainerId());
+          Long key = ids.keyOf(c.getContainerId());
           if (key != null) {
             writeRecovered(b, key, c);
           }

@@ -1,5 +1,7 @@
 package org.shepherd.yarn;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,23 +40,41 @@ final class ShepherdPolicyMetrics implements MetricsSource {
   static final String RECORD = "shepherd";
   static final String CONTEXT = "yarn";
 
-  /** One sample of {@link org.shepherd.yarn.engine.NativeEngine#gauges}. */
+  /**
+   * One sample of {@link org.shepherd.yarn.engine.NativeEngine#gauges}: the
+   * JSON form of the engine's {@code policy::Gauge} ({@code src/policy/gauge.rs}),
+   * the same JSON the sidecar reads over the control channel.
+   */
   static final class Sample {
     final boolean counter;
     final String name;
-    /** {@code k=v} pairs joined by {@code ,}; empty when none. */
-    final String labels;
+    /** Label pairs in the engine's order; empty when none. */
+    final List<String[]> labels;
     final double value;
     final String help;
 
-    Sample(boolean counter, String name, String labels, double value, String help) {
+    Sample(boolean counter, String name, List<String[]> labels, double value, String help) {
       this.counter = counter;
       this.name = name;
       this.labels = labels;
       this.value = value;
       this.help = help;
     }
+
+    /** The label set as one key ({@code k=v} joined by {@code ,}), to group records by. */
+    String labelKey() {
+      StringBuilder b = new StringBuilder();
+      for (String[] kv : labels) {
+        if (b.length() > 0) {
+          b.append(',');
+        }
+        b.append(kv[0]).append('=').append(kv[1]);
+      }
+      return b.toString();
+    }
   }
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Supplier<EngineLink> link;
   private final String sourceName;
@@ -92,26 +112,55 @@ final class ShepherdPolicyMetrics implements MetricsSource {
     }
   }
 
-  /** Parse the engine's line format; malformed lines are skipped. */
-  static List<Sample> parse(String text) {
+  /**
+   * Read the engine's gauges: a JSON array of
+   * {@code {"name", "labels": [[k, v], ...], "value", "help", "kind"}}, where
+   * kind is {@code gauge} or {@code counter} and a value that is not finite
+   * arrives as {@code null} (read as NaN). Entries without a name are
+   * skipped; text that is not such an array yields no samples.
+   */
+  static List<Sample> parse(String json) {
     List<Sample> out = new ArrayList<>();
-    if (text == null) {
+    if (json == null || json.isEmpty()) {
       return out;
     }
-    for (String line : text.split("\n")) {
-      String[] f = line.split("\t", 5);
-      if (f.length != 5 || f[1].isEmpty()) {
+    JsonNode root;
+    try {
+      root = JSON.readTree(json);
+    } catch (java.io.IOException e) {
+      LOG.warn("Unreadable gauges from the engine: " + e.getMessage());
+      return out;
+    }
+    if (root == null || !root.isArray()) {
+      return out;
+    }
+    for (JsonNode g : root) {
+      String name = g.path("name").asText("");
+      if (name.isEmpty()) {
         continue;
       }
-      double v;
-      try {
-        v = Double.parseDouble(f[3]);
-      } catch (NumberFormatException e) {
-        continue;
+      List<String[]> labels = new ArrayList<>();
+      for (JsonNode kv : g.path("labels")) {
+        if (kv.size() == 2) {
+          labels.add(new String[] {kv.get(0).asText(), kv.get(1).asText()});
+        }
       }
-      out.add(new Sample("c".equals(f[0]), f[1], f[2], v, f[4]));
+      JsonNode v = g.path("value");
+      double value = v.isNumber() ? v.asDouble() : Double.NaN;
+      out.add(new Sample("counter".equals(g.path("kind").asText()), name, labels, value,
+          g.path("help").asText("")));
     }
     return out;
+  }
+
+  /** The value of the first sample named {@code name} in the engine's gauges, or NaN. */
+  static double valueOf(String json, String name) {
+    for (Sample s : parse(json)) {
+      if (s.name.equals(name)) {
+        return s.value;
+      }
+    }
+    return Double.NaN;
   }
 
   @Override
@@ -124,16 +173,10 @@ final class ShepherdPolicyMetrics implements MetricsSource {
     // One record per label set, created in the order the labels first appear.
     Map<String, MetricsRecordBuilder> records = new LinkedHashMap<>();
     for (Sample s : samples) {
-      MetricsRecordBuilder rb = records.computeIfAbsent(s.labels, labels -> {
+      MetricsRecordBuilder rb = records.computeIfAbsent(s.labelKey(), key -> {
         MetricsRecordBuilder b = collector.addRecord(RECORD).setContext(CONTEXT);
-        if (!labels.isEmpty()) {
-          for (String kv : labels.split(",")) {
-            int eq = kv.indexOf('=');
-            if (eq > 0) {
-              b.tag(Interns.info(kv.substring(0, eq), "Shepherd label " + kv.substring(0, eq)),
-                  kv.substring(eq + 1));
-            }
-          }
+        for (String[] kv : s.labels) {
+          b.tag(Interns.info(kv[0], "Shepherd label " + kv[0]), kv[1]);
         }
         return b;
       });

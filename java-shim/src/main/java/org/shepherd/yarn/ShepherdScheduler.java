@@ -14,7 +14,6 @@ import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
-import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
@@ -40,7 +39,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaS
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler;
-import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
 import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.ResourceUtils;
@@ -133,12 +131,8 @@ public class ShepherdScheduler extends FifoScheduler {
   }
 
   private final ResourceCalculator calculator = new DominantResourceCalculator();
-  // The id maps below are shared with the collaborators; Soak reads appIds,
-  // keyOfContainer, containerOfKey and placements here by reflection.
-  private final IdMap<NodeId> nodeIds = new IdMap<>();
-  private final IdMap<ApplicationId> appIds = new IdMap<>();
-  private final Map<ContainerId, Long> keyOfContainer = new ConcurrentHashMap<>();
-  private final Map<Long, ContainerId> containerOfKey = new ConcurrentHashMap<>();
+  /** YARN ids ↔ the engine's, shared with the collaborators. */
+  private final EngineIds ids = new EngineIds();
   /**
    * Speculative (over-subscribed, ROSE) containers still running: YARN's
    * node view counts them, the engine's allocated view does not.
@@ -166,13 +160,6 @@ public class ShepherdScheduler extends FifoScheduler {
   private int asyncMaxNodes;
   /** {@link #ASYNC_HEARTBEATS_ALLOCATE}. */
   private boolean heartbeatsAllocate = true;
-  /**
-   * Engine app index → scheduler key → {allocation tags, constraint text}
-   * of the asks that came as SchedulingRequests, re-sent with every update
-   * of that key's ask.
-   */
-  private final Map<Integer, Map<SchedulerRequestKey, String[]>> placements =
-      new java.util.concurrent.ConcurrentHashMap<>();
 
   public ShepherdScheduler() {
     super();
@@ -207,13 +194,11 @@ public class ShepherdScheduler extends FifoScheduler {
       throw new YarnRuntimeException("Shepherd scheduler cannot start: " + e.getMessage(), e);
     }
     int n = resourceNames.length;
-    asks = new AskTranslator(engine, appIds, placements, n);
-    events = new EventTranslator(this, engine, queues, nodeIds, appIds, keyOfContainer,
-        placements, n, usePortForNodeName, containersUtilization, nodeLabelsEnabled);
-    executor = new DecisionExecutor(this, engine, asks, nodeIds, appIds, keyOfContainer,
-        containerOfKey, speculative, shimMetrics, n);
-    recovery = new Recovery(this, engine, events, asks, nodeIds, appIds, keyOfContainer,
-        containerOfKey, shimMetrics);
+    asks = new AskTranslator(engine, ids, n);
+    events = new EventTranslator(this, engine, queues, ids, n, usePortForNodeName,
+        containersUtilization, nodeLabelsEnabled);
+    executor = new DecisionExecutor(this, engine, asks, ids, speculative, shimMetrics, n);
+    recovery = new Recovery(this, engine, events, asks, ids, shimMetrics);
     queues.build(conf, engine.stateJson());
     engine.enableActivityLog(conf.getInt(ACTIVITY_LOG, 0));
     policyMetrics = ShepherdPolicyMetrics.register(() -> engine);
@@ -436,7 +421,7 @@ public class ShepherdScheduler extends FifoScheduler {
   protected synchronized void nodeUpdate(RMNode nm) {
     FifoInternals.baseNodeUpdate(this, nm);
     FiCaSchedulerNode node = (FiCaSchedulerNode) getNode(nm.getNodeID());
-    int idx = nodeIds.find(nm.getNodeID());
+    int idx = ids.nodes.find(nm.getNodeID());
     if (node == null || idx < 0) {
       return;
     }
@@ -673,11 +658,24 @@ public class ShepherdScheduler extends FifoScheduler {
   }
 
   /**
-   * The engine's and the policy's gauges in the engine's line format (see
+   * The engine's and the policy's gauges as JSON (see
    * {@link NativeEngine#gauges}); also published through metrics2.
    */
   public String getEngineGauges() {
     return engine.gauges();
+  }
+
+  /**
+   * Entries in the shim's id tables (nodes, apps, containers, placement
+   * tags): what a drained cluster must bring back to zero apart from nodes.
+   */
+  public Map<String, Integer> getIdTableSizes() {
+    return ids.sizes();
+  }
+
+  /** The value of the engine gauge named {@code name}, or NaN when there is none. */
+  public double getEngineGauge(String name) {
+    return ShepherdPolicyMetrics.valueOf(engine.gauges(), name);
   }
 
   /**

@@ -483,23 +483,13 @@ public final class Soak {
   }
 
   /**
-   * Sizes of the shim's per-app and per-container maps (YARN ids to the
-   * engine's), read by reflection: the Java side of "no state left behind".
+   * Sizes of the shim's per-app and per-container id tables (YARN ids to
+   * the engine's): the Java side of "no state left behind". Nodes stay.
    */
-  java.util.Map<String, Integer> shimMaps() throws Exception {
-    Object sched = cluster.scheduler();
-    java.util.Map<String, Integer> out = new java.util.LinkedHashMap<>();
-    for (String name : new String[] {"appIds", "keyOfContainer", "containerOfKey", "placements"}) {
-      java.lang.reflect.Field f = sched.getClass().getDeclaredField(name);
-      f.setAccessible(true);
-      Object v = f.get(sched);
-      if (!(v instanceof java.util.Map)) { // IdMap: its key-to-id map
-        java.lang.reflect.Field ids = v.getClass().getDeclaredField("ids");
-        ids.setAccessible(true);
-        v = ids.get(v);
-      }
-      out.put(name, ((java.util.Map<?, ?>) v).size());
-    }
+  java.util.Map<String, Integer> shimMaps() {
+    java.util.Map<String, Integer> out =
+        new java.util.LinkedHashMap<>(cluster.scheduler().getIdTableSizes());
+    out.remove("nodes");
     return out;
   }
 

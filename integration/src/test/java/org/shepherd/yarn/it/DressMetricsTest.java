@@ -365,7 +365,8 @@ public class DressMetricsTest {
         require(idle, "shepherd_engine_allocations_total", null), 0);
     // Two AMs and five maps at least.
     assertTrue(require(idle, "shepherd_engine_allocations_total", null) >= 2 + 5);
-    // The shim's own line format carries the same series.
-    assertTrue(cluster.scheduler().getEngineGauges().contains("\tdress_reserve_ratio\t"));
+    // The JSON the shim reads from the engine carries the same series.
+    assertEquals(require(idle, "shepherd_dress_reserve_ratio", null),
+        cluster.scheduler().getEngineGauge("dress_reserve_ratio"), EPS);
   }
 }

@@ -116,11 +116,9 @@ public class FaultsUnderLoadTest {
   static double waitForFaultsInjectedGauge(ShepherdScheduler s) throws InterruptedException {
     long deadline = System.currentTimeMillis() + 60_000;
     while (System.currentTimeMillis() < deadline) {
-      for (String line : s.getEngineGauges().split("\n")) {
-        String[] f = line.split("\t", -1);
-        if (f.length == 5 && f[1].equals("engine_faults_injected_total")) {
-          return Double.parseDouble(f[3]);
-        }
+      double injected = s.getEngineGauge("engine_faults_injected_total");
+      if (!Double.isNaN(injected)) {
+        return injected;
       }
       Thread.sleep(200);
     }

@@ -112,10 +112,11 @@ public final class NativeEngine {
   public static native long[] counters(long handle);
 
   /**
-   * The engine's and the policy's metrics, one line per sample:
-   * {@code kind \t name \t labels \t value \t help}, kind {@code g} (gauge) or
-   * {@code c} (counter), labels {@code k=v} pairs joined by {@code ,}
-   * ({@code src/bridge/gauge_text.rs}).
+   * The engine's and the policy's metrics as a JSON array of
+   * {@code {"name", "labels": [[k, v], ...], "value", "help", "kind"}}
+   * ({@code policy::Gauge} in {@code src/policy/gauge.rs}; the sidecar reads
+   * the same JSON), kind {@code gauge} or {@code counter}, a value that is
+   * not finite sent as {@code null}.
    */
   public static native String gauges(long handle);
 

@@ -85,7 +85,7 @@ impl Engine {
                         tags: tags.clone(),
                         submit_ms: *submit_ms,
                         priority: *priority,
-                        attempt: 0,
+                        attempt: None,
                         asks: Default::default(),
                         allocated: Default::default(),
                         containers: Default::default(),
@@ -125,9 +125,13 @@ impl Engine {
                     self.counters.app_moves += 1;
                 }
             }
+            Event::AppPriorityChanged { app, priority } => {
+                let Some(a) = s.apps.get_mut(app).map(Arc::make_mut) else { return Applied::Unknown };
+                a.priority = *priority;
+            }
             Event::AttemptAdded { app, attempt } => {
                 let Some(a) = s.apps.get_mut(app).map(Arc::make_mut) else { return Applied::Unknown };
-                a.attempt = *attempt;
+                a.attempt = Some(*attempt);
             }
             Event::AttemptRemoved { app, .. } => {
                 let Some(a) = s.apps.get_mut(app).map(Arc::make_mut) else { return Applied::Unknown };

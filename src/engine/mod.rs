@@ -261,6 +261,7 @@ impl Engine {
             Event::AppAdded { app, .. }
             | Event::AppRemoved { app }
             | Event::AppMoved { app, .. }
+            | Event::AppPriorityChanged { app, .. }
             | Event::AttemptAdded { app, .. }
             | Event::AttemptRemoved { app, .. }
             | Event::AskUpdated { app, .. }

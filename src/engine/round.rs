@@ -49,6 +49,7 @@ impl RoundState {
                 | Event::AttemptAdded { .. }
                 | Event::AppRemoved { .. }
                 | Event::AppMoved { .. }
+                | Event::AppPriorityChanged { .. }
                 | Event::NodeAdded { .. }
                 | Event::NodeResourceUpdated { .. }
                 | Event::NodeAttributesUpdated { .. }

@@ -70,6 +70,55 @@ fn fifo_serves_earliest_app_first_and_fills_node() {
     assert_eq!(e.counters().allocations, 4);
 }
 
+/// YARN's attempt ids start at 1, but 0 is a legal id: the RM's own tests
+/// (`TestResourceManager#testResourceAllocation`) add attempt 0 and expect
+/// its asks served. Only an app with no attempt yet has nothing to run.
+#[test]
+fn attempt_zero_is_an_attempt_and_no_attempt_is_not() {
+    let mut e = engine("fifo", &[]);
+    add_node(&mut e, 1, 4096, 4);
+    for id in [1, 2] {
+        e.apply(Event::AppAdded {
+            app: id,
+            yarn_id: format!("application_0_{id}"),
+            queue: "default".into(),
+            user: "u".into(),
+            name: format!("app{id}"),
+            app_type: "MAPREDUCE".into(),
+            tags: vec![],
+            submit_ms: id as i64,
+            priority: 0,
+        });
+        ask(&mut e, id, 1, 1024, 1, 1);
+    }
+    e.apply(Event::AttemptAdded { app: 2, attempt: 0 });
+    let mut out = vec![];
+    e.schedule_node(1, 100, &mut out).unwrap();
+    assert_eq!(allocs(&out), vec![(2, 1)], "app 1 has no attempt; app 2's attempt 0 is served");
+    assert_eq!(e.state.apps[&2].attempt, Some(0));
+    assert_eq!(e.state.apps[&1].attempt, None);
+}
+
+/// `yarn application -updatePriority`: FIFO orders by YARN priority
+/// first (as the CapacityScheduler's FIFO ordering policy does), so raising
+/// the later app's priority puts it first from the next pass on.
+#[test]
+fn a_raised_app_priority_reorders_fifo() {
+    let mut e = engine("fifo", &[]);
+    add_node(&mut e, 1, 2048, 2);
+    add_app(&mut e, 1, "default", "alice", 10);
+    add_app(&mut e, 2, "default", "bob", 20);
+    ask(&mut e, 1, 1, 1024, 1, 2);
+    ask(&mut e, 2, 1, 1024, 1, 2);
+    e.apply(Event::AppPriorityChanged { app: 2, priority: 5 });
+    assert_eq!(e.state.apps[&2].priority, 5);
+    let mut out = vec![];
+    e.schedule_node(1, 100, &mut out).unwrap();
+    assert_eq!(allocs(&out), vec![(2, 1), (2, 1)]);
+    e.apply(Event::AppPriorityChanged { app: 99, priority: 1 });
+    assert_eq!(e.counters().unknown_references, 1);
+}
+
 #[test]
 fn drf_alternates_between_queues() {
     let mut e = engine("drf", &["a", "b"]);

@@ -109,7 +109,8 @@ pub struct AppView {
     pub queue: String,
     pub user: String,
     pub name: String,
-    pub attempt: u32,
+    /// Current attempt id; `null` until the RM adds the first attempt.
+    pub attempt: Option<u32>,
     pub allocated: Vec<i64>,
     pub pending: Vec<i64>,
     pub pending_containers: i64,
@@ -195,7 +196,7 @@ mod tests {
                 queue: "alpha".into(),
                 user: "ann".into(),
                 name: "wordcount".into(),
-                attempt: 1,
+                attempt: Some(1),
                 allocated: vec![2048, 2, 0],
                 pending: vec![1024, 1, 0],
                 pending_containers: 1,

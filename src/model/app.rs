@@ -24,8 +24,10 @@ pub struct App {
     pub submit_ms: i64,
     /// YARN application priority (higher value = more important).
     pub priority: i32,
-    /// Current attempt number; 0 until the first attempt is added.
-    pub attempt: u32,
+    /// Current attempt id; `None` until the first attempt is added. YARN's
+    /// attempt ids start at 1, but 0 is a legal id (the RM's own tests
+    /// use it), so "no attempt yet" is not a number.
+    pub attempt: Option<u32>,
     pub asks: BTreeMap<SchedulerKey, Ask>,
     pub allocated: Resources,
     /// Its live containers, with what per-app walks read of each (as
@@ -129,7 +131,7 @@ impl App {
 
     #[inline]
     pub fn has_pending(&self) -> bool {
-        self.attempt > 0 && self.asks.values().any(|a| a.count > 0)
+        self.attempt.is_some() && self.asks.values().any(|a| a.count > 0)
     }
 
     /// Attained service at `now_ms` (container-ms): what LAS orders by and

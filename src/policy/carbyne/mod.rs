@@ -301,7 +301,7 @@ impl Carbyne {
         let _span = tracing::debug_span!("carbyne_shares").entered();
         self.shares_dirty = false;
         self.counters.share_updates += 1;
-        let apps: Vec<&App> = ctx.scope.apps(ctx.state).filter(|a| a.attempt > 0).collect();
+        let apps: Vec<&App> = ctx.scope.apps(ctx.state).filter(|a| a.attempt.is_some()).collect();
         let entries: Vec<(Amount, f64)> = apps
             .iter()
             .map(|a| {

@@ -19,7 +19,7 @@ pub(super) fn bare_app(id: u32, app_type: &str) -> App {
         tags: vec![],
         submit_ms: 0,
         priority: 0,
-        attempt: 1,
+        attempt: Some(1),
         asks: Default::default(),
         allocated: Resources::ZERO,
         containers: Default::default(),

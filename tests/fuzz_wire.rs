@@ -94,6 +94,7 @@ fn event() -> impl Strategy<Value = Event> {
         ),
         any::<u32>().prop_map(|app| Event::AppRemoved { app }),
         (any::<u32>(), any::<u32>()).prop_map(|(app, attempt)| Event::AttemptAdded { app, attempt }),
+        (any::<u32>(), any::<i32>()).prop_map(|(app, priority)| Event::AppPriorityChanged { app, priority }),
         (any::<u32>(), any::<u32>()).prop_map(|(app, attempt)| Event::AttemptRemoved { app, attempt }),
         (any::<u32>(), key(), res(), any::<i32>(), any::<bool>(), execution(), text(), prop::collection::vec((text(), any::<i32>()), 0..3))
             .prop_map(|(app, key, capability, count, relax_locality, execution, label, locations)| Event::AskUpdated {

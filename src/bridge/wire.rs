@@ -24,6 +24,7 @@
 //! | 17  | AskPlacement        | u32 app, i32 priority, i64 allocation_request_id, str allocation tags (comma-separated), str constraint (`crate::model::constraint::text`); completes the AskUpdated record just before it (same app and key), which then came from a `SchedulingRequest` |
 //! | 18  | ContainerTags       | u64 container, str allocation tags (comma-separated) |
 //! | 19  | AppMoved            | u32 app, str queue (the leaf it moved to) |
+//! | 20  | AppPriorityChanged  | u32 app, i32 priority (the new YARN application priority) |
 //!
 //! `str` is a u16 byte length followed by UTF-8; `res` is a u8 count `k`
 //! followed by `k` × i64 (memory MB, vcores, then extra types in the order
@@ -64,6 +65,7 @@ pub mod tag {
     pub const ASK_PLACEMENT: u8 = 17;
     pub const CONTAINER_TAGS: u8 = 18;
     pub const APP_MOVED: u8 = 19;
+    pub const APP_PRIORITY_CHANGED: u8 = 20;
 }
 
 pub const DECISION_ALLOCATE: i64 = 1;
@@ -107,6 +109,7 @@ pub fn record_name(t: u8) -> Option<&'static str> {
         tag::ASK_PLACEMENT => "AskPlacement",
         tag::CONTAINER_TAGS => "ContainerTags",
         tag::APP_MOVED => "AppMoved",
+        tag::APP_PRIORITY_CHANGED => "AppPriorityChanged",
         _ => return None,
     })
 }
@@ -231,6 +234,7 @@ pub fn decode_events(buf: &[u8], out: &mut Vec<Event>) -> Result<(), WireError> 
             }
             tag::APP_REMOVED => Event::AppRemoved { app: r.u32("app")? },
             tag::APP_MOVED => Event::AppMoved { app: r.u32("app")?, queue: r.str("queue")? },
+            tag::APP_PRIORITY_CHANGED => Event::AppPriorityChanged { app: r.u32("app")?, priority: r.i32("priority")? },
             tag::ATTEMPT_ADDED => Event::AttemptAdded { app: r.u32("app")?, attempt: r.u32("attempt")? },
             tag::ATTEMPT_REMOVED => Event::AttemptRemoved { app: r.u32("app")?, attempt: r.u32("attempt")? },
             tag::ASK_UPDATED => {
@@ -382,6 +386,7 @@ impl EventWriter {
                 .str(yarn_id),
             Event::AppRemoved { app } => self.u8(tag::APP_REMOVED).u32(*app),
             Event::AppMoved { app, queue } => self.u8(tag::APP_MOVED).u32(*app).str(queue),
+            Event::AppPriorityChanged { app, priority } => self.u8(tag::APP_PRIORITY_CHANGED).u32(*app).i32(*priority),
             Event::AttemptAdded { app, attempt } => self.u8(tag::ATTEMPT_ADDED).u32(*app).u32(*attempt),
             Event::AttemptRemoved { app, attempt } => self.u8(tag::ATTEMPT_REMOVED).u32(*app).u32(*attempt),
             Event::AskUpdated { app, ask } => {
@@ -459,6 +464,7 @@ mod tests {
             },
             Event::AttemptAdded { app: 1, attempt: 1 },
             Event::AppMoved { app: 1, queue: "beta".into() },
+            Event::AppPriorityChanged { app: 1, priority: -3 },
             Event::AskUpdated {
                 app: 1,
                 ask: Ask {

@@ -57,6 +57,13 @@ pub enum Event {
         app: AppId,
         queue: String,
     },
+    /// The app's YARN priority changed (`yarn application -updatePriority`,
+    /// `ApplicationClientProtocol#updateApplicationPriority`): the new value,
+    /// already capped at the cluster's maximum by the shim.
+    AppPriorityChanged {
+        app: AppId,
+        priority: i32,
+    },
     AttemptAdded {
         app: AppId,
         attempt: u32,

@@ -349,8 +349,9 @@ final class EventTranslator {
           RMAppEventType.APP_REJECTED, new AccessControlException(denied).toString()));
       return;
     }
-    SchedulerApplication<FifoAppAttempt> app =
-        new SchedulerApplication<>(queue, user, unmanagedAM);
+    RMApp rmApp = rmContext.getRMApps().get(appId);
+    SchedulerApplication<FifoAppAttempt> app = new SchedulerApplication<>(queue, user,
+        rmApp == null ? null : rmApp.getApplicationPriority(), unmanagedAM);
     scheduler.getSchedulerApplications().put(appId, app);
     queue.getMetrics().submitApp(user, unmanagedAM);
     int idx = ids.apps.idOf(appId);

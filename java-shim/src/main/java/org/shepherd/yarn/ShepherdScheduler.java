@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.AccessControlException;
 import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.thirdparty.com.google.common.util.concurrent.SettableFuture;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
@@ -150,6 +151,7 @@ public class ShepherdScheduler extends FifoScheduler {
   private AskTranslator asks;
   private DecisionExecutor executor;
   private Recovery recovery;
+  private AppPriorities priorities;
   /** The engine's and policy's gauges in metrics2 (RM /jmx, /prom). */
   private ShepherdPolicyMetrics policyMetrics;
   private String[] resourceNames;
@@ -199,6 +201,7 @@ public class ShepherdScheduler extends FifoScheduler {
         containersUtilization, nodeLabelsEnabled);
     executor = new DecisionExecutor(this, engine, asks, ids, speculative, shimMetrics, n);
     recovery = new Recovery(this, engine, events, asks, ids, shimMetrics);
+    priorities = new AppPriorities(this, engine, ids);
     queues.build(conf, engine.stateJson());
     engine.enableActivityLog(conf.getInt(ACTIVITY_LOG, 0));
     policyMetrics = ShepherdPolicyMetrics.register(() -> engine);
@@ -286,7 +289,7 @@ public class ShepherdScheduler extends FifoScheduler {
    * the scheduler for the app's priority, for every new (not recovering) app.
    * This is that call: a refusal here fails ClientRMService#submitApplication
    * with the CapacityScheduler's exception and message, before the RM
-   * creates the app.
+   * creates the app. The priority follows {@link AppPriorities}.
    */
   @Override
   public Priority checkAndGetApplicationPriority(Priority priorityRequestedByApp,
@@ -297,8 +300,15 @@ public class ShepherdScheduler extends FifoScheduler {
       LOG.info(denied);
       throw RPCUtil.getRemoteException(new AccessControlException(denied));
     }
-    return super.checkAndGetApplicationPriority(priorityRequestedByApp, user, queuePath,
-        applicationId);
+    return priorities.effective(priorityRequestedByApp);
+  }
+
+  /** {@code yarn application -updatePriority}: see {@link AppPriorities}. */
+  @Override
+  public synchronized Priority updateApplicationPriority(Priority newPriority,
+      ApplicationId applicationId, SettableFuture<Object> future, UserGroupInformation user)
+      throws YarnException {
+    return priorities.update(newPriority, applicationId, future);
   }
 
   /** Into a Shepherd leaf queue whose ACL admits the user ({@link EventTranslator}). */
@@ -658,14 +668,6 @@ public class ShepherdScheduler extends FifoScheduler {
   }
 
   /**
-   * The engine's and the policy's gauges as JSON (see
-   * {@link NativeEngine#gauges}); also published through metrics2.
-   */
-  public String getEngineGauges() {
-    return engine.gauges();
-  }
-
-  /**
    * Entries in the shim's id tables (nodes, apps, containers, placement
    * tags): what a drained cluster must bring back to zero apart from nodes.
    */
@@ -673,7 +675,10 @@ public class ShepherdScheduler extends FifoScheduler {
     return ids.sizes();
   }
 
-  /** The value of the engine gauge named {@code name}, or NaN when there is none. */
+  /**
+   * The value of the engine gauge named {@code name} (the engine's gauges,
+   * {@link NativeEngine#gauges}, also published through metrics2), or NaN.
+   */
   public double getEngineGauge(String name) {
     return ShepherdPolicyMetrics.valueOf(engine.gauges(), name);
   }

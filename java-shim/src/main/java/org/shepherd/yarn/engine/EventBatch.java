@@ -29,6 +29,7 @@ public final class EventBatch {
   public static final byte ASK_PLACEMENT = 17;
   public static final byte CONTAINER_TAGS = 18;
   public static final byte APP_MOVED = 19;
+  public static final byte APP_PRIORITY_CHANGED = 20;
 
   private byte[] buf = new byte[4096];
   private int len = 0;
@@ -160,6 +161,11 @@ public final class EventBatch {
   /** {@code queue}: the leaf queue's name, as in {@link #appAdded}. */
   public void appMoved(int app, String queue) {
     u8(APP_MOVED).i32(app).str(queue);
+  }
+
+  /** The app's new YARN priority ({@code updateApplicationPriority}). */
+  public void appPriorityChanged(int app, int priority) {
+    u8(APP_PRIORITY_CHANGED).i32(app).i32(priority);
   }
 
   public void attemptAdded(int app, int attempt) {

@@ -9,6 +9,8 @@ import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
@@ -169,6 +171,37 @@ final class DecisionExecutor {
   }
 
   /**
+   * The most specific locality the app asked for on this node before the
+   * placement: the request type YARN's attempt metrics count beside the
+   * type the container got (as the CapacityScheduler's allocator sets it).
+   */
+  private static NodeType requestedLocality(FifoAppAttempt attempt, SchedulerRequestKey key,
+      FiCaSchedulerNode node) {
+    if (attempt.getPendingAsk(key, node.getNodeName()).getCount() > 0) {
+      return NodeType.NODE_LOCAL;
+    }
+    if (attempt.getPendingAsk(key, node.getRackName()).getCount() > 0) {
+      return NodeType.RACK_LOCAL;
+    }
+    return NodeType.OFF_SWITCH;
+  }
+
+  /**
+   * The attempt's allocated-container and locality counts
+   * (RMAppAttemptMetrics: the app report's and the RM UI's locality table,
+   * kept across an RM restart through the state store), which the
+   * FifoScheduler never books.
+   */
+  private void countAllocation(FifoAppAttempt attempt, NodeType type, NodeType requested) {
+    RMApp rmApp = scheduler.context().getRMApps().get(attempt.getApplicationId());
+    RMAppAttempt rmAttempt =
+        rmApp == null ? null : rmApp.getRMAppAttempt(attempt.getApplicationAttemptId());
+    if (rmAttempt != null) {
+      rmAttempt.getRMAppAttemptMetrics().incNumAllocatedContainers(type, requested);
+    }
+  }
+
+  /**
    * Logs why a decision could not be carried out: the first ten, then one in
    * a thousand (a policy that keeps choosing an impossible placement shows up
    * here and in the RejectedDecisions counter).
@@ -211,10 +244,12 @@ final class DecisionExecutor {
         // AllocationTagsManager, and its FINISHED transition removes them.
         container.setAllocationTags(tags);
       }
+      NodeType requested = requestedLocality(attempt, key, node);
       RMContainer rmContainer = attempt.allocate(type, node, key, container);
       if (rmContainer == null) {
         return null;
       }
+      countAllocation(attempt, type, requested);
       node.allocateContainer(rmContainer);
       scheduler.changeUsed(capability, true);
       ((ShepherdQueue) attempt.getQueue()).addUsed(capability, true);

@@ -41,6 +41,22 @@ build_engine
 echo "==> Rust tests"
 cargo test --release --locked
 build_shim
+# The release tarball (scripts/package.sh) holds what INSTALL.md names, and
+# its CLI checks the shipped configs from the unpacked tree.
+echo "==> release tarball (scripts/package.sh), unpacked and its configs checked"
+SHEPHERD_SKIP_BUILD=1 bash "$ROOT/scripts/package.sh" >/dev/null
+release_dir=$(mktemp -d)
+tar -xzf "$ROOT"/target/dist/shepherd-*-hadoop-3.4-linux-x86_64.tar.gz -C "$release_dir"
+release=("$release_dir"/shepherd-*)
+for f in INSTALL.md lib/libshepherd.so bin/shepherd conf/yarn-site-shepherd.xml \
+  monitoring/prometheus/shepherd-alerts.yml monitoring/grafana/shepherd-dashboard.json \
+  systemd/shepherd-sidecar.service; do
+  [ -s "${release[0]}/$f" ] || { echo "shepherd: the release lacks $f" >&2; exit 1; }
+done
+jar tf "${release[0]}"/lib/shepherd-yarn-shim-*.jar | grep 'org/shepherd/yarn/ShepherdScheduler.class' >/dev/null
+"${release[0]}/bin/shepherd" check-config "${release[0]}/conf/shepherd.toml" >/dev/null
+"${release[0]}/bin/shepherd" sidecar --config "${release[0]}/conf/shepherd-sidecar.toml" --check
+rm -rf "$release_dir"
 # Prometheus, headless Chromium and playwright-core for SidecarTest.
 bash "$ROOT/scripts/sidecar-deps.sh"
 # The shipped Prometheus config and alerting rules are valid, and each

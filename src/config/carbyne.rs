@@ -54,6 +54,17 @@ pub struct CarbyneConfig {
     /// reserve a node for a large container. A hold ends when the ask
     /// fits, is gone, or after a minute (`engine::pass`).
     pub leftover_holds: u32,
+    /// Beyond the paper (default 0, off): a job takes leftover only while
+    /// its allocation, with the container, stays within this many times its
+    /// DRF share A_k (as dominant shares of the scope). The LEFTOVERSCHEDULER
+    /// (§3.3) hands the leftover to the job with the least remaining work
+    /// first, and on a contended cluster that is ~half of every container:
+    /// the first jobs of the SRTF order run at several times their fair
+    /// share, which is what costs Carbyne's Jain index its distance from
+    /// DRF's ("jobs can get more ... than their fair share", §5.2). With a
+    /// cap the leftover passes down the SRTF order once a job holds `cap`
+    /// shares. E.g. 2 = at most twice its fair share.
+    pub leftover_cap: f64,
     /// A task whose latest start time (Actual(t) of Pseudocode 1 line 20)
     /// is at most this far from now is DEFAULT: the pass after this one
     /// comes a NodeManager heartbeat later, too late for it. ms; default
@@ -103,6 +114,7 @@ impl Default for CarbyneConfig {
             commit_t_k: false,
             leftover_order: "srtf".into(),
             leftover_holds: 0,
+            leftover_cap: 0.0,
             horizon_ms: 1000,
             estimate_error: 0.0,
             dag_hint: "full".into(),
@@ -122,6 +134,13 @@ impl CarbyneConfig {
         }
         if !LEFTOVER_ORDERS.contains(&self.leftover_order.as_str()) {
             return Err(bad("carbyne.leftover_order", &self.leftover_order, format!("expected one of {}", LEFTOVER_ORDERS.join(", "))));
+        }
+        if !(self.leftover_cap >= 0.0 && self.leftover_cap.is_finite()) {
+            return Err(bad(
+                "carbyne.leftover_cap",
+                self.leftover_cap,
+                "must be a finite number ≥ 0 (0 = off; 2 = at most twice the DRF share)",
+            ));
         }
         if self.horizon_ms < 0 {
             return Err(bad("carbyne.horizon_ms", self.horizon_ms, "must be at least 0 ms"));
@@ -157,6 +176,7 @@ mod tests {
             ("p_altruism = -0.1", "carbyne.p_altruism", "-0.1"),
             ("leftover_order = \"lifo\"", "carbyne.leftover_order", "lifo"),
             ("horizon_ms = -1", "carbyne.horizon_ms", "-1"),
+            ("leftover_cap = -0.5", "carbyne.leftover_cap", "-0.5"),
             ("estimate_error = -1.0", "carbyne.estimate_error", "-1"),
             ("dag_hint = \"maybe\"", "carbyne.dag_hint", "maybe"),
             ("keep_t_k = false\ncommit_t_k = true", "carbyne.commit_t_k", "true"),

@@ -712,7 +712,16 @@ impl AskClassifier for Carbyne {
 
     /// With the leftover lease: only if the task, for its expected time,
     /// fits beside every plan's usage (see [`lease`]).
+    /// With `leftover_cap`: only while the app's allocation with the
+    /// container stays within `leftover_cap` × A_k (dominant shares).
     fn may_take_leftover(&self, ctx: &Ctx, app: &App, ask: &Ask, _node: &crate::model::Node) -> bool {
+        if self.cfg.leftover_cap > 0.0 {
+            let share = self.apps.get(&app.id).map_or(Amount::ZERO, |e| e.share).dominant_share(&self.total);
+            let after = Amount::of(&(app.allocated + ask.capability)).dominant_share(&self.total);
+            if after > self.cfg.leftover_cap * share + 1e-12 {
+                return false;
+            }
+        }
         let Some(profile) = self.profile.as_ref().filter(|_| self.cfg.protect_lenders) else { return true };
         let Some(live) = self.apps.get(&app.id).and_then(|e| e.live.as_ref()) else { return true };
         let Some(st) = live.stage_of(&ask.key).map(|s| &live.stages[s]) else { return true };

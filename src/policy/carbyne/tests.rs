@@ -162,6 +162,38 @@ fn a_leftover_hold_keeps_the_pieces_for_the_first_ask() {
     assert_eq!(held.state_json()["leftover_holds"], serde_json::json!([]));
 }
 
+/// `leftover_cap`: a job takes leftover only while it holds at most `cap`
+/// times its DRF share. Node 10 GB / 10 vcores; apps 1 and 2 each run a
+/// task of nothing (50 s, 100 s) that gates the rest of their DAG, so
+/// their eight 1 GB / 1 vcore tasks each may wait: ALTRUISTIC. DRF gives
+/// each half the node (demands 0.8 each). Without a cap the leftover goes
+/// to app 1 (least remaining work) until its asks are served, app 2 gets
+/// the two vcores left; with `leftover_cap = 1.5` app 1 stops at 0.75 of
+/// the node (7 tasks) and app 2 gets 3; with 1.0, five each.
+#[test]
+fn a_leftover_cap_passes_the_leftover_down_the_srtf_order() {
+    let got = |extra: &str| {
+        let mut e = carbyne(extra);
+        add_node(&mut e, 1, 10 * 1024, 10);
+        app(&mut e, 1, "TEZ", &["shepherd.dag=1:1:50000:-:1x0;2:8:1000:-;3:1:1000:0+1"]);
+        app(&mut e, 2, "TEZ", &["shepherd.dag=1:1:100000:-:1x0;2:8:1000:-;3:1:1000:0+1"]);
+        for id in 1..=2 {
+            ask(&mut e, id, 1, 0, 0, 1);
+            ask(&mut e, id, 2, 1024, 1, 8);
+        }
+        let mut n = [0, 0];
+        for (a, p, _) in pass(&mut e, 0) {
+            if p == 2 {
+                n[a as usize - 1] += 1;
+            }
+        }
+        n
+    };
+    assert_eq!(got(""), [8, 2]);
+    assert_eq!(got("[carbyne]\nleftover_cap = 1.5\n"), [7, 3]);
+    assert_eq!(got("[carbyne]\nleftover_cap = 1.0\n"), [5, 5]);
+}
+
 /// A parallel round's proposers make no holds (each works on a copy of the
 /// state that is dropped after the round), so where a hold would begin they
 /// pass over the ask, as a pass without holds does, instead of ending the

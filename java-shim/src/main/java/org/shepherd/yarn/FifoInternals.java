@@ -5,25 +5,30 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.reflect.Constructor;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationResourceUsageReport;
+import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ActiveUsersManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoAppAttempt;
+import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
 
 /**
- * The two pieces of YARN's scheduler classes the shim opens by reflection:
- * FifoAppAttempt's package-private constructor, and
- * AbstractYarnScheduler's heartbeat bookkeeping called past
- * FifoScheduler's override. Separate from {@link ShepherdScheduler} so that
+ * The pieces of YARN's scheduler classes the shim opens by reflection:
+ * FifoAppAttempt's package-private constructor, AbstractYarnScheduler's
+ * heartbeat bookkeeping called past FifoScheduler's override, and
+ * SchedulerApplicationAttempt's usage report called past FiCaSchedulerApp's. Separate from {@link ShepherdScheduler} so that
  * everything that depends on YARN's internals rather than its API sits in
  * one place, to check when the Hadoop version changes.
  */
 final class FifoInternals {
   private static final MethodHandle BASE_NODE_UPDATE = baseNodeUpdate();
   private static final Constructor<FifoAppAttempt> NEW_ATTEMPT = attemptConstructor();
+  private static final MethodHandle BASE_USAGE_REPORT = baseUsageReport();
 
   private FifoInternals() {
   }
@@ -53,6 +58,46 @@ final class FifoInternals {
       throw e;
     } catch (Throwable t) {
       throw new YarnRuntimeException(t);
+    }
+  }
+
+  /**
+   * The attempt's usage report as SchedulerApplicationAttempt builds it
+   * (containers, resources, memory- and vcore-seconds), with the share of
+   * the cluster it uses. FiCaSchedulerApp's override, which FifoAppAttempt
+   * inherits, adds its queue's share by casting the queue to a
+   * CapacityScheduler queue; under Shepherd (and the FifoScheduler) that
+   * throws once the node-label manager gives the app's partition a resource,
+   * and the RM then fails the AM's unregistration (YARN's own
+   * TestDecommissioningNodesWatcher). The queue's share stays 0 here.
+   */
+  static ApplicationResourceUsageReport usageReport(FifoAppAttempt attempt, Resource cluster,
+      ResourceCalculator calc) {
+    ApplicationResourceUsageReport r;
+    try {
+      r = (ApplicationResourceUsageReport) BASE_USAGE_REPORT.invoke(attempt);
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new YarnRuntimeException(t);
+    }
+    if (r != null && !calc.isInvalidDivisor(cluster)) {
+      r.setClusterUsagePercentage(
+          calc.divide(cluster, attempt.getCurrentConsumption(), cluster) * 100);
+    }
+    return r;
+  }
+
+  /** SchedulerApplicationAttempt.getResourceUsageReport, non-virtually. */
+  private static MethodHandle baseUsageReport() {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(
+          SchedulerApplicationAttempt.class, MethodHandles.lookup());
+      return lookup.findSpecial(SchedulerApplicationAttempt.class, "getResourceUsageReport",
+          MethodType.methodType(ApplicationResourceUsageReport.class),
+          SchedulerApplicationAttempt.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
     }
   }
 

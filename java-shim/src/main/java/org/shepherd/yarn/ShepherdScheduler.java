@@ -13,6 +13,7 @@ import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.thirdparty.com.google.common.util.concurrent.SettableFuture;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationResourceUsageReport;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.Priority;
@@ -71,8 +72,8 @@ import org.slf4j.LoggerFactory;
  * {@link AskTranslator} (YARN's events and asks as engine events),
  * {@link DecisionExecutor} (the engine's decisions carried out),
  * {@link Recovery} (RM restart and engine rebuild), {@link QueueTree}
- * (queues and ACLs) and {@link FifoInternals} (YARN internals opened by
- * reflection).
+ * (queues and ACLs), {@link AppPriorities} and {@link FifoInternals} (YARN
+ * internals opened by reflection).
  */
 public class ShepherdScheduler extends FifoScheduler {
   private static final Logger LOG = LoggerFactory.getLogger(ShepherdScheduler.class);
@@ -91,13 +92,9 @@ public class ShepherdScheduler extends FifoScheduler {
    */
   public static final String ACTIVITY_LOG = PREFIX + "activity-log";
   /**
-   * Which measured use of a NodeManager the engine gets with every heartbeat
-   * (ROSE's load estimates read it): {@code node} (default) — the whole
-   * machine as the NM's resource monitor measures it, non-YARN processes
-   * included, right when each NM has a machine of its own; {@code containers}
-   * — the sum of the NM's containers' process trees, for NMs that share a
-   * machine (MiniYARNCluster, several NMs per host), where the machine-wide
-   * figure would be every NM's load at once.
+   * Which measured use of a NodeManager the engine gets (ROSE reads it):
+   * {@code node} (default), the machine; {@code containers}, the sum of the
+   * NM's containers, for NMs that share a machine (docs/configuration.md).
    */
   public static final String UTILIZATION = PREFIX + "utilization";
   /**
@@ -114,13 +111,10 @@ public class ShepherdScheduler extends FifoScheduler {
   public static final String ASYNC_MAX_NODES = PREFIX + "async-scheduling.max-nodes";
   public static final int DEFAULT_ASYNC_MAX_NODES = 100;
   /**
-   * Whether a node's heartbeat also runs the engine's pass on that node
-   * while rounds run (default true). false = only rounds allocate and a
-   * heartbeat just reports the node's state, as the CapacityScheduler's
-   * heartbeats do under {@code schedule-asynchronously}: a heartbeat then
-   * holds the scheduler's lock only to record what the node reported.
-   * Needs {@link #ASYNC_INTERVAL_MS} &gt; 0. While the engine is failed or
-   * degraded, heartbeats still fall back to the safe FIFO.
+   * Whether a heartbeat also runs the engine's pass on its node while rounds
+   * run (default true); false = only rounds allocate, as the
+   * CapacityScheduler under {@code schedule-asynchronously}. Needs
+   * {@link #ASYNC_INTERVAL_MS} &gt; 0 (docs/configuration.md).
    */
   public static final String ASYNC_HEARTBEATS_ALLOCATE = PREFIX + "async-scheduling.heartbeats-allocate";
 
@@ -301,6 +295,14 @@ public class ShepherdScheduler extends FifoScheduler {
       throw RPCUtil.getRemoteException(new AccessControlException(denied));
     }
     return priorities.effective(priorityRequestedByApp);
+  }
+
+  /** An app's usage report without the CapacityScheduler cast ({@link FifoInternals#usageReport}). */
+  @Override
+  public ApplicationResourceUsageReport getAppResourceUsageReport(ApplicationAttemptId id) {
+    FifoAppAttempt attempt = getApplicationAttempt(id);
+    return attempt == null ? null
+        : FifoInternals.usageReport(attempt, getClusterResource(), calculator);
   }
 
   /** {@code yarn application -updatePriority}: see {@link AppPriorities}. */

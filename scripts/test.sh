@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every Shepherd test: the Rust engine's unit and policy tests, then the
 # integration tests that start a real YARN cluster (ResourceManager with
-# ShepherdScheduler, real NodeManagers) and run real MapReduce jobs on it
+# ShepherdScheduler, real NodeManagers) and run real MapReduce jobs on it,
+# YARN's own ResourceManager tests with Shepherd as the scheduler (compat/)
 # (SidecarTest runs the sidecar against it with a real Prometheus and
 # headless Chromium, installed by scripts/sidecar-deps.sh if missing),
 # Shepherd hosted in Hadoop's Scheduler Load Simulator (SLS, a multi-rack
@@ -68,6 +69,11 @@ promtool test rules "$ROOT/hadoop-conf/prometheus/shepherd-alerts.test.yml"
 echo "==> integration tests against a real YARN cluster (incl. the sidecar with Prometheus and Chromium)"
 mvn -B -Dstyle.color=never "${MVN_REPO[@]}" -f integration/pom.xml test \
   -Dshepherd.native.library="$ROOT/target/release/libshepherd.so"
+# YARN's own ResourceManager tests (Hadoop's RM test-jar, compat/pom.xml)
+# with Shepherd as every MockRM's scheduler: all must pass. The FifoScheduler
+# and CapacityScheduler control runs are `bash scripts/compat.sh --capacity`.
+echo "==> YARN's own ResourceManager tests under Shepherd (compat/, 18 classes of the RM test-jar)"
+SHEPHERD_SKIP_BUILD=1 SCHEDULERS=shepherd bash "$ROOT/scripts/compat.sh"
 echo "==> Shepherd inside Hadoop's Scheduler Load Simulator (SLS: 20 NMs in 4 racks, 6 MapReduce jobs)"
 mvn -B -Dstyle.color=never "${MVN_REPO[@]}" -f sls/pom.xml test \
   -Dshepherd.native.library="$ROOT/target/release/libshepherd.so"

@@ -35,8 +35,12 @@ mkdir -p compat/target
 } > compat/target/hosts
 for s in $schedulers; do
   echo "==> YARN's RM tests under $s (compat/, reports in compat/target/reports-$s)"
-  rm -rf "compat/target/reports-$s"
+  rm -rf "compat/target/reports-$s" compat/target/test-classes
   "${MVN[@]}" -f compat/pom.xml test -Dcompat.scheduler="$s" \
     -Dshepherd.native.library="$ROOT/target/release/libshepherd.so"
+  # The run must have had the scheduler it names (a stale yarn-site.xml
+  # would make every run Shepherd's).
+  grep -q "$(sed -n 's:.*<value>\(.*Scheduler\)</value>.*:\1:p' "compat/conf/$s/yarn-site.xml")" \
+    compat/target/test-classes/yarn-site.xml
 done
 python3 "$ROOT/scripts/compat-report.py" "$ROOT/compat" $schedulers

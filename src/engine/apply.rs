@@ -247,6 +247,7 @@ impl Engine {
         if let Some(n) = s.nodes.get_mut(&c.node) {
             if c.speculative {
                 n.oversubscribed += c.resources;
+                n.speculative += 1;
             } else {
                 n.allocated += c.resources;
             }
@@ -288,6 +289,7 @@ impl Engine {
         if let Some(n) = s.nodes.get_mut(&c.node) {
             if c.speculative {
                 n.oversubscribed -= c.resources;
+                n.speculative -= 1;
             } else {
                 n.allocated -= c.resources;
             }

@@ -40,20 +40,21 @@ pub struct Gs {
     used: Vec<f64>,
     apps: Vec<u32>,
     /// `prepare`'s memo: each app of the scope (ascending id, the scope's
-    /// order) and its queue, `None` once a container of the app was
-    /// committed; valid at `memo_at` (state epoch, instant) only.
+    /// order), its queue and its dominant share of the scope, `None` once a
+    /// container of the app was committed; valid at `memo_at` (state epoch,
+    /// instant) only.
     ///
     /// Every pass recounts the queues' usage (the weighted sharing of §5.1.1
     /// reads it), and an app's queue comes from the estimator (its sampling
     /// phase and estimated size) and its attained service at the instant:
     /// two estimator look-ups per app per pass were most of SLearn's cost
     /// in the simulator, where a heartbeat round makes a pass on every node
-    /// with room at one instant. Within one epoch and instant only the
-    /// containers the passes commit change an app's inputs, so the queues
-    /// of the other apps are kept. The usage is summed afresh, in the same
-    /// order, so every value is the one a full recount gives.
-    memo: Vec<(AppId, Option<usize>)>,
-    memo_next: Vec<(AppId, Option<usize>)>,
+    /// with room at one instant. Within one epoch and instant the apps of
+    /// the scope stay, and only the containers the passes commit change an
+    /// app's inputs, so the other apps' queues and shares are kept. The
+    /// usage is summed afresh over all of them, in the same order, so every
+    /// value is the one a full recount gives.
+    memo: Vec<(AppId, Option<(usize, f64)>)>,
     memo_at: Option<(u64, i64)>,
 }
 
@@ -62,7 +63,7 @@ impl Gs {
         let n = c.queues.max(2) as usize;
         let upper = (0..n - 1).map(|q| c.first_threshold_ms * c.growth.powi(q as i32)).collect();
         let weights = (0..n).map(|q| c.weight_ratio.powi(-(q as i32))).collect();
-        Gs { upper, weights, used: vec![0.0; n], apps: vec![0; n], memo: Vec::new(), memo_next: Vec::new(), memo_at: None }
+        Gs { upper, weights, used: vec![0.0; n], apps: vec![0; n], memo: Vec::new(), memo_at: None }
     }
 
     pub fn queues(&self) -> usize {
@@ -138,23 +139,29 @@ impl Plugin for Gs {
         self.apps.iter_mut().for_each(|a| *a = 0);
         let total = ctx.scope.capacity(ctx.state);
         let at = (ctx.state.epoch, ctx.state.now_ms);
-        if self.memo_at != Some(at) {
-            self.memo.clear();
+        let mut memo = std::mem::take(&mut self.memo);
+        let mut kept = self.memo_at == Some(at);
+        if kept {
+            // Only the apps given a container since the last pass.
+            for (id, e) in memo.iter_mut().filter(|(_, e)| e.is_none()) {
+                let Some(app) = ctx.state.apps.get(id) else {
+                    kept = false;
+                    break;
+                };
+                *e = Some((self.queue_of(ctx, app), app.allocated.dominant_share(&total)));
+            }
         }
-        let mut next = std::mem::take(&mut self.memo_next);
-        next.clear();
-        let mut kept = self.memo.iter().peekable();
-        for app in ctx.scope.apps(ctx.state) {
-            while kept.next_if(|(id, _)| *id < app.id).is_some() {}
-            let q = match kept.peek() {
-                Some((id, Some(q))) if *id == app.id => *q,
-                _ => self.queue_of(ctx, app),
-            };
-            next.push((app.id, Some(q)));
-            self.used[q] += app.allocated.dominant_share(&total);
+        if !kept {
+            memo.clear();
+            for app in ctx.scope.apps(ctx.state) {
+                memo.push((app.id, Some((self.queue_of(ctx, app), app.allocated.dominant_share(&total)))));
+            }
+        }
+        for (q, share) in memo.iter().filter_map(|(_, e)| *e) {
+            self.used[q] += share;
             self.apps[q] += 1;
         }
-        self.memo_next = std::mem::replace(&mut self.memo, next);
+        self.memo = memo;
         self.memo_at = Some(at);
     }
 

@@ -107,6 +107,19 @@ impl Gs {
         }
     }
 
+    /// `queue_of`, from `prepare`'s memo where it holds the app at this
+    /// epoch and instant (the pass keys every candidate app after its
+    /// `prepare`: the same queue, without the estimator look-ups).
+    fn current_queue(&self, ctx: &Ctx, app: &App) -> usize {
+        let memo = (self.memo_at == Some((ctx.state.epoch, ctx.state.now_ms)))
+            .then(|| self.memo.binary_search_by_key(&app.id, |(id, _)| *id).ok().and_then(|i| self.memo[i].1))
+            .flatten();
+        match memo {
+            Some((q, _)) => q,
+            None => self.queue_of(ctx, app),
+        }
+    }
+
     /// Usage ÷ weight of queue `q`: the lower, the sooner it is served.
     fn load(&self, q: usize) -> f64 {
         self.used[q] / self.weights[q]
@@ -240,11 +253,11 @@ impl Plugin for Gs {
 impl AppOrder for Gs {
     /// (queue usage ÷ weight, queue, arrival, id).
     fn key(&self, ctx: &Ctx, app: &App) -> SortKey {
-        self.key_in(self.queue_of(ctx, app), app)
+        self.key_in(self.current_queue(ctx, app), app)
     }
 
     fn levelled_key(&self, ctx: &Ctx, app: &App) -> (usize, SortKey) {
-        let q = self.queue_of(ctx, app);
+        let q = self.current_queue(ctx, app);
         (q, self.key_in(q, app))
     }
 

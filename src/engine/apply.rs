@@ -251,6 +251,7 @@ impl Engine {
         if let Some(n) = s.nodes.get_mut(&c.node) {
             if c.speculative {
                 n.oversubscribed += c.resources;
+                n.speculative += 1;
             } else {
                 n.allocated += c.resources;
             }
@@ -292,6 +293,7 @@ impl Engine {
         if let Some(n) = s.nodes.get_mut(&c.node) {
             if c.speculative {
                 n.oversubscribed -= c.resources;
+                n.speculative -= 1;
             } else {
                 n.allocated -= c.resources;
             }

@@ -174,6 +174,7 @@ impl Engine {
     /// (estimators all events; pipelines those of their scope).
     pub fn apply(&mut self, event: Event) {
         self.counters.events += 1;
+        self.state.epoch += 1;
         if self.activity.is_some() {
             self.log_activity(&event);
         }
@@ -310,6 +311,7 @@ impl Engine {
             return false;
         }
         let _span = tracing::debug_span!("tick", now_ms).entered();
+        self.state.epoch += 1;
         self.policies.tick(&self.state, now_ms)
     }
 

@@ -161,6 +161,10 @@ fn evict(host: &mut impl Host, node: NodeId, out: &mut Vec<Decision>) {
 /// within the node's headroom beyond the allocated view, in their app
 /// order, one container at a time (each one shrinks the headroom).
 fn speculative(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, limit: usize) -> usize {
+    let s = host.state();
+    if !s.nodes.get(&node).is_some_and(|n| host.policies().speculative_headroom(s, n)) {
+        return 0;
+    }
     let mut heap: BinaryHeap<Reverse<(SortKey, AppId)>> = BinaryHeap::new();
     for app in host.state().pending_apps() {
         heap.push(Reverse((host.policies().app_key(host.state(), app), app.id)));

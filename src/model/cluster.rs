@@ -33,6 +33,13 @@ pub struct ClusterState {
     pub allocated: Resources,
     /// Time of the latest event or scheduling pass, ms.
     pub now_ms: i64,
+    /// Bumped by every event the engine applies and every periodic step it
+    /// runs: within one epoch and instant only the containers a pass
+    /// commits (`Plugin::on_allocated`) change the state and the
+    /// estimators, so a plugin may keep what it derived from them (GS's
+    /// queue per app) and update it for those containers alone.
+    #[serde(skip)]
+    pub epoch: u64,
     /// Names of the resource types, index-aligned with `Resources`.
     pub resource_names: Vec<String>,
     /// Placements the driver could not carry out (YARN refused them, e.g. the
@@ -102,6 +109,7 @@ impl ClusterState {
             capacity: self.capacity,
             allocated: self.allocated,
             now_ms: self.now_ms,
+            epoch: self.epoch,
             resource_names: self.resource_names.clone(),
             refused_placements: self.refused_placements.clone(),
             constraints: Arc::clone(&self.constraints),

@@ -26,6 +26,12 @@ pub struct Node {
     pub labels: BTreeSet<String>,
     pub attributes: BTreeMap<String, String>,
     pub containers: BTreeSet<u64>,
+    /// How many of `containers` are speculative (kept with
+    /// `oversubscribed`): ROSE's queue index of every node at every refresh,
+    /// and its controller at every heartbeat, read this count instead of
+    /// walking the node's containers. Not serialized: `containers` says it.
+    #[serde(skip)]
+    pub speculative: u32,
     pub last_heartbeat_ms: i64,
     /// The sidecar's estimate of this node's actual use (`Event::NodeLoadEstimate`).
     pub load_estimate: Option<LoadEstimate>,
@@ -52,6 +58,7 @@ impl Node {
             labels: BTreeSet::new(),
             attributes: BTreeMap::new(),
             containers: BTreeSet::new(),
+            speculative: 0,
             last_heartbeat_ms: 0,
             load_estimate: None,
         }

@@ -319,6 +319,18 @@ impl PolicySet {
             && p.filters.iter().all(|f| f.plugin.fits(&ctx, app, ask, node))
     }
 
+    /// Does some over-subscribing pipeline give `node` headroom now?
+    /// Without it `speculative_fits` fails every ask on the node, so the
+    /// placement half of the pass can end before keying every pending app
+    /// (ROSE's candidates are a few of the nodes: most heartbeats have
+    /// none).
+    pub fn speculative_headroom(&self, state: &ClusterState, node: &Node) -> bool {
+        self.pipelines
+            .iter()
+            .filter(|p| !p.oversubscribe.caps.noop)
+            .any(|p| p.oversubscribe.plugin.headroom(&self.ctx(state, p), node).is_some())
+    }
+
     /// Speculative containers to take back from `node` now. The first
     /// pipeline that over-subscribes runs the controller for every
     /// speculative container on the node (its `[rose]` bounds apply), so

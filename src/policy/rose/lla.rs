@@ -3,7 +3,7 @@
 //! (Tukey-fenced means) and following a trend (a monotone series gives its
 //! newest value).
 
-use crate::metrics::stats::{mean, quantile_interpolated};
+use crate::metrics::stats::quantile_interpolated;
 
 /// Algorithm 1 over `d` (oldest first) with `k` segments and a Tukey fence
 /// of `fence` IQRs (paper: k = 5, 1.5). `None` for an empty series.
@@ -52,9 +52,11 @@ pub fn fenced_mean(d: &[f64], fence: f64) -> Option<f64> {
     let (q1, q3) = (quantile_interpolated(&s, 0.25), quantile_interpolated(&s, 0.75));
     let iqr = q3 - q1;
     let (lo, hi) = (q1 - fence * iqr, q3 + fence * iqr);
-    let kept: Vec<f64> = s.into_iter().filter(|v| *v >= lo && *v <= hi).collect();
-    // The quartiles themselves are inside the fence, so `kept` is never empty.
-    Some(mean(&kept))
+    // The mean of the kept values, summed in the same (sorted) order as a
+    // collected copy would be, without the copy. The quartiles themselves
+    // are inside the fence, so at least one value is kept.
+    let kept = || s.iter().copied().filter(|v| *v >= lo && *v <= hi);
+    Some(kept().sum::<f64>() / kept().count() as f64)
 }
 
 #[cfg(test)]

@@ -38,11 +38,47 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 /// One utilization sample: when, memory MB, vcores (not millis).
 type Sample = (i64, [f64; 2]);
 
+/// What ROSE keeps of one node that sent utilization samples.
+#[derive(Debug, Default)]
+struct Track {
+    /// The node's window of samples, oldest first.
+    window: VecDeque<Sample>,
+    /// Algorithm 1's LLA over `window` (memory MB, vcores), once computed.
+    /// Every heartbeat brings a sample, but only Algorithm 3's refresh (every
+    /// `refresh_ms`, over every node) and the headroom of a candidate node
+    /// read the level: a sample computes it at once for a candidate only,
+    /// and leaves it `None` elsewhere for the refresh to compute. The level
+    /// is a function of the window alone, so when it is computed changes no
+    /// value. (LLA on every sample of every node was most of ROSE's cost in
+    /// the simulator, where every node heartbeats every second.)
+    lla: Option<[f64; 2]>,
+    /// The sample the controller last evicted on (one decision per sample,
+    /// so a kill in flight is not repeated).
+    evicted_on: Option<i64>,
+    /// The time of the first sample of the current run of samples over the
+    /// eviction bound (`evict_after_ms`).
+    over_since: Option<i64>,
+}
+
+impl Track {
+    /// LLA over the window per dimension; `None` for an empty window.
+    fn level(&self, k: usize, fence: f64) -> Option<[f64; 2]> {
+        self.lla.or_else(|| window_lla(&self.window, k, fence))
+    }
+}
+
+/// Algorithm 1 over each dimension of `window`.
+fn window_lla(window: &VecDeque<Sample>, k: usize, fence: f64) -> Option<[f64; 2]> {
+    let dim = |i: usize| window.iter().map(|(_, u)| u[i]).collect::<Vec<f64>>();
+    Some([lla::lla(&dim(0), k, fence)?, lla::lla(&dim(1), k, fence)?])
+}
+
 pub struct Rose {
     cfg: RoseConfig,
-    samples: BTreeMap<NodeId, VecDeque<Sample>>,
-    /// LLA over each node's window (memory MB, vcores).
-    lla: BTreeMap<NodeId, [f64; 2]>,
+    /// Per node, indexed by its (dense) id: its samples and what the
+    /// controller derives from them. A vector rather than a map: every
+    /// heartbeat of every node looks its node up here.
+    tracks: Vec<Option<Track>>,
     rating: Rating,
     /// Algorithm 3's C, as of the last refresh.
     candidates: BTreeSet<NodeId>,
@@ -51,12 +87,6 @@ pub struct Rose {
     next_refresh_ms: i64,
     /// Preempted, not yet finished.
     evicting: BTreeSet<ContainerId>,
-    /// Per node: the sample the controller last evicted on (one decision
-    /// per sample, so a kill in flight is not repeated).
-    evicted_on: BTreeMap<NodeId, i64>,
-    /// Per node: the time of the first sample of the current run of
-    /// samples over the eviction bound (`evict_after_ms`).
-    over_since: BTreeMap<NodeId, i64>,
     evictions_total: u64,
     placed_total: u64,
 }
@@ -65,15 +95,12 @@ impl Rose {
     pub fn new(cfg: &RoseConfig) -> Rose {
         Rose {
             cfg: cfg.clone(),
-            samples: BTreeMap::new(),
-            lla: BTreeMap::new(),
+            tracks: Vec::new(),
             rating: Rating::default(),
             candidates: BTreeSet::new(),
             penalties: BTreeMap::new(),
             next_refresh_ms: i64::MIN,
             evicting: BTreeSet::new(),
-            evicted_on: BTreeMap::new(),
-            over_since: BTreeMap::new(),
             evictions_total: 0,
             placed_total: 0,
         }
@@ -83,9 +110,21 @@ impl Rose {
         [self.cfg.bound_memory, self.cfg.bound_vcores]
     }
 
+    fn track(&self, node: NodeId) -> Option<&Track> {
+        self.tracks.get(node as usize)?.as_ref()
+    }
+
+    fn track_mut(&mut self, node: NodeId) -> Option<&mut Track> {
+        self.tracks.get_mut(node as usize)?.as_mut()
+    }
+
     /// The newest NodeManager sample of `node` if it is fresh at `now`.
     fn newest(&self, node: NodeId, now: i64) -> Option<Sample> {
-        self.samples.get(&node)?.back().copied().filter(|(t, _)| now - *t <= self.cfg.stale_ms)
+        self.fresh(self.track(node)?, now)
+    }
+
+    fn fresh(&self, t: &Track, now: i64) -> Option<Sample> {
+        t.window.back().copied().filter(|(t, _)| now - *t <= self.cfg.stale_ms)
     }
 
     /// The node's load level: LLA over its samples while they are fresh,
@@ -93,7 +132,7 @@ impl Rose {
     /// dimension (the safer). `None`: missing or stale — never
     /// over-subscribed.
     pub fn estimate(&self, node: &Node, now: i64) -> Option<[f64; 2]> {
-        let own = self.newest(node.id, now).and_then(|_| self.lla.get(&node.id).copied());
+        let own = self.track(node.id).filter(|t| self.fresh(t, now).is_some()).and_then(|t| t.level(self.cfg.segments, self.cfg.fence));
         let sidecar = node.load_estimate_at(now).map(|r| [r.0[0] as f64, r.0[1] as f64 / 1000.0]);
         match (own, sidecar) {
             (Some(a), Some(b)) => Some([a[0].max(b[0]), a[1].max(b[1])]),
@@ -118,25 +157,38 @@ impl Rose {
 
     fn record(&mut self, node: NodeId, capacity: [f64; 2], now: i64, used: &Resources) {
         let sample = [used.0[0] as f64, used.0[1] as f64 / 1000.0];
-        if self.over_eviction_bound(sample, capacity) {
-            self.over_since.entry(node).or_insert(now);
-        } else {
-            self.over_since.remove(&node);
+        let over = self.over_eviction_bound(sample, capacity);
+        let candidate = self.candidates.contains(&node);
+        let i = node as usize;
+        if self.tracks.len() <= i {
+            self.tracks.resize_with(i + 1, || None);
         }
-        let w = self.samples.entry(node).or_default();
+        let t = self.tracks[i].get_or_insert_with(Track::default);
+        if over {
+            t.over_since.get_or_insert(now);
+        } else {
+            t.over_since = None;
+        }
+        let w = &mut t.window;
         w.push_back((now, sample));
         while w.front().is_some_and(|(t, _)| *t < now - self.cfg.window_ms) || w.len() > self.cfg.max_samples {
             w.pop_front();
         }
-        let dim = |i: usize| w.iter().map(|(_, u)| u[i]).collect::<Vec<f64>>();
-        let (k, f) = (self.cfg.segments, self.cfg.fence);
-        if let (Some(m), Some(c)) = (lla::lla(&dim(0), k, f), lla::lla(&dim(1), k, f)) {
-            self.lla.insert(node, [m, c]);
-        }
+        // Only a candidate's headroom reads the level before the next
+        // refresh (see `Track::lla`).
+        t.lla = if candidate { window_lla(w, self.cfg.segments, self.cfg.fence) } else { None };
     }
 
     /// Algorithm 3 over the current state.
     fn refresh(&mut self, ctx: &Ctx, now: i64) -> bool {
+        // The level of every node with a fresh sample, for the views below
+        // and for the headroom of the nodes that become candidates.
+        let (k, f, stale_ms) = (self.cfg.segments, self.cfg.fence, self.cfg.stale_ms);
+        for t in self.tracks.iter_mut().flatten() {
+            if t.lla.is_none() && t.window.back().is_some_and(|(at, _)| now - *at <= stale_ms) {
+                t.lla = window_lla(&t.window, k, f);
+            }
+        }
         self.rating.expire(now, self.cfg.rating_window_ms);
         self.penalties = self.rating.scores(self.cfg.top_k);
         self.evicting.retain(|c| ctx.state.containers.contains_key(c));
@@ -149,7 +201,7 @@ impl Rose {
                 filter::NodeView {
                     node: n.id,
                     load: self.estimate(n, now).map(|e| [ratio(e[0], cap[0]), ratio(e[1], cap[1])]),
-                    queued: n.containers.iter().filter(|c| ctx.state.containers.get(c).is_some_and(|c| c.speculative)).count(),
+                    queued: n.speculative as usize,
                 }
             })
             .collect();
@@ -167,6 +219,10 @@ impl Rose {
 
     /// Speculative containers on `node`, newest first.
     fn speculative_on<'a>(ctx: &'a Ctx, node: &Node) -> Vec<&'a Container> {
+        // Most nodes hold none: no walk over their containers then.
+        if node.speculative == 0 {
+            return Vec::new();
+        }
         let mut v: Vec<&Container> = node.containers.iter().filter_map(|c| ctx.state.containers.get(c)).filter(|c| c.speculative).collect();
         v.sort_by(|a, b| b.allocated_ms.cmp(&a.allocated_ms).then(b.id.cmp(&a.id)));
         v
@@ -202,11 +258,10 @@ impl Plugin for Rose {
                 }
             }
             Event::NodeRemoved { node } => {
-                self.samples.remove(node);
-                self.lla.remove(node);
+                if let Some(t) = self.tracks.get_mut(*node as usize) {
+                    *t = None;
+                }
                 self.candidates.remove(node);
-                self.evicted_on.remove(node);
-                self.over_since.remove(node);
             }
             Event::AllocationRejected { container } => {
                 self.evicting.remove(container);
@@ -256,7 +311,7 @@ impl Plugin for Rose {
                     "node": n.host,
                     "estimate": self.estimate(n, now),
                     "measured": self.measured(n, now),
-                    "samples": self.samples.get(&n.id).map_or(0, |w| w.len()),
+                    "samples": self.track(n.id).map_or(0, |t| t.window.len()),
                     "candidate": self.candidates.contains(&n.id),
                     "penalty": self.penalties.get(&n.id).copied().unwrap_or(0.0),
                     "oversubscribed": n.oversubscribed.0,
@@ -367,18 +422,18 @@ impl Oversubscribe for Rose {
     fn evictions(&mut self, ctx: &Ctx, node: &Node) -> Vec<ContainerId> {
         let now = ctx.state.now_ms;
         let Some((at, used)) = self.newest(node.id, now) else { return Vec::new() };
-        if self.evicted_on.get(&node.id).is_some_and(|t| *t >= at) {
-            return Vec::new();
-        }
         let cap = Self::capacity(node);
-        if !self.over_eviction_bound(used, cap) {
+        let over = self.over_eviction_bound(used, cap);
+        let evict_after_ms = self.cfg.evict_after_ms;
+        let Some(track) = self.track_mut(node.id) else { return Vec::new() };
+        if track.evicted_on.is_some_and(|t| t >= at) || !over {
             return Vec::new();
         }
         // Over the bound, but not yet for evict_after_ms: a passing burst.
-        if self.over_since.get(&node.id).is_some_and(|since| at - since < self.cfg.evict_after_ms) {
+        if track.over_since.is_some_and(|since| at - since < evict_after_ms) {
             return Vec::new();
         }
-        self.evicted_on.insert(node.id, at);
+        track.evicted_on = Some(at);
         let bound = self.bounds();
         let excess = [(used[0] - cap[0] * bound[0]).max(0.0), (used[1] - cap[1] * bound[1]).max(0.0)];
         let mut freed = [0.0; 2];

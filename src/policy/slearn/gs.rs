@@ -24,7 +24,8 @@
 //! weight after every container.
 
 use crate::config::GsConfig;
-use crate::model::{App, Container, NodeId};
+use crate::event::Event;
+use crate::model::{App, AppId, Container, NodeId};
 use crate::policy::points::{AppOrder, Capabilities, Ctx, Plugin, Sampling};
 use crate::policy::{Gauge, SortKey};
 
@@ -38,6 +39,23 @@ pub struct Gs {
     /// Dominant share of the scope each queue's apps hold.
     used: Vec<f64>,
     apps: Vec<u32>,
+    /// `prepare`'s memo: each app of the scope (ascending id, the scope's
+    /// order), its queue and its dominant share of the scope, `None` once a
+    /// container of the app was committed; valid at `memo_at` (state epoch,
+    /// instant) only.
+    ///
+    /// Every pass recounts the queues' usage (the weighted sharing of §5.1.1
+    /// reads it), and an app's queue comes from the estimator (its sampling
+    /// phase and estimated size) and its attained service at the instant:
+    /// two estimator look-ups per app per pass were most of SLearn's cost
+    /// in the simulator, where a heartbeat round makes a pass on every node
+    /// with room at one instant. Within one epoch and instant the apps of
+    /// the scope stay, and only the containers the passes commit change an
+    /// app's inputs, so the other apps' queues and shares are kept. The
+    /// usage is summed afresh over all of them, in the same order, so every
+    /// value is the one a full recount gives.
+    memo: Vec<(AppId, Option<(usize, f64)>)>,
+    memo_at: Option<(u64, i64)>,
 }
 
 impl Gs {
@@ -45,7 +63,7 @@ impl Gs {
         let n = c.queues.max(2) as usize;
         let upper = (0..n - 1).map(|q| c.first_threshold_ms * c.growth.powi(q as i32)).collect();
         let weights = (0..n).map(|q| c.weight_ratio.powi(-(q as i32))).collect();
-        Gs { upper, weights, used: vec![0.0; n], apps: vec![0; n] }
+        Gs { upper, weights, used: vec![0.0; n], apps: vec![0; n], memo: Vec::new(), memo_at: None }
     }
 
     pub fn queues(&self) -> usize {
@@ -62,21 +80,43 @@ impl Gs {
     }
 
     /// The queue of a job of `size_ms`: Q_qˡᵒ ≤ size < Q_qʰⁱ.
+    ///
+    /// The thresholds ascend (`growth` > 1), so the queue is the number of
+    /// leading thresholds at or below the size: a scan from Q₀ that stops
+    /// at the first one above it. Most apps sit in the first queues, so it
+    /// stops after a compare or two, where a binary search over the N − 1
+    /// thresholds always made log₂ N dependent ones (`prepare` asks this
+    /// for every app at every pass: it was SLearn's largest cost in the
+    /// simulator).
     pub fn queue_of_size(&self, size_ms: f64) -> usize {
-        self.upper.partition_point(|hi| *hi <= size_ms)
+        self.upper.iter().take_while(|hi| **hi <= size_ms).count()
     }
 
     /// The queue `app` is in now (see the module doc).
     pub fn queue_of(&self, ctx: &Ctx, app: &App) -> usize {
         let attained = app.attained_ms(ctx.state.now_ms) as f64;
-        let by_attained = self.queue_of_size(attained);
+        // The queue by attained service only where the branch uses it.
+        let by_attained = || self.queue_of_size(attained);
         match ctx.sampling(app) {
-            Some(Sampling::Thin) | Some(Sampling::FellBack) => by_attained,
-            Some(Sampling::Pilots { .. }) => by_attained.max(SAMPLING_QUEUE),
+            Some(Sampling::Thin) | Some(Sampling::FellBack) => by_attained(),
+            Some(Sampling::Pilots { .. }) => by_attained().max(SAMPLING_QUEUE),
             Some(Sampling::Estimated) | None => {
                 let size = ctx.estimate(app).map_or(0.0, |e| e.size_ms.max(attained + e.remaining_ms));
                 self.queue_of_size(size.max(attained))
             }
+        }
+    }
+
+    /// `queue_of`, from `prepare`'s memo where it holds the app at this
+    /// epoch and instant (the pass keys every candidate app after its
+    /// `prepare`: the same queue, without the estimator look-ups).
+    fn current_queue(&self, ctx: &Ctx, app: &App) -> usize {
+        let memo = (self.memo_at == Some((ctx.state.epoch, ctx.state.now_ms)))
+            .then(|| self.memo.binary_search_by_key(&app.id, |(id, _)| *id).ok().and_then(|i| self.memo[i].1))
+            .flatten();
+        match memo {
+            Some((q, _)) => q,
+            None => self.queue_of(ctx, app),
         }
     }
 
@@ -111,14 +151,58 @@ impl Plugin for Gs {
         self.used.iter_mut().for_each(|u| *u = 0.0);
         self.apps.iter_mut().for_each(|a| *a = 0);
         let total = ctx.scope.capacity(ctx.state);
-        for app in ctx.scope.apps(ctx.state) {
-            let q = self.queue_of(ctx, app);
-            self.used[q] += app.allocated.dominant_share(&total);
+        let at = (ctx.state.epoch, ctx.state.now_ms);
+        let mut memo = std::mem::take(&mut self.memo);
+        let mut kept = self.memo_at == Some(at);
+        if kept {
+            // Only the apps given a container since the last pass.
+            for (id, e) in memo.iter_mut().filter(|(_, e)| e.is_none()) {
+                let Some(app) = ctx.state.apps.get(id) else {
+                    kept = false;
+                    break;
+                };
+                *e = Some((self.queue_of(ctx, app), app.allocated.dominant_share(&total)));
+            }
+        }
+        if !kept {
+            memo.clear();
+            for app in ctx.scope.apps(ctx.state) {
+                memo.push((app.id, Some((self.queue_of(ctx, app), app.allocated.dominant_share(&total)))));
+            }
+        }
+        for (q, share) in memo.iter().filter_map(|(_, e)| *e) {
+            self.used[q] += share;
             self.apps[q] += 1;
         }
+        self.memo = memo;
+        self.memo_at = Some(at);
+    }
+
+    // Anything but a committed container may move any app's queue: the
+    // memo goes (the engine's epoch moves as well; this keeps the memo
+    // right for a driver that calls the hooks itself).
+    fn on_event(&mut self, _ctx: &Ctx, _event: &Event) {
+        self.memo_at = None;
+    }
+
+    fn on_container_finished(&mut self, _ctx: &Ctx, _c: &Container, _exit_status: i32, _at_ms: i64) {
+        self.memo_at = None;
+    }
+
+    fn on_app_removed(&mut self, _ctx: &Ctx, _app: &App) {
+        self.memo_at = None;
+    }
+
+    fn on_app_moved_out(&mut self, _ctx: &Ctx, _app: &App) {
+        self.memo_at = None;
     }
 
     fn on_allocated(&mut self, ctx: &Ctx, c: &Container) {
+        // The app's service and the estimator's view of it (SLearn counts
+        // its pilots) moved: its queue is found again at the next pass.
+        if let Ok(i) = self.memo.binary_search_by_key(&c.app, |(id, _)| *id) {
+            self.memo[i].1 = None;
+        }
         if let Some(app) = ctx.state.apps.get(&c.app) {
             let q = self.queue_of(ctx, app);
             self.used[q] += c.resources.dominant_share(&ctx.scope.capacity(ctx.state));
@@ -169,11 +253,11 @@ impl Plugin for Gs {
 impl AppOrder for Gs {
     /// (queue usage ÷ weight, queue, arrival, id).
     fn key(&self, ctx: &Ctx, app: &App) -> SortKey {
-        self.key_in(self.queue_of(ctx, app), app)
+        self.key_in(self.current_queue(ctx, app), app)
     }
 
     fn levelled_key(&self, ctx: &Ctx, app: &App) -> (usize, SortKey) {
-        let q = self.queue_of(ctx, app);
+        let q = self.current_queue(ctx, app);
         (q, self.key_in(q, app))
     }
 

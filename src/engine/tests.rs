@@ -23,6 +23,12 @@ pub(crate) fn add_node(e: &mut Engine, id: u32, mem: i64, cores: i64) {
 }
 
 pub(crate) fn add_app(e: &mut Engine, id: u32, queue: &str, user: &str, submit_ms: i64) {
+    add_app_without_attempt(e, id, queue, user, submit_ms);
+    e.apply(Event::AttemptAdded { app: id, attempt: 1 });
+}
+
+/// The app as the RM adds it, before its first attempt.
+pub(crate) fn add_app_without_attempt(e: &mut Engine, id: u32, queue: &str, user: &str, submit_ms: i64) {
     e.apply(Event::AppAdded {
         app: id,
         yarn_id: format!("application_0_{}", id),
@@ -34,7 +40,6 @@ pub(crate) fn add_app(e: &mut Engine, id: u32, queue: &str, user: &str, submit_m
         submit_ms,
         priority: 0,
     });
-    e.apply(Event::AttemptAdded { app: id, attempt: 1 });
 }
 
 pub(crate) fn ask(e: &mut Engine, app: u32, priority: i32, mem: i64, cores: i64, count: i32) {
@@ -78,17 +83,7 @@ fn attempt_zero_is_an_attempt_and_no_attempt_is_not() {
     let mut e = engine("fifo", &[]);
     add_node(&mut e, 1, 4096, 4);
     for id in [1, 2] {
-        e.apply(Event::AppAdded {
-            app: id,
-            yarn_id: format!("application_0_{id}"),
-            queue: "default".into(),
-            user: "u".into(),
-            name: format!("app{id}"),
-            app_type: "MAPREDUCE".into(),
-            tags: vec![],
-            submit_ms: id as i64,
-            priority: 0,
-        });
+        add_app_without_attempt(&mut e, id, "default", "u", id as i64);
         ask(&mut e, id, 1, 1024, 1, 1);
     }
     e.apply(Event::AttemptAdded { app: 2, attempt: 0 });

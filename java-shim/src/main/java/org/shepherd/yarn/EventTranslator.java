@@ -12,6 +12,7 @@ import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceUtilization;
 import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
@@ -280,10 +281,28 @@ final class EventTranslator {
       return; // the usual case: no copy on the heartbeat path
     }
     Set<String> now = labels == null ? new HashSet<>() : new HashSet<>(labels);
+    String oldPartition = node.getPartition();
     node.updateLabels(now);
+    // YARN's node tracker keeps a node list per partition and finds the node
+    // there by its current partition when it is removed: both lists must
+    // follow the move, or removing the node later fails (as the
+    // CapacityScheduler's updateLabelsOnNode keeps them).
+    repartition(oldPartition);
+    repartition(node.getPartition());
     Map<String, String> attrs = nodeAttributes(nm.getHostName());
     engine.record(b -> b.nodeAttributesUpdated(idx, now, attrs));
     LOG.info("Node " + nm.getNodeID() + " labels now " + now);
+  }
+
+  /** Rebuilds the node tracker's list for one partition from the nodes' own partitions. */
+  private void repartition(String partition) {
+    Set<NodeId> members = new HashSet<>();
+    for (FiCaSchedulerNode n : scheduler.getNodeTracker().getAllNodes()) {
+      if (partition.equals(n.getPartition())) {
+        members.add(n.getNodeID());
+      }
+    }
+    scheduler.getNodeTracker().updateNodesPerPartition(partition, members);
   }
 
   private void addNode(RMNode rmNode) {

@@ -69,17 +69,34 @@ public class NodeLabelsTest {
     labels.replaceLabelsOnNode(Map.of(gpu, Set.of("gpu")));
     waitFor("the scheduler's node carries the label",
         () -> s.getSchedulerNode(gpu).getLabels().contains("gpu"));
+    assertPartitions(s, gpu, "gpu");
     int[] peak = runSampling(gpu, plain, "alice");
     assertEquals("an exclusive gpu node took no unlabelled container", 0, peak[0]);
     assertTrue("the unlabelled node ran the job", peak[1] > 0);
 
     labels.replaceLabelsOnNode(Map.of(gpu, Set.of()));
     waitFor("the label is gone", () -> s.getSchedulerNode(gpu).getLabels().isEmpty());
+    assertPartitions(s, gpu, "");
     peak = runSampling(gpu, plain, "bob");
     assertTrue("unlabelled again, the node takes unlabelled containers", peak[0] > 0);
 
     assertEquals("nothing fell back to the safe FIFO", 0, s.getFallbackAllocations());
     assertEquals("the engine never failed", 0, s.getEngineFailures());
+  }
+
+  /**
+   * YARN's node tracker lists the node under its new partition and no longer
+   * under the other one: removing a node looks it up there (a stale list made
+   * the NodeManager's removal throw, found by YARN's TestClientRMService).
+   */
+  private static void assertPartitions(ShepherdScheduler s, NodeId node, String partition) {
+    String other = partition.isEmpty() ? "gpu" : "";
+    assertTrue("the tracker lists " + node + " under '" + partition + "'",
+        s.getNodeTracker().getNodesPerPartition(partition).stream()
+            .anyMatch(n -> n.getNodeID().equals(node)));
+    assertTrue("the tracker no longer lists " + node + " under '" + other + "'",
+        s.getNodeTracker().getNodesPerPartition(other).stream()
+            .noneMatch(n -> n.getNodeID().equals(node)));
   }
 
   /** Runs an 8-map SleepJob; returns the most containers seen at once on each node. */

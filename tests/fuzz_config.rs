@@ -34,14 +34,15 @@ const ENGINE_KEYS: &[(&str, &[&str])] = &[
     ("gs", &["queues", "first_threshold_ms", "growth", "weight_ratio"]),
     ("rose", &["segments", "fence", "window_ms", "max_samples", "stale_ms", "bound_memory", "bound_vcores", "evict_memory", "evict_vcores", "evict_after_ms", "settle_ms", "max_ratio", "top_k", "rating_window_ms", "straggler_factor", "straggler_min_samples", "candidates", "candidates_factor", "refresh_ms"]),
     ("control", &["enabled", "bind", "port", "secret_file", "allow_remote", "max_pending_inputs", "max_ttl_ms"]),
+    ("preemption", &["interval_ms", "wait_before_kill_ms", "dead_zone", "max_per_round", "spare_finishing"]),
 ];
 #[rustfmt::skip]
-const QUEUE_KEYS: &[&str] = &["name", "policy", "weight", "capacity", "max_capacity", "max_am_share", "submit_acl", "admin_acl"];
+const QUEUE_KEYS: &[&str] = &["name", "policy", "weight", "capacity", "max_capacity", "max_am_share", "submit_acl", "admin_acl", "preemption"];
 #[rustfmt::skip]
 const PIPELINE_KEYS: &[&str] = &["estimate", "reserve", "app_order", "pool_order", "classify", "filter", "leftover", "strict_order", "am_first", "oversubscribe", "dress", "carbyne", "slearn", "rose"];
 /// Where a named error's key may start.
 #[rustfmt::skip]
-const ENGINE_SECTIONS: &[&str] = &["scheduler", "fifo", "dress", "history", "carbyne", "slearn", "gs", "rose", "control", "queue", "pipeline", "yarn.resource-types"];
+const ENGINE_SECTIONS: &[&str] = &["scheduler", "fifo", "dress", "history", "carbyne", "slearn", "gs", "rose", "control", "preemption", "queue", "pipeline", "yarn.resource-types"];
 
 #[rustfmt::skip] // one line per section, read as a table
 const SIDECAR_KEYS: &[(&str, &[&str])] = &[

@@ -70,6 +70,7 @@ pub mod tag {
 
 pub const DECISION_ALLOCATE: i64 = 1;
 pub const DECISION_PREEMPT: i64 = 2;
+pub const DECISION_MARK_FOR_PREEMPTION: i64 = 3;
 
 /// A batch the decoder refused. It names where (`offset`, the byte the bad
 /// field starts at), which record kind and which field, so a shim/engine
@@ -317,6 +318,9 @@ pub fn encode_decisions(decisions: &[Decision], resource_types: usize, out: &mut
             Decision::Preempt { container } => {
                 out.extend_from_slice(&[DECISION_PREEMPT, *container as i64]);
             }
+            Decision::MarkForPreemption { container } => {
+                out.extend_from_slice(&[DECISION_MARK_FOR_PREEMPTION, *container as i64]);
+            }
         }
     }
 }
@@ -556,9 +560,10 @@ mod tests {
                 execution: ExecutionType::Guaranteed,
             },
             Decision::Preempt { container: 8 },
+            Decision::MarkForPreemption { container: 9 },
         ];
         let mut out = vec![];
         encode_decisions(&d, 2, &mut out);
-        assert_eq!(out, vec![2, 1, 5, 2, 7, 20, 3, 2, 0, 1024, 1, 2, 8]);
+        assert_eq!(out, vec![3, 1, 5, 2, 7, 20, 3, 2, 0, 1024, 1, 2, 8, 3, 9]);
     }
 }

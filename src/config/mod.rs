@@ -8,11 +8,13 @@ pub mod carbyne;
 pub mod control;
 pub mod pipeline;
 pub mod plugins;
+pub mod preemption;
 pub mod rose;
 
 pub use carbyne::CarbyneConfig;
 pub use control::ControlConfig;
 pub use pipeline::PipelineSpec;
+pub use preemption::PreemptionConfig;
 pub use rose::RoseConfig;
 pub mod summary;
 
@@ -60,6 +62,9 @@ pub struct Config {
     pub pipelines: BTreeMap<String, PipelineSpec>,
     /// The sidecar's control channel (`[control]`, [`ControlConfig`]).
     pub control: ControlConfig,
+    /// Queue-guarantee preemption (`[preemption]`, [`PreemptionConfig`]);
+    /// runs only for queues with `preemption = true`.
+    pub preemption: PreemptionConfig,
     #[serde(rename = "queue")]
     pub queues: Vec<QueueConfig>,
 }
@@ -387,6 +392,10 @@ pub struct QueueConfig {
     pub submit_acl: String,
     /// YARN ACL string for administering (kill, move).
     pub admin_acl: String,
+    /// Take the guaranteed share back by preemption: while this queue is
+    /// below `capacity` with demand waiting, containers of queues above
+    /// theirs are marked and then killed (`[preemption]`). Off by default.
+    pub preemption: bool,
 }
 
 impl Default for QueueConfig {
@@ -400,6 +409,7 @@ impl Default for QueueConfig {
             max_am_share: 0.5,
             submit_acl: "*".into(),
             admin_acl: "*".into(),
+            preemption: false,
         }
     }
 }
@@ -417,6 +427,7 @@ impl Default for Config {
             gs: GsConfig::default(),
             pipelines: BTreeMap::new(),
             control: Default::default(),
+            preemption: PreemptionConfig::default(),
             queues: vec![QueueConfig::default()],
         }
     }
@@ -458,6 +469,7 @@ impl Config {
         self.slearn.validate()?;
         self.gs.validate()?;
         self.control.validate()?;
+        self.preemption.validate()?;
         if self.history.max_samples == 0 {
             return Err(bad("history.max_samples", self.history.max_samples, "must be at least 1"));
         }

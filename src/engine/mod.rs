@@ -16,6 +16,7 @@ mod candidates;
 pub mod faults;
 mod observe;
 mod pass;
+pub mod preemption;
 mod propose;
 mod queues;
 mod round;
@@ -83,6 +84,8 @@ pub struct Engine {
     fault_calls: u64,
     /// Whether a round between heartbeats has work, and where it starts.
     round: round::RoundState,
+    /// Queue-guarantee preemption (runs only if a queue has it on).
+    preemption: preemption::Preemption,
 }
 
 impl Engine {
@@ -109,6 +112,7 @@ impl Engine {
             counters: Counters::default(),
             fault_calls: 0,
             round: round::RoundState::default(),
+            preemption: preemption::Preemption::default(),
         })
     }
 
@@ -186,6 +190,9 @@ impl Engine {
             (Event::ContainerFinished { container, exit_status, at_ms }, Some(q)) => {
                 if let Some(c) = self.state.containers.get(container) {
                     self.policies.on_container_finished(&self.state, c, *exit_status, *at_ms, q);
+                    if preemption::enabled(&self.config) {
+                        self.preemption.container_finished(c, *at_ms);
+                    }
                 }
             }
             // The old queue's plugins let go of the app while it is still theirs.
@@ -204,7 +211,10 @@ impl Engine {
                 warn!(?event, "event refers to an unknown node, app or container; ignored");
                 return;
             }
-            apply::Applied::AppRemoved(app) => self.policies.on_app_removed(&self.state, &app),
+            apply::Applied::AppRemoved(app) => {
+                self.preemption.app_removed(app.id);
+                self.policies.on_app_removed(&self.state, &app)
+            }
             apply::Applied::Done => {}
         }
         self.round.note(&event);
@@ -293,6 +303,7 @@ impl Engine {
         self.counters.passes += 1;
         let _span = tracing::debug_span!("schedule_node", node).entered();
         self.tick(now_ms);
+        self.preempt(now_ms, out);
         self.pass_on(node, now_ms, out);
         Ok(())
     }
@@ -313,6 +324,15 @@ impl Engine {
         let _span = tracing::debug_span!("tick", now_ms).entered();
         self.state.epoch += 1;
         self.policies.tick(&self.state, now_ms)
+    }
+
+    /// Queue-guarantee preemption's round, when one is due (`preemption`):
+    /// its marks and kills go out before the pass's placements.
+    fn preempt(&mut self, now_ms: i64, out: &mut Vec<Decision>) {
+        if preemption::enabled(&self.config) {
+            let killed = self.preemption.maybe_round(&self.state, &self.config, now_ms, out);
+            self.counters.preemptions += killed as u64;
+        }
     }
 
     /// Allocate `ask_key` of `app` on `node`: the commit step of a pass.

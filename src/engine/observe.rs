@@ -63,6 +63,20 @@ impl Engine {
                 "Faults injected on purpose by scheduler.fault_injection (test-only), by every engine of this process",
             ));
         }
+        if super::preemption::enabled(&self.config) {
+            let p = self.preemption.stats();
+            out.extend([
+                count("preemption_rounds_total", p.rounds, "Rounds of queue-guarantee preemption"),
+                count("preemption_marked_containers_total", p.marked, "Containers marked for a queue's guarantee (the AM was told)"),
+                count("preemption_killed_containers_total", p.killed, "Marked containers killed after preemption.wait_before_kill_ms"),
+                count("preemption_withdrawn_containers_total", p.withdrawn, "Marks dropped because the container was no longer needed"),
+                count(
+                    "preemption_spared_containers_total",
+                    p.spared,
+                    "Containers left alone as ending within the wait anyway (preemption.spare_finishing)",
+                ),
+            ]);
+        }
         out.extend(self.policies.gauges(s));
         out
     }
@@ -137,6 +151,7 @@ impl Engine {
             apps,
             queue_order: policies["queue_order"].take(),
             pipelines: policies["pipelines"].take(),
+            preemption: super::preemption::enabled(&self.config).then(|| self.preemption.view(s, &self.config)),
         }
     }
 

@@ -64,6 +64,7 @@ impl Engine {
     pub fn schedule_round(&mut self, now_ms: i64, max_nodes: usize, out: &mut Vec<Decision>) -> Result<usize, EngineError> {
         super::faults::before_schedule(&self.config.scheduler, &mut self.fault_calls)?;
         let ticked = self.tick(now_ms);
+        self.preempt(now_ms, out);
         if !self.round.due && !ticked {
             return Ok(0);
         }

@@ -51,6 +51,10 @@ pub struct EngineView {
     /// Every pipeline: queue, scope, policy, spec and each plugin's state
     /// (untyped: the plugins and their states differ per policy).
     pub pipelines: Value,
+    /// Queue-guarantee preemption, when a queue has it on: its settings,
+    /// what each queue looked like in the last round, and the marks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<super::preemption::PreemptionView>,
 }
 
 /// The cluster as a whole.
@@ -208,8 +212,10 @@ mod tests {
             }],
             queue_order: serde_json::json!({"name": "fifo", "state": null}),
             pipelines: serde_json::json!([{"queue": "root", "plugins": {"reserve": {"name": "dress", "state": {"delta": 0.25}}}}]),
+            preemption: None,
         };
         assert_eq!(roundtrip(&v), v);
+        assert!(!serde_json::to_string(&v).unwrap().contains("\"preemption\":"), "absent while no queue preempts");
         let text = serde_json::to_string(&serde_json::to_value(&v).unwrap()).unwrap();
         assert!(text.contains(r#""blocked":{"at_ms":12300,"node":null,"reason":"no room on the node"}"#), "{text}");
         assert!(text.contains(r#""leftover_holds":[{"app":3,"node":"nm-1","priority":1,"since_ms":12000}]"#), "{text}");
@@ -218,6 +224,35 @@ mod tests {
         idle.apps[0].blocked = None;
         idle.leftover_holds[0].node = None;
         assert_eq!(roundtrip(&idle), idle);
+        // With preemption on: its settings, a queue's last round and a mark.
+        let mut pre = v.clone();
+        pre.preemption = Some(super::super::preemption::PreemptionView {
+            interval_ms: 3_000,
+            wait_before_kill_ms: 15_000,
+            dead_zone: 0.1,
+            max_per_round: 0.1,
+            spare_finishing: true,
+            stats: super::super::preemption::PreemptionStats { rounds: 4, marked: 2, killed: 1, withdrawn: 0, spared: 1 },
+            queues: vec![super::super::preemption::QueueReport {
+                queue: "alpha".into(),
+                reclaims: true,
+                guaranteed_share: 0.25,
+                dominant_share: 0.1,
+                starved_for: vec![1024, 1],
+                over_share: false,
+                marked: 0,
+            }],
+            marked: vec![super::super::preemption::MarkView {
+                container: 7,
+                app: 3,
+                from_queue: "beta".into(),
+                for_queue: "alpha".into(),
+                marked_ms: 12_000,
+                kill_at_ms: 27_000,
+            }],
+            kills_in_flight: 1,
+        });
+        assert_eq!(roundtrip(&pre), pre);
     }
 
     #[test]

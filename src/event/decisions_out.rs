@@ -17,4 +17,8 @@ pub enum Decision {
     },
     /// Take a container back (kill it, after the AM has been told).
     Preempt { container: ContainerId },
+    /// Tell the container's ApplicationMaster, in its next allocate
+    /// response (YARN's `PreemptionMessage`), that the container will be
+    /// taken back unless it gives it up; nothing is killed yet.
+    MarkForPreemption { container: ContainerId },
 }

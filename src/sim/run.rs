@@ -400,7 +400,7 @@ impl<'a> Sim<'a> {
             .iter()
             .filter_map(|d| match d {
                 Decision::Allocate { node, .. } => Some(*node),
-                Decision::Preempt { .. } => None,
+                Decision::Preempt { .. } | Decision::MarkForPreemption { .. } => None,
             })
             .collect();
         let made = self.carry_out(decisions, t);
@@ -425,6 +425,9 @@ impl<'a> Sim<'a> {
                     }
                 }
                 Decision::Preempt { container } => self.evict(container, t),
+                // The simulator's AMs do not give containers back when told;
+                // a marked container runs on until it ends or is killed.
+                Decision::MarkForPreemption { .. } => {}
             }
         }
         made

@@ -52,6 +52,7 @@ final class DecisionExecutor {
   private final Set<ContainerId> speculative;
   private final ShepherdMetrics shimMetrics;
   private final int resourceTypes;
+  private final KilledContainers killed = new KilledContainers();
   private long rejections;
 
   DecisionExecutor(ShepherdScheduler scheduler, EngineLink engine, AskTranslator asks,
@@ -84,8 +85,23 @@ final class DecisionExecutor {
         ContainerId id = ids.containerOf(d.container);
         RMContainer c = id == null ? null : scheduler.getRMContainer(id);
         if (c != null) {
-          scheduler.completedContainer(c, SchedulerUtils.createPreemptedContainerStatus(id,
-              SchedulerUtils.PREEMPTED_CONTAINER), RMContainerEventType.KILL);
+          killed.killing(id);
+          try {
+            scheduler.completedContainer(c, SchedulerUtils.createPreemptedContainerStatus(id,
+                SchedulerUtils.PREEMPTED_CONTAINER), RMContainerEventType.KILL);
+          } finally {
+            killed.killed();
+          }
+        }
+      } else if (d.kind == Decisions.MARK_FOR_PREEMPTION) {
+        // As the CapacityScheduler's MARK_CONTAINER_FOR_PREEMPTION: the
+        // attempt lists it in its next allocate response's PreemptionMessage.
+        ContainerId id = ids.containerOf(d.container);
+        RMContainer c = id == null ? null : scheduler.getRMContainer(id);
+        FifoAppAttempt attempt = c == null ? null
+            : scheduler.getApplicationAttempt(c.getApplicationAttemptId());
+        if (attempt != null) {
+          attempt.markContainerForPreemption(id);
         }
       }
     }
@@ -296,12 +312,8 @@ final class DecisionExecutor {
     FiCaSchedulerNode node = (FiCaSchedulerNode) scheduler.getNode(container.getNodeId());
     speculative.remove(container.getId());
     Long key = ids.unbindContainer(container.getId());
-    if (key != null) {
-      long now = System.currentTimeMillis();
-      int exit = status.getExitStatus();
-      engine.record(b -> b.containerFinished(key, exit, now));
-    }
     if (attempt == null) {
+      finished(key, container.getId(), status, null);
       LOG.info("Unknown application " + container.getId().getApplicationAttemptId()
           + " released container " + container.getId() + " with event " + event);
       return;
@@ -312,5 +324,27 @@ final class DecisionExecutor {
     }
     scheduler.changeUsed(container.getResource(), false);
     ((ShepherdQueue) attempt.getQueue()).addUsed(container.getResource(), false);
+    finished(key, container.getId(), status, node);
   }
+
+  /** The engine hears the container finished: now, or when its node lets it go ({@link KilledContainers}). */
+  private void finished(Long key, ContainerId id, ContainerStatus status, FiCaSchedulerNode node) {
+    if (key == null || killed.hold(id, key, status.getExitStatus(), node)) {
+      return;
+    }
+    long now = System.currentTimeMillis();
+    int exit = status.getExitStatus();
+    engine.record(b -> b.containerFinished(key, exit, now));
+  }
+
+  /** After {@code node}'s heartbeat was booked in YARN ({@link KilledContainers}). */
+  void nodeReported(FiCaSchedulerNode node) {
+    killed.nodeReported(node, scheduler, engine);
+  }
+
+  /** Containers killed by the engine that their node still books. */
+  KilledContainers killedContainers() {
+    return killed;
+  }
+
 }

@@ -425,9 +425,8 @@ public class ShepherdScheduler extends FifoScheduler {
 
   /**
    * One NodeManager heartbeat: YARN's own bookkeeping (completed and launched
-   * containers, utilization), then one crossing into the engine, then the
-   * engine's decisions carried out. If the engine fails, the safe FIFO places
-   * containers on this node instead.
+   * containers, utilization), then one crossing into the engine, then its
+   * decisions carried out; if the engine fails, the safe FIFO places instead.
    */
   @Override
   protected synchronized void nodeUpdate(RMNode nm) {
@@ -438,6 +437,7 @@ public class ShepherdScheduler extends FifoScheduler {
       return;
     }
     events.nodeHeartbeat(nm, node, idx);
+    executor.nodeReported(node);
     long now = System.currentTimeMillis();
     if (engine.dueForRebuild(now)) {
       engine.rebuild(now, recovery::replayState);

@@ -7,6 +7,8 @@ package org.shepherd.yarn.engine;
 public final class Decisions {
   public static final int ALLOCATE = 1;
   public static final int PREEMPT = 2;
+  /** Tell the AM (YARN's PreemptionMessage) the container will be taken back. */
+  public static final int MARK_FOR_PREEMPTION = 3;
 
   /** YARN NodeType order: node-local, rack-local, off-switch. */
   public static final int NODE_LOCAL = 0;
@@ -54,7 +56,7 @@ public final class Decisions {
       for (int i = 0; i < resourceTypes; i++) {
         resources[i] = data[pos++];
       }
-    } else if (kind != PREEMPT) {
+    } else if (kind != PREEMPT && kind != MARK_FOR_PREEMPTION) {
       throw new ShepherdEngineException("unknown decision kind " + kind);
     }
     return true;

@@ -115,7 +115,7 @@ for j in "$JARS"/*.jar; do
     hadoop-*) d=common ;;
     *) d=common/lib ;;
   esac
-  cp "$j" "$H/share/hadoop/$d/"
+  ln "$j" "$H/share/hadoop/$d/" 2>/dev/null || cp "$j" "$H/share/hadoop/$d/"
 done
 # What `hadoop classpath` prints for this layout.
 classpath() {
@@ -455,7 +455,8 @@ cli_check() {  # LABEL: the CLI's view, kept in $W/logs/cli-LABEL.txt
   [ "$listed" -ge "$2" ] || fail "yarn application -list showed $listed apps, expected $2 ($f)"
   grep -q 'Queue Name : default' "$f" && grep -q 'Queue Name : alpha' "$f" \
     || fail "yarn queue -status did not describe both queues ($f)"
-  QUEUE_STATES[$1]=$(awk '/Queue Name :/ { q=$4 } /State :/ { printf "%s%s=%s", sep, q, $3; sep="," }' "$f")
+  QUEUE_STATES[$1]=$(awk '/Scheduler Name :/ { s = $4 } /Queue Name :/ { q = $4 } $1 == "State" { st = $3 }
+    $1 == "Capacity" { printf "%s%s %s %s", sep, q, st, $3; sep = ", " } END { printf " (%s)", s }' "$f")
 }
 declare -A QUEUE_STATES
 cli_check before "${#JOBS[@]}"
@@ -488,6 +489,31 @@ PY
     [ "$(date +%s)" -lt "$deadline" ] || fail "after the $label restart the RM did not recover the apps and containers within 120 s"
     sleep 2
   done
+  # What must have survived: every app that ran, on its same attempt (no AM
+  # restarted), and every AM container (the AMs outlive the restart; maps
+  # may end during it and are reported in the summary, not checked).
+  python3 - "$W/state-$base.json" "$W/state-$label.json" <<'PY' || fail "the $label restart lost work (state-$base.json, state-$label.json)"
+import json, re, sys
+b, a = (json.load(open(p)) for p in sys.argv[1:])
+bad = []
+for i, x in b["apps"].items():
+    if x["state"] != "RUNNING":
+        continue
+    y = a["apps"].get(i)
+    if y is None or y["state"] not in ("RUNNING", "FINISHED") or y["final"] not in ("UNDEFINED", "SUCCEEDED"):
+        bad.append(f"{i}: {y and (y['state'], y['final'])}")
+    elif y["attempts"] != x["attempts"]:
+        bad.append(f"{i}: attempts {x['attempts']} -> {y['attempts']}")
+def app_of(c):  # container_[eNN_]<cluster ts>_<app>_<attempt>_<n>
+    m = re.match(r"container_(?:e\d+_)?(\d+)_(\d+)_\d+_\d+$", c)
+    return f"application_{m.group(1)}_{m.group(2)}"
+ams = [c for c in b["nm_running"] if c.endswith("_000001")]
+bad += [f"AM container {c} no longer running" for c in ams
+        if c not in a["nm_running"] and a["apps"].get(app_of(c), {}).get("state") != "FINISHED"]
+for m in bad:
+    print("installed-test:", m, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
 }
 
 # ---------------------------------------------------------------- upgrade
@@ -554,7 +580,7 @@ def rm_running(s): return sum(x["running"] for x in s["apps"].values() if x["sta
 fmt = "{:<22} {:<18} {:<10} {:<16} {:<13} {:<13} {:<13} {}"
 print()
 print(fmt.format("step", "scheduler", "apps kept", "containers kept", "RM's view", "into engine", "same attempt",
-                 "queues (state)"))
+                 "queues (yarn queue -status)"))
 print(fmt.format("before (jobs running)", "Shepherd", f"{len(running(before))}/{len(running(before))}",
                  f"{len(before['nm_running'])}/{len(before['nm_running'])}", rm_running(before), "-", "-", qb))
 def row(step, sched, b, a, queues):

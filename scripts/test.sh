@@ -66,7 +66,7 @@ rm -rf "$release_dir"
 # with the jobs running: apps, attempts and containers must survive both and
 # every job succeed (docs/install-test.md). Quick mode (two jobs of one map):
 # the full run took 186-255 s on the loaded 2-core development machine,
-# over the 4 minutes this step may take once; --quick 161-197 s.
+# over the 4 minutes this step may take once; --quick 133-197 s.
 echo "==> the release installed as an operator does: upgrade and rollback with jobs running (scripts/installed-test.sh --quick)"
 SHEPHERD_RELEASE="$(ls -t "$ROOT"/target/dist/shepherd-*-hadoop-3.4-linux-x86_64.tar.gz | head -1)" \
   bash "$ROOT/scripts/installed-test.sh" --quick

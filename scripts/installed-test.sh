@@ -50,6 +50,10 @@ else
   MAPS=2
   MAP_MS=90000
 fi
+need java "JDK 17"
+need mvn "Apache Maven 3.8+"
+need curl "the RM's, NMs' and sidecar's REST APIs"
+need python3 "configuration files and REST answers"
 T0=$(date +%s)
 W="$ROOT/target/installed-test"
 say() { printf '==> [%3ds] %s\n' "$(( $(date +%s) - T0 ))" "$*"; }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Every Shepherd test: the Rust engine's unit and policy tests, then the
-# integration tests that start a real YARN cluster (ResourceManager with
+# Every Shepherd test: the Rust engine's unit and policy tests, the release
+# tarball (checked, then installed into separately started Hadoop daemons,
+# upgraded and rolled back with jobs running), then the integration tests
+# that start a real YARN cluster (ResourceManager with
 # ShepherdScheduler, real NodeManagers) and run real MapReduce jobs on it,
 # YARN's own ResourceManager tests with Shepherd as the scheduler (compat/)
 # (SidecarTest runs the sidecar against it with a real Prometheus and
@@ -58,6 +60,16 @@ jar tf "${release[0]}"/lib/shepherd-yarn-shim-*.jar | grep 'org/shepherd/yarn/Sh
 "${release[0]}/bin/shepherd" check-config "${release[0]}/conf/shepherd.toml" >/dev/null
 "${release[0]}/bin/shepherd" sidecar --config "${release[0]}/conf/shepherd-sidecar.toml" --check
 rm -rf "$release_dir"
+# The same tarball installed as INSTALL.md says into a Hadoop 3.4.3 layout of
+# Maven Central jars, an RM and two NMs as separate daemons, the sidecar,
+# SleepJobs; then an RM-only upgrade and a rollback to the CapacityScheduler
+# with the jobs running: apps, attempts and containers must survive both and
+# every job succeed (docs/install-test.md). Quick mode (two jobs of one map):
+# the full run took 186-255 s on the loaded 2-core development machine,
+# over the 4 minutes this step may take once; --quick 133-197 s.
+echo "==> the release installed as an operator does: upgrade and rollback with jobs running (scripts/installed-test.sh --quick)"
+SHEPHERD_RELEASE="$(ls -t "$ROOT"/target/dist/shepherd-*-hadoop-3.4-linux-x86_64.tar.gz | head -1)" \
+  bash "$ROOT/scripts/installed-test.sh" --quick
 # Prometheus, headless Chromium and playwright-core for SidecarTest.
 bash "$ROOT/scripts/sidecar-deps.sh"
 # The shipped Prometheus config and alerting rules are valid, and each

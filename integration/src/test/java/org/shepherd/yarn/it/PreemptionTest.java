@@ -76,7 +76,9 @@ public class PreemptionTest {
         s.getEngineGauge("preemption_marked_containers_total"), 0.0);
     assertTrue("rounds ran", s.getEngineGauge("preemption_rounds_total") > 0);
 
+    long submitted = System.currentTimeMillis();
     Job b = Workloads.submitSleep(cluster.jobConf(), "bob", "b", 2, 0, 1_000, 0);
+    printTimeline(b, submitted);
     assertTrue("b's job succeeded", waitForJob(b));
     assertTrue("b finished while a's long maps still ran", !a.isComplete());
     assertTrue("a's containers were preempted for b",
@@ -92,6 +94,36 @@ public class PreemptionTest {
     assertTrue(p.path("queues").path(1).path("reclaims").asBoolean());
     assertEquals("nothing fell back to the safe FIFO", 0, s.getFallbackAllocations());
     assertEquals("the engine never failed", 0, s.getEngineFailures());
+  }
+
+  /**
+   * How long b waited, for the closing notes (printed, not asserted: tests
+   * never assert on wall time): from submission to its AM's container, from
+   * its AM's first map ask to the maps' containers.
+   */
+  private static void printTimeline(Job b, long submitted) throws Exception {
+    long amAt = -1;
+    long askedAt = -1;
+    long mapsAt = -1;
+    while (!b.isComplete() && mapsAt < 0) {
+      JsonNode app = cluster.engineApp(appId(b));
+      long now = System.currentTimeMillis();
+      int running = app == null ? 0 : app.path("running_containers").asInt();
+      int pending = app == null ? 0 : app.path("pending_containers").asInt();
+      if (amAt < 0 && running >= 1) {
+        amAt = now;
+      }
+      if (amAt >= 0 && askedAt < 0 && pending > 0) {
+        askedAt = now;
+      }
+      if (askedAt >= 0 && running >= 3) {
+        mapsAt = now;
+      }
+      Thread.sleep(100);
+    }
+    System.out.printf("PreemptionTest timeline: b's AM placed %.1f s after submission;"
+        + " its maps %.1f s after they were asked for (rounds every 1 s, wait 4 s)%n",
+        (amAt - submitted) / 1e3, askedAt < 0 || mapsAt < 0 ? Double.NaN : (mapsAt - askedAt) / 1e3);
   }
 
   private static ApplicationId appId(Job job) {

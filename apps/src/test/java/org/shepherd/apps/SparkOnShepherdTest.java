@@ -38,7 +38,9 @@ import org.shepherd.yarn.cluster.Workloads;
  * YARN client, run to completion on a real YARN cluster whose scheduler is
  * Shepherd, with dynamic allocation on and Spark's external shuffle service
  * running in the NodeManagers; every container was placed by the Rust
- * engine. One cluster for the class (two NodeManagers of 4 GiB / 4 vcores).
+ * engine. One cluster for the class (two NodeManagers of 4 GiB / 4 vcores):
+ * SparkPi, the word count and the SQL query are submitted together when it
+ * starts and share it; the dynamic-allocation test runs alone after them.
  */
 public class SparkOnShepherdTest {
   static final String CONFIG = String.join("\n",
@@ -55,6 +57,12 @@ public class SparkOnShepherdTest {
   private static ShepherdCluster cluster;
   private static File workDir;
   private static SparkOnYarn spark;
+  /** SparkPi, word count and the SQL query run at once, submitted from here. */
+  private static ExecutorService background;
+  private static Future<?> pi;
+  private static Future<?> wordCount;
+  private static Future<?> sql;
+  private static final int LINES = 20_000;
 
   @BeforeClass
   public static void startCluster() throws Exception {
@@ -75,11 +83,46 @@ public class SparkOnShepherdTest {
     common.put("spark.dynamicAllocation.sustainedSchedulerBacklogTimeout", "1s");
     SparkOnYarn.writeHadoopConfDir(cluster.conf);
     spark = new SparkOnYarn(cluster.conf, workDir, common);
+
+    // The three applications share the cluster, as they would on a real
+    // one (and the class takes a minute less than one after the other).
+    List<String> lines = new ArrayList<>();
+    for (int i = 0; i < LINES; i++) {
+      lines.add("shepherd schedules spark on yarn line " + (i % 101) + " of the flock");
+    }
+    File in = new File(workDir, "wc-in/text.txt");
+    SparkOnYarn.writeLines(in, lines);
+    background = Executors.newFixedThreadPool(3);
+    pi = background.submit(() -> {
+      spark.submit("spark-pi", "spark", "org.shepherd.apps.spark.SparkPi", Map.of(),
+          "4", "200000");
+      return null;
+    });
+    // Two executors from the start, and shuffle blocks of another executor
+    // fetched from the shuffle service rather than read from its disk
+    // directly (all executors share this one host).
+    wordCount = background.submit(() -> {
+      spark.submit("spark-wordcount", "spark", "org.shepherd.apps.spark.WordCount",
+          Map.of("spark.shuffle.readHostLocalDisk", "false",
+              "spark.dynamicAllocation.initialExecutors", "2",
+              "spark.dynamicAllocation.minExecutors", "2"),
+          in.getParentFile().toURI().toString(), new File(workDir, "wc-out").toURI().toString(),
+          "3");
+      return null;
+    });
+    sql = background.submit(() -> {
+      spark.submit("spark-sql", "batch", "org.shepherd.apps.spark.SqlJoin", Map.of(),
+          new File(workDir, "sql-out").toURI().toString(), "20000");
+      return null;
+    });
   }
 
   @AfterClass
   public static void stopCluster() {
     try {
+      if (background != null) {
+        background.shutdownNow();
+      }
       if (cluster != null) {
         ShepherdScheduler s = cluster.scheduler();
         System.out.println("engine allocations " + s.getEngineAllocations()
@@ -98,29 +141,15 @@ public class SparkOnShepherdTest {
 
   @Test(timeout = 300_000)
   public void sparkPiSucceeds() throws Exception {
-    spark.submit("spark-pi", "spark", "org.shepherd.apps.spark.SparkPi", Map.of(), "4", "200000");
+    pi.get();
     assertSucceeded("spark-pi");
     assertEverythingPlacedByTheEngine();
   }
 
   @Test(timeout = 300_000)
   public void wordCountShufflesThroughTheShuffleService() throws Exception {
-    List<String> lines = new ArrayList<>();
-    for (int i = 0; i < 20_000; i++) {
-      lines.add("shepherd schedules spark on yarn line " + (i % 101) + " of the flock");
-    }
-    File in = new File(workDir, "wc-in/text.txt");
-    SparkOnYarn.writeLines(in, lines);
+    wordCount.get();
     File out = new File(workDir, "wc-out");
-    Map<String, Long> before = shuffleServiceMetrics();
-    // Two executors from the start, and shuffle blocks of another executor
-    // fetched from the shuffle service rather than read from its disk
-    // directly (all executors share this one host).
-    spark.submit("spark-wordcount", "spark", "org.shepherd.apps.spark.WordCount",
-        Map.of("spark.shuffle.readHostLocalDisk", "false",
-            "spark.dynamicAllocation.initialExecutors", "2",
-            "spark.dynamicAllocation.minExecutors", "2"),
-        in.getParentFile().toURI().toString(), out.toURI().toString(), "3");
     assertSucceeded("spark-wordcount");
     Map<String, Long> counts = new HashMap<>();
     for (File part : out.listFiles((d, n) -> n.startsWith("part-"))) {
@@ -134,20 +163,22 @@ public class SparkOnShepherdTest {
     assertEquals(Long.valueOf(20_000), counts.get("shepherd"));
     assertEquals(Long.valueOf(199), counts.get("0"));
     assertEquals(200_000L, counts.values().stream().mapToLong(Long::longValue).sum());
-    Map<String, Long> after = shuffleServiceMetrics();
-    System.out.println("shuffle service before " + before + "\nshuffle service after " + after);
-    assertTrue("executors registered with the NodeManagers' shuffle service: " + after,
-        delta(before, after, "registerExecutorRequestLatencyMillis_count") >= 2);
-    assertTrue("the shuffle service served shuffle blocks: " + after,
-        delta(before, after, "openBlockRequestLatencyMillis_count") > 0);
+    // The NodeManagers' shuffle service saw the executors (this app's two
+    // at least) and served shuffle blocks (this app's, and maybe the SQL
+    // query's, which ran beside it).
+    Map<String, Long> m = shuffleServiceMetrics();
+    System.out.println("shuffle service: " + m);
+    assertTrue("executors registered with the NodeManagers' shuffle service: " + m,
+        m.getOrDefault("registerExecutorRequestLatencyMillis_count", 0L) >= 2);
+    assertTrue("the shuffle service served shuffle blocks: " + m,
+        m.getOrDefault("openBlockRequestLatencyMillis_count", 0L) > 0);
     assertEverythingPlacedByTheEngine();
   }
 
   @Test(timeout = 300_000)
   public void sqlJoinAndAggregationSucceeds() throws Exception {
+    sql.get();
     File out = new File(workDir, "sql-out");
-    spark.submit("spark-sql", "spark", "org.shepherd.apps.spark.SqlJoin", Map.of(),
-        out.toURI().toString(), "20000");
     assertSucceeded("spark-sql");
     List<String> rows = new ArrayList<>();
     for (File part : out.listFiles((d, n) -> n.startsWith("part-"))) {
@@ -173,8 +204,19 @@ public class SparkOnShepherdTest {
    * tasks get the capacity: its first task container comes only after the
    * Spark executors went below their peak.
    */
-  @Test(timeout = 300_000)
+  @Test(timeout = 400_000)
   public void dynamicAllocationScalesUpAndGivesCapacityBack() throws Exception {
+    // It needs the cluster to itself: after the other three applications.
+    for (Future<?> f : java.util.Arrays.asList(pi, wordCount, sql)) {
+      try {
+        f.get();
+      } catch (java.util.concurrent.ExecutionException failed) {
+        // that application's own test reports it
+      }
+    }
+    while (cluster.scheduler().getRootQueueMetrics().getAllocatedContainers() > 0) {
+      Thread.sleep(200);
+    }
     String name = "spark-dynamic";
     List<int[]> samples = new CopyOnWriteArrayList<>(); // {sparkExecutors, mrTasks, sparkRunning}
     ExecutorService pool = Executors.newFixedThreadPool(2);
@@ -258,9 +300,6 @@ public class SparkOnShepherdTest {
     return m;
   }
 
-  private static long delta(Map<String, Long> before, Map<String, Long> after, String key) {
-    return after.getOrDefault(key, 0L) - before.getOrDefault(key, 0L);
-  }
 
   private static RMApp app(String name) {
     for (RMApp a : cluster.rm().getRMContext().getRMApps().values()) {
@@ -313,9 +352,16 @@ public class SparkOnShepherdTest {
 
   private static void assertEverythingPlacedByTheEngine() {
     ShepherdScheduler s = cluster.scheduler();
+    // Read under the scheduler's lock, which every allocation holds, so
+    // another application's allocation cannot fall between the two counts.
+    long allocated;
+    long engine;
+    synchronized (s) {
+      allocated = s.getRootQueueMetrics().getAggregateAllocatedContainers();
+      engine = s.getEngineAllocations();
+    }
     assertEquals("no fallback allocations", 0, s.getFallbackAllocations());
     assertEquals("no engine failures", 0, s.getEngineFailures());
-    assertEquals("every container the RM allocated was the engine's",
-        s.getRootQueueMetrics().getAggregateAllocatedContainers(), s.getEngineAllocations());
+    assertEquals("every container the RM allocated was the engine's", allocated, engine);
   }
 }

@@ -4,6 +4,7 @@
 # upgraded and rolled back with jobs running), then the integration tests
 # that start a real YARN cluster (ResourceManager with
 # ShepherdScheduler, real NodeManagers) and run real MapReduce jobs on it,
+# unmodified Spark applications on such a cluster (apps/),
 # YARN's own ResourceManager tests with Shepherd as the scheduler (compat/)
 # (SidecarTest runs the sidecar against it with a real Prometheus and
 # headless Chromium, installed by scripts/sidecar-deps.sh if missing),
@@ -81,6 +82,17 @@ promtool test rules "$ROOT/hadoop-conf/prometheus/shepherd-alerts.test.yml"
 echo "==> integration tests against a real YARN cluster (incl. the sidecar with Prometheus and Chromium)"
 mvn -B -Dstyle.color=never "${MVN_REPO[@]}" -f integration/pom.xml test \
   -Dshepherd.native.library="$ROOT/target/release/libshepherd.so"
+# Unmodified Spark applications (Spark's own YARN client, cluster mode, dynamic
+# allocation with Spark's shuffle service in the NodeManagers) on the same
+# kind of real cluster: apps/pom.xml, docs/spark-tez.md. Spark is built for
+# one Hadoop line here (3.4); the hadoop-3.5 profile skips it.
+if [ -z "${HADOOP_PROFILE:-}" ]; then
+  echo "==> unmodified Spark applications on the real cluster (apps/)"
+  mvn -B -Dstyle.color=never "${MVN_REPO[@]}" -f apps/pom.xml test \
+    -Dshepherd.native.library="$ROOT/target/release/libshepherd.so"
+else
+  echo "shepherd: apps/ (Spark) runs on Hadoop 3.4 only; skipped for $HADOOP_PROFILE" >&2
+fi
 # YARN's own ResourceManager tests (Hadoop's RM test-jar, compat/pom.xml)
 # with Shepherd as every MockRM's scheduler: all must pass. The FifoScheduler
 # and CapacityScheduler control runs are `bash scripts/compat.sh --capacity`.

@@ -1,5 +1,8 @@
 package org.shepherd.yarn;
 
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.Container;
@@ -54,6 +57,12 @@ final class DecisionExecutor {
   private final int resourceTypes;
   private final KilledContainers killed = new KilledContainers();
   private long rejections;
+  /**
+   * The asks of placements YARN refused in the batch being carried out, to
+   * send the engine again afterwards ({@link #execute}).
+   */
+  private final Map<FifoAppAttempt, Set<SchedulerRequestKey>> refusedAsks =
+      new LinkedHashMap<>();
 
   DecisionExecutor(ShepherdScheduler scheduler, EngineLink engine, AskTranslator asks,
       EngineIds ids, Set<ContainerId> speculative,
@@ -105,7 +114,35 @@ final class DecisionExecutor {
         }
       }
     }
+    resendRefusedAsks();
     return placed;
+  }
+
+  /**
+   * After a batch in which YARN refused placements: send the engine those
+   * asks as YARN's attempt holds them now, with the refused containers
+   * still pending there. The engine puts a refused container back into its
+   * ask (AllocationRejected), but when the engine had placed the ask's
+   * every container in the batch it has already dropped the ask, and the
+   * container would never be placed again: the AM waits for it forever.
+   * YARN holds an AM-released container's resources on its node until the
+   * NodeManager reports it gone, while the engine frees them at the
+   * release, so this happens whenever an app fills a node another app's AM
+   * has just released containers on (Spark's dynamic allocation giving
+   * idle executors back, then a MapReduce job's tasks: they never ran).
+   * Sent once the whole batch is carried out, so YARN's pending count no
+   * longer includes containers the engine booked later in the same batch.
+   */
+  private void resendRefusedAsks() {
+    if (refusedAsks.isEmpty()) {
+      return;
+    }
+    for (Map.Entry<FifoAppAttempt, Set<SchedulerRequestKey>> e : refusedAsks.entrySet()) {
+      if (!e.getKey().isStopped()) {
+        asks.recordAsks(e.getKey(), e.getValue());
+      }
+    }
+    refusedAsks.clear();
   }
 
   /**
@@ -154,6 +191,7 @@ final class DecisionExecutor {
     // them back with PREEMPT decisions when measured use crosses its bound.
     boolean beyondAllocated = d.executionType == 1;
     if (place(attempt, node, key, type, d.container, beyondAllocated) == null) {
+      refusedAsks.computeIfAbsent(attempt, a -> new HashSet<>()).add(key);
       return rejected(d, appId, nodeId, "YARN refused the " + type + " allocation (ask "
           + attempt.getPendingAsk(key, ResourceRequest.ANY) + ", node unallocated "
           + node.getUnallocatedResource() + ")");

@@ -55,7 +55,7 @@ final class DecisionExecutor {
   private final Set<ContainerId> speculative;
   private final ShepherdMetrics shimMetrics;
   private final int resourceTypes;
-  private final KilledContainers killed = new KilledContainers();
+  private final ReleasedContainers released = new ReleasedContainers();
   private long rejections;
   /**
    * The asks of placements YARN refused in the batch being carried out, to
@@ -94,13 +94,8 @@ final class DecisionExecutor {
         ContainerId id = ids.containerOf(d.container);
         RMContainer c = id == null ? null : scheduler.getRMContainer(id);
         if (c != null) {
-          killed.killing(id);
-          try {
-            scheduler.completedContainer(c, SchedulerUtils.createPreemptedContainerStatus(id,
-                SchedulerUtils.PREEMPTED_CONTAINER), RMContainerEventType.KILL);
-          } finally {
-            killed.killed();
-          }
+          scheduler.completedContainer(c, SchedulerUtils.createPreemptedContainerStatus(id,
+              SchedulerUtils.PREEMPTED_CONTAINER), RMContainerEventType.KILL);
         }
       } else if (d.kind == Decisions.MARK_FOR_PREEMPTION) {
         // As the CapacityScheduler's MARK_CONTAINER_FOR_PREEMPTION: the
@@ -125,11 +120,12 @@ final class DecisionExecutor {
    * ask (AllocationRejected), but when the engine had placed the ask's
    * every container in the batch it has already dropped the ask, and the
    * container would never be placed again: the AM waits for it forever.
-   * YARN holds an AM-released container's resources on its node until the
-   * NodeManager reports it gone, while the engine frees them at the
-   * release, so this happens whenever an app fills a node another app's AM
-   * has just released containers on (Spark's dynamic allocation giving
-   * idle executors back, then a MapReduce job's tasks: they never ran).
+   * Spark's dynamic allocation found it: the engine used to free an
+   * AM-released executor's room at the release, while YARN holds it until
+   * the NodeManager reports it gone, and a job filling that room was
+   * refused. {@link ReleasedContainers} now keeps the engine's view of such
+   * room YARN's; this stays for every other refusal (a blacklisted node, a
+   * label or node change the engine has not heard of yet).
    * Sent once the whole batch is carried out, so YARN's pending count no
    * longer includes containers the engine booked later in the same batch.
    */
@@ -165,9 +161,6 @@ final class DecisionExecutor {
     if (attempt == null || node == null) {
       return rejected(d, appId, nodeId, "no such " + (attempt == null ? "application" : "node"));
     }
-    if (SchedulerAppUtils.isPlaceBlacklisted(attempt, node, LOG)) {
-      return rejected(d, appId, nodeId, "node blacklisted by the application");
-    }
     SchedulerRequestKey key = null;
     for (SchedulerRequestKey k : attempt.getSchedulerKeys()) {
       if (k.getPriority().getPriority() == d.priority
@@ -178,6 +171,14 @@ final class DecisionExecutor {
     }
     if (key == null) {
       return rejected(d, appId, nodeId, "no ask at priority " + d.priority);
+    }
+    // The engine does not hear of blacklists (MapReduce's AM blacklists a
+    // node after task failures there): YARN refuses, and the ask goes back
+    // to the engine, which offers the app other nodes first (its refusal
+    // back-off) and this one again once the back-off ends.
+    if (SchedulerAppUtils.isPlaceBlacklisted(attempt, node, LOG)) {
+      refusedAsks.computeIfAbsent(attempt, a -> new HashSet<>()).add(key);
+      return rejected(d, appId, nodeId, "node blacklisted by the application");
     }
     NodeType type = bookable(attempt, key, node,
         d.locality == Decisions.NODE_LOCAL ? NodeType.NODE_LOCAL
@@ -351,7 +352,7 @@ final class DecisionExecutor {
     speculative.remove(container.getId());
     Long key = ids.unbindContainer(container.getId());
     if (attempt == null) {
-      finished(key, container.getId(), status, null);
+      finished(key, container.getId(), status, null, event);
       LOG.info("Unknown application " + container.getId().getApplicationAttemptId()
           + " released container " + container.getId() + " with event " + event);
       return;
@@ -362,12 +363,13 @@ final class DecisionExecutor {
     }
     scheduler.changeUsed(container.getResource(), false);
     ((ShepherdQueue) attempt.getQueue()).addUsed(container.getResource(), false);
-    finished(key, container.getId(), status, node);
+    finished(key, container.getId(), status, node, event);
   }
 
-  /** The engine hears the container finished: now, or when its node lets it go ({@link KilledContainers}). */
-  private void finished(Long key, ContainerId id, ContainerStatus status, FiCaSchedulerNode node) {
-    if (key == null || killed.hold(id, key, status.getExitStatus(), node)) {
+  /** The engine hears the container finished: now, or when its node lets it go ({@link ReleasedContainers}). */
+  private void finished(Long key, ContainerId id, ContainerStatus status, FiCaSchedulerNode node,
+      RMContainerEventType event) {
+    if (key == null || released.hold(id, key, status.getExitStatus(), node, event)) {
       return;
     }
     long now = System.currentTimeMillis();
@@ -375,14 +377,9 @@ final class DecisionExecutor {
     engine.record(b -> b.containerFinished(key, exit, now));
   }
 
-  /** After {@code node}'s heartbeat was booked in YARN ({@link KilledContainers}). */
+  /** After {@code node}'s heartbeat was booked in YARN ({@link ReleasedContainers}). */
   void nodeReported(FiCaSchedulerNode node) {
-    killed.nodeReported(node, scheduler, engine);
-  }
-
-  /** Containers killed by the engine that their node still books. */
-  KilledContainers killedContainers() {
-    return killed;
+    released.nodeReported(node, scheduler, engine);
   }
 
 }

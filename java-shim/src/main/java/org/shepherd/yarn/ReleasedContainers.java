@@ -5,19 +5,24 @@ import java.util.Map;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 
 /**
- * Containers the engine preempted (ROSE's evictions, queue-guarantee
- * preemption) that YARN keeps booked on their node until the NodeManager
- * reports them gone: a launched container's room is released only then
- * ({@code SchedulerNode#releaseContainer(id, false)} waits for the node).
- * The engine hears {@code ContainerFinished} once the node has released it,
- * so it never places on room YARN has not freed yet: YARN would refuse that
- * placement, and the room would go to whoever asked next instead of the
- * queue it was taken back for.
+ * Launched containers YARN has released but their node still books until
+ * the NodeManager reports them gone ({@code SchedulerNode#releaseContainer(id,
+ * false)} waits for the node): those an AM gave back (Spark's dynamic
+ * allocation releasing idle executors, MapReduce's surplus containers) and
+ * those the engine preempted (ROSE's evictions, queue-guarantee preemption).
+ * The engine hears {@code ContainerFinished} once the node has released the
+ * room, so its view of the node stays YARN's: it never places on room YARN
+ * has not freed yet, which YARN would refuse (the placement then waits out
+ * the refusal back-off, and preempted room would go to whoever asked next
+ * instead of the queue it was taken back for). A container the NodeManager
+ * reported finished is not held: YARN frees its room in the same heartbeat,
+ * before the engine schedules on it.
  */
-final class KilledContainers {
+final class ReleasedContainers {
   private static final class Held {
     final long key;
     final int exit;
@@ -31,24 +36,17 @@ final class KilledContainers {
   }
 
   private final Map<ContainerId, Held> held = new HashMap<>();
-  private ContainerId killing;
-
-  /** {@code id} is being killed by an engine decision (until {@link #killed}). */
-  void killing(ContainerId id) {
-    killing = id;
-  }
-
-  void killed() {
-    killing = null;
-  }
 
   /**
-   * Whether the engine must not hear yet that {@code id} finished: it is the
-   * container being killed and its node still books it. Then it is held
-   * until {@link #nodeReported} sees the node release it.
+   * Whether the engine must not hear yet that {@code id} finished: YARN
+   * released it for {@code event} other than the NodeManager's report
+   * ({@code FINISHED}: the node lets it go right after, in the same
+   * heartbeat) and its node still books it. Then it is held until
+   * {@link #nodeReported} sees the node release it.
    */
-  boolean hold(ContainerId id, long key, int exit, FiCaSchedulerNode node) {
-    if (!id.equals(killing) || node == null || !booked(node, id)) {
+  boolean hold(ContainerId id, long key, int exit, FiCaSchedulerNode node,
+      RMContainerEventType event) {
+    if (event == RMContainerEventType.FINISHED || node == null || !booked(node, id)) {
       return false;
     }
     held.put(id, new Held(key, exit, node.getNodeID()));

@@ -17,18 +17,21 @@
 # and the FairScheduler).
 source "$(dirname "$0")/lib.sh"
 check_prerequisites
+# Each step's header carries the minutes since the run began, so a slow step
+# shows in CI's log (the whole run should stay within about 40 minutes).
+step() { printf '==> [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 # Every relative link in the README and docs/ resolves (file and heading).
-echo "==> documentation links (scripts/check-links.py)"
+step "documentation links (scripts/check-links.py)"
 python3 "$ROOT/scripts/check-links.py"
 # No import circles between the crate's top-level modules (production code;
 # tests may drive the engine from anywhere).
-echo "==> module boundaries (scripts/check-module-cycles.py)"
+step "module boundaries (scripts/check-module-cycles.py)"
 python3 "$ROOT/scripts/check-module-cycles.py"
 # The Rust sources are rustfmt-formatted (rustfmt.toml): unformatted code
 # fails here, before the ~30 minutes of tests. rustfmt ships with rustup's
 # default profile; a toolchain without it skips the check and says so.
 if cargo fmt --version >/dev/null 2>&1; then
-  echo "==> Rust formatting (cargo fmt --check)"
+  step "Rust formatting (cargo fmt --check)"
   cargo fmt --check
 else
   echo "shepherd: rustfmt not installed, format check skipped (rustup component add rustfmt)" >&2
@@ -36,18 +39,18 @@ fi
 # Clippy's lints, warnings as errors, also before the long tests (a check
 # build of its own). A toolchain without clippy skips the check and says so.
 if cargo clippy --version >/dev/null 2>&1; then
-  echo "==> Rust lints (cargo clippy --all-targets -- -D warnings)"
+  step "Rust lints (cargo clippy --all-targets -- -D warnings)"
   cargo clippy --release --all-targets --locked -- -D warnings
 else
   echo "shepherd: clippy not installed, lint check skipped (rustup component add clippy)" >&2
 fi
 build_engine
-echo "==> Rust tests"
+step "Rust tests"
 cargo test --release --locked
 build_shim
 # The release tarball (scripts/package.sh) holds what INSTALL.md names, and
 # its CLI checks the shipped configs from the unpacked tree.
-echo "==> release tarball (scripts/package.sh), unpacked and its configs checked"
+step "release tarball (scripts/package.sh), unpacked and its configs checked"
 SHEPHERD_SKIP_BUILD=1 bash "$ROOT/scripts/package.sh" >/dev/null
 release_dir=$(mktemp -d)
 tar -xzf "$ROOT"/target/dist/shepherd-*-hadoop-3.4-linux-x86_64.tar.gz -C "$release_dir"
@@ -68,7 +71,7 @@ rm -rf "$release_dir"
 # every job succeed (docs/install-test.md). Quick mode (two jobs of one map):
 # the full run took 186-255 s on the loaded 2-core development machine,
 # over the 4 minutes this step may take once; --quick 133-197 s.
-echo "==> the release installed as an operator does: upgrade and rollback with jobs running (scripts/installed-test.sh --quick)"
+step "the release installed as an operator does: upgrade and rollback with jobs running (scripts/installed-test.sh --quick)"
 SHEPHERD_RELEASE="$(ls -t "$ROOT"/target/dist/shepherd-*-hadoop-3.4-linux-x86_64.tar.gz | head -1)" \
   bash "$ROOT/scripts/installed-test.sh" --quick
 # Prometheus, headless Chromium and playwright-core for SidecarTest.
@@ -76,10 +79,10 @@ bash "$ROOT/scripts/sidecar-deps.sh"
 # The shipped Prometheus config and alerting rules are valid, and each
 # alert fires on the series it is for and not on a healthy cluster's
 # (promtool's unit tests; SidecarTest then loads them into a real Prometheus).
-echo "==> Prometheus alerting rules (promtool check config, test rules)"
+step "Prometheus alerting rules (promtool check config, test rules)"
 promtool check config "$ROOT/hadoop-conf/prometheus/shepherd-sidecar.yml"
 promtool test rules "$ROOT/hadoop-conf/prometheus/shepherd-alerts.test.yml"
-echo "==> integration tests against a real YARN cluster (incl. the sidecar with Prometheus and Chromium)"
+step "integration tests against a real YARN cluster (incl. the sidecar with Prometheus and Chromium)"
 mvn -B -Dstyle.color=never "${MVN_REPO[@]}" -f integration/pom.xml test \
   -Dshepherd.native.library="$ROOT/target/release/libshepherd.so"
 # Unmodified Spark applications (Spark's own YARN client, cluster mode, dynamic
@@ -87,7 +90,7 @@ mvn -B -Dstyle.color=never "${MVN_REPO[@]}" -f integration/pom.xml test \
 # kind of real cluster: apps/pom.xml, docs/spark-tez.md. Spark is built for
 # one Hadoop line here (3.4); the hadoop-3.5 profile skips it.
 if [ -z "${HADOOP_PROFILE:-}" ]; then
-  echo "==> unmodified Spark applications on the real cluster (apps/)"
+  step "unmodified Spark applications on the real cluster (apps/)"
   mvn -B -Dstyle.color=never "${MVN_REPO[@]}" -f apps/pom.xml test \
     -Dshepherd.native.library="$ROOT/target/release/libshepherd.so"
 else
@@ -96,12 +99,13 @@ fi
 # YARN's own ResourceManager tests (Hadoop's RM test-jar, compat/pom.xml)
 # with Shepherd as every MockRM's scheduler: all must pass. The FifoScheduler
 # and CapacityScheduler control runs are `bash scripts/compat.sh --capacity`.
-echo "==> YARN's own ResourceManager tests under Shepherd (compat/, 18 classes of the RM test-jar)"
+step "YARN's own ResourceManager tests under Shepherd (compat/, 18 classes of the RM test-jar)"
 SHEPHERD_SKIP_BUILD=1 SCHEDULERS=shepherd bash "$ROOT/scripts/compat.sh"
-echo "==> Shepherd inside Hadoop's Scheduler Load Simulator (SLS: 20 NMs in 4 racks, 6 MapReduce jobs)"
+step "Shepherd inside Hadoop's Scheduler Load Simulator (SLS: 20 NMs in 4 racks, 6 MapReduce jobs)"
 mvn -B -Dstyle.color=never "${MVN_REPO[@]}" -f sls/pom.xml test \
   -Dshepherd.native.library="$ROOT/target/release/libshepherd.so"
-echo "==> schedulers compared in SLS, quick mode (20 NMs, CapacityScheduler and Shepherd-composed; every job must succeed)"
+step "schedulers compared in SLS, quick mode (20 NMs, CapacityScheduler and Shepherd-composed; every job must succeed)"
 SHEPHERD_SKIP_BUILD=1 bash "$ROOT/scripts/compare-sls.sh" --quick
-echo "==> real-YARN comparison harness, quick mode (Shepherd-DRESS, CapacityScheduler, FairScheduler)"
+step "real-YARN comparison harness, quick mode (Shepherd-DRESS, CapacityScheduler, FairScheduler)"
 SHEPHERD_SKIP_BUILD=1 bash "$ROOT/scripts/compare-yarn.sh" --quick
+step "every test passed"

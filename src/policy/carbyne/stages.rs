@@ -15,18 +15,20 @@
 //!    at one priority its DAG scheduler (`DAGSchedulerNaturalOrder`, Tez
 //!    0.10) derives from the vertex's distance from the DAG's roots: a band
 //!    of three priorities per vertex, `low = 3 × ((distance + 1) × vertices
-//!    + vertex id)`, first attempts at `low − 1`, re-scheduled attempts
-//!    (after a failure) at `low − 2`. So a stage per band (`(priority + 2)
-//!    / 3`; an attempt re-run after a failure stays in its vertex's stage),
-//!    ordered by priority — by distance from the roots, as Tez orders its
-//!    vertices — and a stage waits for every lower band with work left:
-//!    a vertex's parents are nearer the roots, so in lower bands; which
-//!    lower bands are parents and which are siblings the priorities do not
-//!    tell (that needs the vertex count), and YARN serves an app's lower
-//!    priorities first anyway. With Tez's container reuse (on by default),
-//!    a downstream vertex's tasks mostly run in containers the AM already
-//!    holds, at the upstream vertex's priority, and never ask YARN: such a
-//!    vertex is not seen at all (docs/spark-tez.md).
+//!    plus vertex id)`, first attempts at `low − 1`, re-scheduled attempts
+//!    (after a failure) at `low − 2`. So a stage per band, `(priority + 2)
+//!    div 3` (an attempt re-run after a failure stays in its vertex's
+//!    stage), ordered by priority — by distance from the roots, as Tez
+//!    orders its vertices. A stage waits for the earlier stages with work
+//!    left, except those first asked at the same moment (Tez starts a DAG's
+//!    root vertices together): a vertex's parents are nearer the roots, so
+//!    in lower bands; which lower bands are parents and which are only
+//!    nearer the roots the priorities do not tell (that needs the vertex
+//!    count), and YARN serves an app's lower priorities first anyway. With
+//!    Tez's container reuse (on by default), a downstream vertex's tasks
+//!    mostly run in containers the AM already holds, got at the upstream
+//!    vertex's priority, and never ask YARN: such a vertex is not seen at
+//!    all (docs/spark-tez.md).
 //! 4. **Any other AM**: each scheduler key is a stage, in the order its
 //!    first ask arrived; a key first asked while earlier keys still have
 //!    work is taken to wait for them (how slow-start AMs — MapReduce, Tez's

@@ -86,15 +86,16 @@ step "integration tests against a real YARN cluster (incl. the sidecar with Prom
 mvn -B -Dstyle.color=never "${MVN_REPO[@]}" -f integration/pom.xml test \
   -Dshepherd.native.library="$ROOT/target/release/libshepherd.so"
 # Unmodified Spark applications (Spark's own YARN client, cluster mode, dynamic
-# allocation with Spark's shuffle service in the NodeManagers) on the same
-# kind of real cluster: apps/pom.xml, docs/spark-tez.md. Spark is built for
-# one Hadoop line here (3.4); the hadoop-3.5 profile skips it.
+# allocation with Spark's shuffle service in the NodeManagers) and Tez's own
+# OrderedWordCount DAG (Tez's client and AM, tez.lib.uris) on the same kind
+# of real cluster: apps/pom.xml, docs/spark-tez.md. Spark and Tez are built
+# for one Hadoop line here (3.4); the hadoop-3.5 profile skips them.
 if [ -z "${HADOOP_PROFILE:-}" ]; then
-  step "unmodified Spark applications on the real cluster (apps/)"
+  step "unmodified Spark and Tez applications on the real cluster (apps/)"
   mvn -B -Dstyle.color=never "${MVN_REPO[@]}" -f apps/pom.xml test \
     -Dshepherd.native.library="$ROOT/target/release/libshepherd.so"
 else
-  echo "shepherd: apps/ (Spark) runs on Hadoop 3.4 only; skipped for $HADOOP_PROFILE" >&2
+  echo "shepherd: apps/ (Spark, Tez) runs on Hadoop 3.4 only; skipped for $HADOOP_PROFILE" >&2
 fi
 # YARN's own ResourceManager tests (Hadoop's RM test-jar, compat/pom.xml)
 # with Shepherd as every MockRM's scheduler: all must pass. The FifoScheduler

@@ -11,7 +11,25 @@
 //!    shuffle barrier) even when slow-start
 //!    (`mapreduce.job.reduce.slowstart.completedmaps`) made them ask early,
 //!    so the reduce stage is the map stage's child. Priority 0 is the AM.
-//! 3. **Any other AM**: each scheduler key is a stage, in the order its
+//! 3. **Tez** (`applicationType` TEZ): Tez's AM asks every task of a vertex
+//!    at one priority its DAG scheduler (`DAGSchedulerNaturalOrder`, Tez
+//!    0.10) derives from the vertex's distance from the DAG's roots: a band
+//!    of three priorities per vertex, `low = 3 × ((distance + 1) × vertices
+//!    plus vertex id)`, first attempts at `low − 1`, re-scheduled attempts
+//!    (after a failure) at `low − 2`. So a stage per band, `(priority + 2)
+//!    div 3` (an attempt re-run after a failure stays in its vertex's
+//!    stage), ordered by priority — by distance from the roots, as Tez
+//!    orders its vertices. A stage waits for the earlier stages with work
+//!    left, except those first asked at the same moment (Tez starts a DAG's
+//!    root vertices together): a vertex's parents are nearer the roots, so
+//!    in lower bands; which lower bands are parents and which are only
+//!    nearer the roots the priorities do not tell (that needs the vertex
+//!    count), and YARN serves an app's lower priorities first anyway. With
+//!    Tez's container reuse (on by default), a downstream vertex's tasks
+//!    mostly run in containers the AM already holds, got at the upstream
+//!    vertex's priority, and never ask YARN: such a vertex is not seen at
+//!    all (docs/spark-tez.md).
+//! 4. **Any other AM**: each scheduler key is a stage, in the order its
 //!    first ask arrived; a key first asked while earlier keys still have
 //!    work is taken to wait for them (how slow-start AMs — MapReduce, Tez's
 //!    ShuffleVertexManager — ask for a downstream stage early), keys first
@@ -43,6 +61,7 @@ use std::collections::BTreeMap;
 pub enum Inference {
     DagHint,
     MapReduce,
+    Tez,
     ArrivalOrder,
 }
 
@@ -264,6 +283,13 @@ const MR_REDUCE: i32 = 10;
 const MR_OPPORTUNISTIC_MAP: i32 = 19;
 const MR_MAP: i32 = 20;
 
+/// Tez's vertex of a request priority: the band of three priorities
+/// (`low − 2 ..= low`, `low` a multiple of 3) `DAGSchedulerNaturalOrder`
+/// gives each vertex, as `low / 3`.
+pub fn tez_vertex_band(priority: i32) -> i32 {
+    (priority + 2).div_euclid(3)
+}
+
 /// Where each key's tasks go: a stage index, found by the inference rule.
 struct Layout {
     /// Each stage's parents: one entry per stage found so far.
@@ -327,6 +353,32 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
             MR_REDUCE => Some(1),
             _ => None,
         });
+    } else if app.app_type.eq_ignore_ascii_case("TEZ") {
+        layout.inference = Inference::Tez;
+        // Every vertex band the app has asked or run at, ascending: Tez's
+        // order of its vertices (distance from the roots, then vertex id).
+        let mut bands: Vec<i32> = log
+            .seen
+            .iter()
+            .map(|(k, _)| k)
+            .chain(app.asks.values().filter(|a| a.count > 0 && !log.is_am_ask(&a.key)).map(|a| &a.key))
+            .chain(app.containers.iter().filter(|(id, _)| log.am != Some(**id)).map(|(_, c)| &c.key))
+            .map(|k| tez_vertex_band(k.priority))
+            .collect();
+        bands.sort_unstable();
+        bands.dedup();
+        for (i, b) in bands.iter().enumerate() {
+            layout.parents.push(Vec::new()); // set once the stages' work is known
+            layout.hinted.push(None);
+            for p in 3 * b - 2..=3 * b {
+                priority_stage.insert(p, i);
+            }
+        }
+        by_priority = Box::new(move |p| bands.binary_search(&tez_vertex_band(p)).ok());
+        // Keys seen before, of vertices done, keep their stage.
+        for (k, _) in &log.seen {
+            layout.stage_of(*k, &*by_priority);
+        }
     } else {
         by_priority = Box::new(|_| None);
         // One stage per key in first-ask order (keys first, so indices follow arrival).
@@ -446,11 +498,22 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
             parents: layout.parents[i].clone(),
         });
     }
+    // Each stage's first ask, ms (None: none of its keys was seen asking).
+    let first: BTreeMap<SchedulerKey, i64> = log.seen.iter().map(|(k, t)| (*k, *t)).collect();
+    let when: Vec<Option<i64>> =
+        (0..n).map(|i| layout.of_key.iter().filter(|(_, s)| **s == i).filter_map(|(k, _)| first.get(k)).min().copied()).collect();
+    if layout.inference == Inference::Tez {
+        // A vertex waits for the vertices nearer the roots (lower bands,
+        // lower stage indices) that still have work, unless both first
+        // asked at once: Tez starts a DAG's root vertices together, and a
+        // child asks only once its parents have run.
+        for b in 0..n {
+            let together = |a: usize| matches!((when[a], when[b]), (Some(ta), Some(tb)) if ta == tb);
+            stages[b].parents = (0..b).filter(|a| stages[*a].unfinished() > 0 && !together(*a)).collect();
+        }
+    }
     if layout.inference == Inference::ArrivalOrder {
         // A key first asked while earlier keys still had work waits for them.
-        let first: BTreeMap<SchedulerKey, i64> = log.seen.iter().map(|(k, t)| (*k, *t)).collect();
-        let when: Vec<Option<i64>> =
-            (0..n).map(|i| layout.of_key.iter().filter(|(_, s)| **s == i).filter_map(|(k, _)| first.get(k)).min().copied()).collect();
         for b in 0..n {
             let Some(tb) = when[b] else { continue };
             let parents: Vec<usize> =
@@ -545,5 +608,77 @@ mod tests {
         let m = model_of(&mr);
         assert_eq!((m.stages.len(), m.stages[1].unfinished()), (2, 0), "the reduces have no tasks yet");
         assert_eq!(m.stages[1].demand, Amount::ZERO);
+    }
+
+    /// The model of `app` at 5 s with a key log that saw `seen` (key
+    /// priority, first-ask ms).
+    fn model_seen(app: &App, seen: &[(i32, i64)]) -> JobModel {
+        let state = ClusterState { now_ms: 5_000, ..Default::default() };
+        let ctx = Ctx { state: &state, scope: Scope::Cluster, estimator: &NoEstimate };
+        let mut log = KeyLog::new(app);
+        log.seen = seen.iter().map(|(p, t)| (key(*p), *t)).collect();
+        model(&ctx, app, &log, &CarbyneConfig::default())
+    }
+
+    fn priorities(m: &JobModel) -> Vec<Vec<i32>> {
+        (0..m.stages.len()).map(|i| m.key_stage.iter().filter(|(_, s)| **s == i).map(|(k, _)| k.priority).collect()).collect()
+    }
+
+    /// Tez's OrderedWordCount (Tokenizer → Summation → Sorter, 3 vertices)
+    /// as its AM asks with container reuse off: DAGSchedulerNaturalOrder
+    /// puts vertex v at distance d in the band low = 3((d+1)·3 + v), first
+    /// attempts at low − 1 (8, 20, 32), a re-run attempt at low − 2 (7).
+    /// One stage per vertex, in Tez's order, the re-run in its vertex's
+    /// stage; each waits for the vertices before it that have work left.
+    /// The same asks from an unknown AM (arrival order) split the re-run
+    /// into a stage of its own.
+    #[test]
+    fn a_tez_dag_has_a_stage_per_vertex_in_priority_order() {
+        let mut app = crate::policy::carbyne::tests::bare_app(3, "TEZ");
+        let r = Resources::new(512, 1);
+        // Tokenizer: a task re-run at 7 and one still asked at 8 (its other
+        // task runs); Summation asked at 20, Sorter at 32 (asked early).
+        app.asks.insert(key(7), Ask::anywhere(key(7), r, 1));
+        app.asks.insert(key(20), Ask::anywhere(key(20), r, 2));
+        app.asks.insert(key(32), Ask::anywhere(key(32), r, 1));
+        app.containers = Arc::new([(9, LiveContainer { key: key(8), resources: r, started_ms: 1_000 })].into_iter().collect());
+        let seen = [(8, 1_000), (20, 3_000), (7, 3_500), (32, 4_000)];
+        let m = model_seen(&app, &seen);
+        assert_eq!(m.inference, Inference::Tez);
+        assert_eq!(priorities(&m), vec![vec![7, 8], vec![20], vec![32]]);
+        assert_eq!((m.stages[0].asked, m.stages[0].running.len(), m.stages[1].asked, m.stages[2].asked), (1, 1, 2, 1));
+        assert_eq!(m.stages.iter().map(|s| s.parents.clone()).collect::<Vec<_>>(), vec![vec![], vec![0], vec![0, 1]]);
+        // A key at a priority not seen yet (Summation's re-run at 19) goes
+        // to its vertex's stage when the plan meets it.
+        assert_eq!((m.priority_stage[&19], m.priority_stage[&21], m.priority_stage[&31]), (1, 1, 2));
+
+        // Tokenizer done: Summation has no parent left, Sorter waits for it.
+        let mut later = app.clone();
+        later.asks.remove(&key(7));
+        later.containers = Default::default();
+        let m = model_seen(&later, &seen);
+        assert_eq!(priorities(&m), vec![vec![7, 8], vec![20], vec![32]], "a finished vertex stays a stage");
+        assert_eq!(m.stages.iter().map(|s| s.parents.clone()).collect::<Vec<_>>(), vec![vec![], vec![], vec![1]]);
+
+        let mut other = app.clone();
+        other.app_type = "OTHER".into();
+        let m = model_seen(&other, &seen);
+        assert_eq!(m.inference, Inference::ArrivalOrder);
+        assert_eq!(priorities(&m), vec![vec![8], vec![20], vec![7], vec![32]]);
+    }
+
+    /// A join's two root vertices (HashJoinExample: stream and hash side at
+    /// distance 0, bands 3 and 4; the joiner at distance 1, band 8) ask
+    /// together when the DAG starts: siblings, both the joiner's parents.
+    #[test]
+    fn tez_root_vertices_asked_together_are_siblings() {
+        let mut app = crate::policy::carbyne::tests::bare_app(4, "TEZ");
+        let r = Resources::new(512, 1);
+        for (p, n) in [(8, 2), (11, 1), (23, 1)] {
+            app.asks.insert(key(p), Ask::anywhere(key(p), r, n));
+        }
+        let m = model_seen(&app, &[(8, 1_000), (11, 1_000), (23, 2_000)]);
+        assert_eq!(priorities(&m), vec![vec![8], vec![11], vec![23]]);
+        assert_eq!(m.stages.iter().map(|s| s.parents.clone()).collect::<Vec<_>>(), vec![vec![], vec![], vec![0, 1]]);
     }
 }

@@ -292,15 +292,17 @@ fn mapreduce_maps_before_reduces_and_the_am_held() {
 }
 
 /// Any other AM: keys are stages in the order of their first ask; a key
-/// first asked while an earlier one still has work waits for it. A TEZ
-/// app asks 4 tasks at priority 2 (4 slots, 10 s tasks learned from a
-/// first wave), then, while they run, 4 at priority 3: T = the running
-/// wave (10 s) + 10 s, the second key's tasks may wait until 10 s.
+/// first asked while an earlier one still has work waits for it. An app
+/// of an unknown type asks 4 tasks at priority 2 (4 slots, 10 s tasks
+/// learned from a first wave), then, while they run, 4 at priority 3: T =
+/// the running wave (10 s) + 10 s, the second key's tasks may wait until
+/// 10 s. (A TEZ app's priorities 2 and 3 would be one vertex's band: see
+/// `stages::tests` for Tez's rule.)
 #[test]
 fn other_ams_keys_in_arrival_order() {
     let mut e = carbyne("");
     add_node(&mut e, 1, 4096, 4);
-    app(&mut e, 1, "TEZ", &[]);
+    app(&mut e, 1, "OTHER", &[]);
     ask(&mut e, 1, 2, 1024, 1, 4);
     let first = pass(&mut e, 0);
     for (_, _, c) in &first {

@@ -43,8 +43,49 @@ pub(super) fn state_json(c: &Carbyne, ctx: &Ctx) -> serde_json::Value {
     })
 }
 
+/// The app's stage log (its keys in first-ask order, with the containers
+/// of each that finished) and the stages inferred from it now: each one's
+/// priorities, parents, outstanding, running and finished containers.
+fn stage_views(c: &Carbyne, ctx: &Ctx, app: &App) -> (serde_json::Value, serde_json::Value) {
+    let Some(log) = c.logs.get(app.id) else { return (serde_json::Value::Null, serde_json::Value::Null) };
+    let finished = |k: &crate::model::SchedulerKey| log.finished.get(k).copied().unwrap_or(0);
+    let seen: Vec<serde_json::Value> = log
+        .seen
+        .iter()
+        .map(|(k, at)| {
+            serde_json::json!({
+                "priority": k.priority,
+                "allocation_request_id": k.allocation_request_id,
+                "first_ask_ms": at,
+                "finished": finished(k),
+            })
+        })
+        .collect();
+    let model = super::stages::model(ctx, app, log, &c.cfg);
+    let stages: Vec<serde_json::Value> = model
+        .stages
+        .iter()
+        .enumerate()
+        .map(|(i, st)| {
+            let keys: Vec<_> = model.key_stage.iter().filter(|(_, s)| **s == i).map(|(k, _)| *k).collect();
+            let mut priorities: Vec<i32> = keys.iter().map(|k| k.priority).collect();
+            priorities.sort_unstable();
+            priorities.dedup();
+            serde_json::json!({
+                "priorities": priorities,
+                "parents": st.parents,
+                "asked": st.asked,
+                "running": st.running.len(),
+                "finished": keys.iter().map(finished).sum::<i64>(),
+            })
+        })
+        .collect();
+    (serde_json::Value::Array(seen), serde_json::json!({"inference": model.inference, "stages": stages}))
+}
+
 pub(super) fn app_json(c: &Carbyne, ctx: &Ctx, app: &App) -> Option<serde_json::Value> {
     let e = c.apps.get(&app.id)?;
+    let (stage_log, inferred) = stage_views(c, ctx, app);
     let names = &ctx.state.resource_names;
     let cluster = Amount::of(&ctx.state.capacity);
     let live = e.live.as_ref();
@@ -64,6 +105,8 @@ pub(super) fn app_json(c: &Carbyne, ctx: &Ctx, app: &App) -> Option<serde_json::
         "leftover_received": e.leftover_allocations,
         "default_received": e.default_allocations,
         "hint_error": c.logs.get(app.id).and_then(|l| l.hint.as_ref()).and_then(|h| h.as_ref().err()),
+        "stage_log": stage_log,
+        "inferred": inferred,
     }))
 }
 

@@ -25,7 +25,7 @@ The report, per run, from what the run recorded (JobRecorder):
     (RMAppMetrics), booked for any container that ends with exit status
     PREEMPTED whichever scheduler killed it;
   * whether every job SUCCEEDED; b's and a's mean JCT; the makespan.
-Over repetitions: median [min, max].
+Over repetitions: median [min, max] (one number when they print alike).
 """
 
 import json
@@ -132,7 +132,7 @@ def agg(values, fmt):
         return f"not reached in {len(values) - len(reached)} of {len(values)}" + (
             f"; {fmt(statistics.median(reached))}" if reached else "")
     med = statistics.median(values)
-    if len(values) == 1:
+    if fmt(min(values)) == fmt(max(values)):
         return fmt(med)
     return f"{fmt(med)} [{fmt(min(values))}, {fmt(max(values))}]"
 

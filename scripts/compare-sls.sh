@@ -29,7 +29,8 @@
 #                   every queue, both with their defaults; labelled -preempt
 #   --repeat K      repetitions (default 3; schedulers alternate within one)
 #   --out DIR       default target/sls-compare/<workload>
-#   --baseline L    label the ratio table divides by (default capacity)
+#   --baseline L    label the ratio table divides by (default capacity, or the
+#                   first scheduler's label when capacity is not run)
 #   --timeout-s S   per run, wall clock (default 2400)
 #   --quiet-wait-s S  before each run wait up to S s for an idle machine (default 300)
 #   --quick         CI size: 20 NMs, a few jobs, capacity and shepherd:composed,
@@ -82,6 +83,7 @@ QUIET_WAIT_S=300
 QUICK=0
 PREEMPTION=0
 SCHEDULERS_GIVEN=0
+BASELINE_GIVEN=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --workload) WORKLOAD="$2"; shift 2 ;;
@@ -89,7 +91,7 @@ while [ $# -gt 0 ]; do
     --schedulers) SCHEDULERS="$2"; SCHEDULERS_GIVEN=1; shift 2 ;;
     --repeat) REPEAT="$2"; shift 2 ;;
     --out) OUT="$(abs "$2")"; shift 2 ;;
-    --baseline) BASELINE="$2"; shift 2 ;;
+    --baseline) BASELINE="$2"; BASELINE_GIVEN=1; shift 2 ;;
     --timeout-s) TIMEOUT_S="$2"; shift 2 ;;
     --quiet-wait-s) QUIET_WAIT_S="$2"; shift 2 ;;
     --quick)
@@ -155,6 +157,13 @@ NODES="${TRACE%.sls.json}.nodes.json"
   echo "compare-sls: need $TRACE and its node file $NODES" >&2; exit 1; }
 
 IFS=',' read -ra LIST <<< "$SCHEDULERS"
+# Without capacity among the schedulers, the first one's label is the
+# baseline unless one was named.
+if [ "$BASELINE_GIVEN" = 0 ] && [[ ",$SCHEDULERS," != *",capacity,"* ]]; then
+  BASELINE="${LIST[0]%+preempt}"
+  BASELINE="${BASELINE/shepherd:/shepherd-}"
+  [ "${LIST[0]}" != "${LIST[0]%+preempt}" ] && BASELINE="$BASELINE-preempt"
+fi
 echo "==> $(date -u +%FT%TZ) on $(nproc) cores: ${LIST[*]} x $REPEAT on $TRACE; results in $OUT"
 failed=0
 started=$SECONDS

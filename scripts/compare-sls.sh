@@ -12,6 +12,7 @@
 #   scripts/compare-sls.sh --workload facebook|google|hibench [--repeat 3]
 #   scripts/compare-sls.sh --trace my.sls.json          # my.nodes.json beside it
 #   scripts/compare-sls.sh --quick                      # CI: 20 NMs, a few jobs
+#   scripts/compare-sls.sh --preemption [--repeat 3]    # queue-guarantee preemption
 #
 # Options:
 #   --workload W    a generated workload (below), written to OUT/trace.sls.json
@@ -21,14 +22,31 @@
 #                   FILE with .sls.json replaced by .nodes.json
 #   --schedulers L  comma list of capacity, fair, shepherd:<policy> (default
 #                   capacity,fair,shepherd:composed,shepherd:drf,shepherd:dress,
-#                   shepherd:carbyne,shepherd:slearn)
+#                   shepherd:carbyne,shepherd:slearn); a "+preempt" suffix
+#                   (capacity+preempt, shepherd:drf+preempt) turns on
+#                   queue-guarantee preemption: the CapacityScheduler's
+#                   preemption monitor, or Shepherd's preemption = true on
+#                   every queue, both with their defaults; labelled -preempt
 #   --repeat K      repetitions (default 3; schedulers alternate within one)
 #   --out DIR       default target/sls-compare/<workload>
-#   --baseline L    label the ratio table divides by (default capacity)
+#   --baseline L    label the ratio table divides by (default capacity, or the
+#                   first scheduler's label when capacity is not run)
 #   --timeout-s S   per run, wall clock (default 2400)
 #   --quiet-wait-s S  before each run wait up to S s for an idle machine (default 300)
 #   --quick         CI size: 20 NMs, a few jobs, capacity and shepherd:composed,
 #                   one repetition; fails unless every job SUCCEEDED in every run
+#   --preemption    the queue-guarantee preemption scenario (scripts/sls_preemption.py):
+#                   10 NMs of 8 GiB / 8 vcores, queues a and b guaranteed half
+#                   each; a fills the cluster at t = 0 with 79 maps of 150 s,
+#                   b submits 2 jobs of 40 maps of 45 s at t = 20 s (82
+#                   containers, guarantee 40).
+#                   Default schedulers capacity, shepherd:composed and
+#                   shepherd:drf, each without and with +preempt. Then a table:
+#                   time for b to reach 90 % and 100 % of its guarantee,
+#                   containers preempted (AM, non-AM) and the work killed
+#                   (MB-s, vcore-s, the RM's RMAppMetrics), jobs SUCCEEDED,
+#                   b's and a's JCT; fails unless every job SUCCEEDED. About
+#                   5-6 minutes of wall time per run.
 #
 # The workloads (each 4 queues q1..q4 with one user each, equal guarantees;
 # 200 NMs of 32 GiB / 16 vcores so memory binds for 2 GiB maps and 4 GiB
@@ -63,22 +81,29 @@ BASELINE=capacity
 TIMEOUT_S=2400
 QUIET_WAIT_S=300
 QUICK=0
+PREEMPTION=0
+SCHEDULERS_GIVEN=0
+BASELINE_GIVEN=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --workload) WORKLOAD="$2"; shift 2 ;;
     --trace) TRACE="$(abs "$2")"; shift 2 ;;
-    --schedulers) SCHEDULERS="$2"; shift 2 ;;
+    --schedulers) SCHEDULERS="$2"; SCHEDULERS_GIVEN=1; shift 2 ;;
     --repeat) REPEAT="$2"; shift 2 ;;
     --out) OUT="$(abs "$2")"; shift 2 ;;
-    --baseline) BASELINE="$2"; shift 2 ;;
+    --baseline) BASELINE="$2"; BASELINE_GIVEN=1; shift 2 ;;
     --timeout-s) TIMEOUT_S="$2"; shift 2 ;;
     --quiet-wait-s) QUIET_WAIT_S="$2"; shift 2 ;;
     --quick)
       QUICK=1; WORKLOAD=quick; SCHEDULERS="capacity,shepherd:composed"; REPEAT=1
       TIMEOUT_S=300; QUIET_WAIT_S=0; shift ;;
+    --preemption) PREEMPTION=1; WORKLOAD=preemption; TIMEOUT_S=900; shift ;;
     *) echo "compare-sls: unknown option $1 (see the header of $0)" >&2; exit 2 ;;
   esac
 done
+if [ "$PREEMPTION" = 1 ] && [ "$SCHEDULERS_GIVEN" = 0 ]; then
+  SCHEDULERS="capacity,capacity+preempt,shepherd:composed,shepherd:composed+preempt,shepherd:drf,shepherd:drf+preempt"
+fi
 if [ -z "$WORKLOAD" ] && [ -z "$TRACE" ]; then
   echo "compare-sls: give --workload facebook|google|hibench, --trace FILE.sls.json or --quick" >&2
   exit 2
@@ -89,9 +114,12 @@ fi
 # the offered load `generate` prints is what counts (0.83-0.86 below).
 # hibench keeps each benchmark's first map-reduce round (SLS's MapReduce AM
 # runs map-only or map-reduce jobs only).
+EXTRA=()
 CLUSTER=(--nodes 200 --node-memory-mb 32768 --node-vcores 16 --queues 4 --span-s 480)
 case "$WORKLOAD" in
   "") ;;
+  # Written by scripts/sls_preemption.py; its nodes are 8 GiB / 8 vcores.
+  preemption) EXTRA=(--nm-memory-mb 8192 --nm-vcores 8) ;;
   quick) GEN=(--generate facebook --seed 1 --nodes 20 --node-memory-mb 32768 --node-vcores 16
               --queues 2 --jobs 10 --tasks 200 --span-s 30 --load 0.5) ;;
   facebook) GEN=(--generate facebook --seed 7 --jobs 1200 --tasks 50000 --load 1.4 "${CLUSTER[@]}") ;;
@@ -115,7 +143,11 @@ JVM=(java -Xms"${SHEPHERD_SLS_HEAP:-4g}" -Xmx"${SHEPHERD_SLS_HEAP:-4g}" $JDK17_O
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
-if [ -n "$WORKLOAD" ]; then
+if [ "$WORKLOAD" = preemption ]; then
+  TRACE="$OUT/trace.sls.json"
+  echo "==> workload preemption: scripts/sls_preemption.py trace $TRACE"
+  python3 "$ROOT/scripts/sls_preemption.py" trace "$TRACE"
+elif [ -n "$WORKLOAD" ]; then
   TRACE="$OUT/trace.sls.json"
   echo "==> workload $WORKLOAD: shepherd generate ${GEN[*]} --out $TRACE"
   "$SHEPHERD" generate "${GEN[@]}" --out "$TRACE"
@@ -125,6 +157,13 @@ NODES="${TRACE%.sls.json}.nodes.json"
   echo "compare-sls: need $TRACE and its node file $NODES" >&2; exit 1; }
 
 IFS=',' read -ra LIST <<< "$SCHEDULERS"
+# Without capacity among the schedulers, the first one's label is the
+# baseline unless one was named.
+if [ "$BASELINE_GIVEN" = 0 ] && [[ ",$SCHEDULERS," != *",capacity,"* ]]; then
+  BASELINE="${LIST[0]%+preempt}"
+  BASELINE="${BASELINE/shepherd:/shepherd-}"
+  [ "${LIST[0]}" != "${LIST[0]%+preempt}" ] && BASELINE="$BASELINE-preempt"
+fi
 echo "==> $(date -u +%FT%TZ) on $(nproc) cores: ${LIST[*]} x $REPEAT on $TRACE; results in $OUT"
 failed=0
 started=$SECONDS
@@ -132,12 +171,18 @@ for k in $(seq 1 "$REPEAT"); do
   # Schedulers alternate within a repetition, so slow drifts in the
   # machine's background load fall on all of them alike.
   for s in "${LIST[@]}"; do
-    case "$s" in
-      capacity|fair) label="$s"; args=(--scheduler "$s") ;;
-      shepherd:*) label="shepherd-${s#shepherd:}"
-        args=(--scheduler shepherd --policy "${s#shepherd:}" --native-library "$LIB") ;;
+    base="${s%+preempt}"
+    case "$base" in
+      capacity|fair) label="$base"; args=(--scheduler "$base") ;;
+      shepherd:*) label="shepherd-${base#shepherd:}"
+        args=(--scheduler shepherd --policy "${base#shepherd:}" --native-library "$LIB") ;;
       *) echo "compare-sls: unknown scheduler $s (capacity, fair, shepherd:<policy>)" >&2; exit 2 ;;
     esac
+    if [ "$base" != "$s" ]; then
+      label="$label-preempt"
+      args+=(--preemption)
+    fi
+    args+=("${EXTRA[@]}")
     run="$OUT/$label/run-$k"
     mkdir -p "$run"
     [ "$QUIET_WAIT_S" -gt 0 ] && wait_for_quiet
@@ -161,4 +206,8 @@ report=("$SHEPHERD" yarn-report "$OUT" --baseline "$BASELINE")
 for f in summary.json summary.csv jct-cdf.svg; do
   [ -s "$OUT/$f" ] || { echo "compare-sls: the report did not write $OUT/$f" >&2; failed=1; }
 done
+if [ "$WORKLOAD" = preemption ]; then
+  echo
+  python3 "$ROOT/scripts/sls_preemption.py" report "$OUT" || failed=1
+fi
 exit "$failed"

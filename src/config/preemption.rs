@@ -2,8 +2,11 @@
 //! back from queues above theirs (`crate::engine::preemption`). Which
 //! queues may do so is per queue (`[[queue]] preemption = true`); with no
 //! such queue nothing here runs. The defaults are the CapacityScheduler's
-//! `ProportionalCapacityPreemptionPolicy` defaults, so an operator moving
-//! from it keeps the behaviour they know.
+//! `ProportionalCapacityPreemptionPolicy` defaults, but it has no
+//! `natural_termination_factor` (0.2 there): at the same defaults the
+//! monitor takes at most 0.2 × `total_preemption_per_round` per round and
+//! this up to `max_per_round` (`max_per_round = 0.02` comes close to the
+//! monitor's pace; docs/operations.md, docs/results/sls.md).
 
 use super::{bad, ConfigError};
 use serde::{Deserialize, Serialize};

@@ -116,8 +116,13 @@ final class RunConfiguration {
       // What RMRunner sets when it swaps in SLSCapacityScheduler itself, for
       // the overhead benchmark (one queue: nothing to preempt). The
       // scheduler comparison keeps YARN's default, no preemption monitor, as
-      // neither the FairScheduler nor Shepherd preempts there.
-      if (o.traceType.equals("synth")) {
+      // neither the FairScheduler nor Shepherd preempts there, unless the
+      // run asks for it (--preemption, as Shepherd's queues then do): the
+      // monitor with every one of its defaults
+      // (monitoring_interval 3000, max_wait_before_kill 15000,
+      // total_preemption_per_round 0.1, max_ignored_over_capacity 0.1,
+      // natural_termination_factor 0.2).
+      if (o.traceType.equals("synth") || o.preemption) {
         conf.setBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, true);
         conf.set(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES,
             ProportionalCapacityPreemptionPolicy.class.getName());
@@ -136,6 +141,6 @@ final class RunConfiguration {
       return o.shepherdConfig;
     }
     return QueueSetup.write(new File(o.out, "work/shepherd.toml"),
-        queues.shepherdToml(o.policy, 0));
+        queues.shepherdToml(o.policy, 0, o.preemption));
   }
 }

@@ -65,6 +65,13 @@ public final class RunOptions {
    */
   public boolean roundsOnly;
   /**
+   * Queue-guarantee preemption on: the CapacityScheduler's preemption monitor
+   * ({@code ProportionalCapacityPreemptionPolicy}, its defaults), or
+   * Shepherd's {@code preemption = true} on every queue ({@code [preemption]}
+   * defaults, which are the monitor's). Off by default, as in both.
+   */
+  public boolean preemption;
+  /**
    * Name in tables; null = {@code shepherd-<policy>} or {@code capacity},
    * {@code -async<ms>} with rounds ({@code -asynconly<ms>} with {@link #roundsOnly}).
    */
@@ -103,6 +110,7 @@ public final class RunOptions {
           o.roundsOnly = true;
           break;
         case "--label": o.label = v; break;
+        case "--preemption": o.preemption = true; i--; break;
         default: throw new IllegalArgumentException("unknown option " + args[i]);
       }
       i++;
@@ -134,6 +142,10 @@ public final class RunOptions {
           + "interval (the CapacityScheduler's heartbeats only report whenever it runs rounds: "
           + "--async-interval-ms)");
     }
+    if (o.preemption && o.scheduler.equals("fair")) {
+      throw new IllegalArgumentException("--preemption is the CapacityScheduler's monitor or "
+          + "Shepherd's queue-guarantee preemption (the FairScheduler's is not set up here)");
+    }
     if (o.scheduler.equals("shepherd") && o.nativeLibrary == null) {
       throw new IllegalArgumentException("--native-library is required for shepherd");
     }
@@ -145,7 +157,8 @@ public final class RunOptions {
     if (label != null) {
       return label;
     }
-    String name = scheduler.equals("shepherd") ? "shepherd-" + policy : scheduler;
+    String name = (scheduler.equals("shepherd") ? "shepherd-" + policy : scheduler)
+        + (preemption ? "-preempt" : "");
     return asyncIntervalMs == 0 ? name : name + (roundsOnly ? "-asynconly" : "-async") + asyncIntervalMs;
   }
 

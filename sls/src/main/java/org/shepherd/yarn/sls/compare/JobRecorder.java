@@ -12,12 +12,14 @@ import java.nio.file.Files;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.Set;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationResourceUsageReport;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
@@ -36,7 +38,7 @@ import org.shepherd.yarn.sls.JobRuntimeCsv;
  * <p>Read inside the RM, for every scheduler alike: the RM's own application
  * records (submission, AM launch, finish, state, final status: what the RM's
  * REST API reports) and, every {@code sampleMs}, the cluster's allocation and
- * each running app's containers and resources (the scheduler's usage report,
+ * each running app's containers and resources and each queue's sum of them (the scheduler's usage report,
  * what the REST API's app list shows). The harness takes a job's first task
  * start from the first sample with two running containers (AM and a task),
  * so the waiting times have the sampling interval's resolution.
@@ -94,6 +96,33 @@ public final class JobRecorder implements Runnable {
     c.put("total_mb", total.getMemorySize());
     c.put("allocated_vcores", root == null ? 0 : root.getAllocatedVirtualCores());
     c.put("total_vcores", total.getVirtualCores());
+    // Each queue's allocation: the sum over its live apps (every state
+    // between the AM's allocation and the app's end, so an AM that has not
+    // registered yet counts) of the scheduler's usage report.
+    Map<String, long[]> perQueue = new TreeMap<>();
+    for (SlsTraceJobs.Job j : jobs) {
+      perQueue.putIfAbsent(j.queue, new long[2]);
+    }
+    for (RMApp app : rm.getRMApps().values()) {
+      RMAppAttempt attempt = app.getCurrentAppAttempt();
+      if (attempt == null || isFinal(app.getState())) {
+        continue;
+      }
+      ApplicationResourceUsageReport u =
+          scheduler.getAppResourceUsageReport(attempt.getAppAttemptId());
+      if (u == null) {
+        continue;
+      }
+      long[] q = perQueue.computeIfAbsent(leafName(app.getQueue()), k -> new long[2]);
+      q[0] += Math.max(0, u.getUsedResources().getMemorySize());
+      q[1] += Math.max(0, u.getUsedResources().getVirtualCores());
+    }
+    ObjectNode queues = line.putObject("queues");
+    perQueue.forEach((name, r) -> {
+      ObjectNode q = queues.putObject(name);
+      q.put("allocated_mb", r[0]);
+      q.put("allocated_vcores", r[1]);
+    });
     ArrayNode apps = line.putArray("apps");
     for (RMApp app : rm.getRMApps().values()) {
       RMAppAttempt attempt = app.getCurrentAppAttempt();
@@ -133,6 +162,11 @@ public final class JobRecorder implements Runnable {
       }
     }
     return true;
+  }
+
+  /** {@code b} for {@code root.b} (the CapacityScheduler names apps' queues by path). */
+  private static String leafName(String queue) {
+    return queue == null ? "" : queue.substring(queue.lastIndexOf('.') + 1);
   }
 
   private static boolean isFinal(RMAppState s) {
@@ -196,6 +230,18 @@ public final class JobRecorder implements Runnable {
           : race ? "SUCCEEDED" : app.getFinalApplicationStatus().toString());
       if (app == null) {
         o.put("error", "SLS never submitted this job (see sls.log)");
+      } else {
+        // What the RM counted as preempted, whichever scheduler killed it:
+        // RMContainerImpl's finish transition books every container that
+        // ends with exit status PREEMPTED on its attempt, with the
+        // resource-seconds it had run (work lost).
+        RMAppMetrics m = app.getRMAppMetrics();
+        o.put("preempted_containers",
+            m.getNumAMContainersPreempted() + m.getNumNonAMContainersPreempted());
+        o.put("preempted_am_containers", m.getNumAMContainersPreempted());
+        o.put("preempted_non_am_containers", m.getNumNonAMContainersPreempted());
+        o.put("preempted_memory_mb_s", m.getPreemptedMemorySeconds());
+        o.put("preempted_vcore_s", m.getPreemptedVcoreSeconds());
       }
       if (race) {
         o.put("note", "every task finished; the RM failed the attempt because SLS released "

@@ -27,7 +27,9 @@ import org.apache.hadoop.conf.Configuration;
  *   <li>FairScheduler: every queue weight 1 under DRF, {@code
  *       queueMaxAMShareDefault} 0.5, several containers per heartbeat
  *       ({@code assignmultiple}, as the real-cluster harness sets it), no
- *       preemption (none of the three preempts here).
+ *       preemption (none of the three preempts here, unless a run asks
+ *       for the CapacityScheduler's monitor or Shepherd's queue-guarantee
+ *       preemption: {@code SlsBenchRun --preemption}).
  *   <li>Shepherd: {@code [[queue]]} tables with {@code capacity} 1/N,
  *       {@code max_capacity} 1, weight 1 ({@code max_am_share} defaults to
  *       0.5).
@@ -96,6 +98,16 @@ public final class QueueSetup {
 
   /** Shepherd's config for {@code policy} on these queues. */
   public String shepherdToml(String policy, int maxAssignmentsPerHeartbeat) {
+    return shepherdToml(policy, maxAssignmentsPerHeartbeat, false);
+  }
+
+  /**
+   * Shepherd's config for {@code policy} on these queues; with {@code
+   * preemption} every queue takes its guarantee back ({@code preemption =
+   * true}, the {@code [preemption]} defaults), as the CapacityScheduler's
+   * preemption monitor protects every queue's guarantee.
+   */
+  public String shepherdToml(String policy, int maxAssignmentsPerHeartbeat, boolean preemption) {
     StringBuilder t = new StringBuilder("# Written by Shepherd's SLS runner (QueueSetup): the\n")
         .append("# comparison's queues, every other key Shepherd's default.\n")
         .append("[scheduler]\npolicy = \"").append(policy).append("\"\n");
@@ -107,6 +119,9 @@ public final class QueueSetup {
       t.append("\n[[queue]]\nname = \"").append(q).append("\"\n")
           .append(String.format(Locale.ROOT, "capacity = %.6f%n", share))
           .append("max_capacity = 1.0\nweight = 1.0\n");
+      if (preemption) {
+        t.append("preemption = true\n");
+      }
     }
     return t.toString();
   }

@@ -62,7 +62,9 @@ public final class SlsTraceJobs {
         int maps = 0;
         int reduces = 0;
         for (JsonNode t : j.path("job.tasks")) {
-          int count = Math.max(1, t.path("container.count").asInt(1));
+          // SLS 3.4's AMDefinitionSLS reads a task entry's repeat count
+          // from "count" (one task when absent).
+          int count = Math.max(1, t.path("count").asInt(1));
           if ("reduce".equals(t.path("container.type").asText("map"))) {
             reduces += count;
           } else {

@@ -139,3 +139,42 @@ fn slearn_does_not_sample_spark_and_places_it_by_attained_service() {
     assert_eq!(sampling(&e, 1), Some(Sampling::FellBack));
     assert_eq!(e.estimate_ms(1), None, "no size is predicted for it");
 }
+
+fn carbyne_view(e: &Engine, app: u32) -> serde_json::Value {
+    e.state_json()["apps"].as_array().unwrap().iter().find(|a| a["app"] == app).unwrap()["pipeline"]["classify.carbyne"].clone()
+}
+
+/// Carbyne with a Spark app beside a MapReduce job on 8 slots, after a
+/// past job's 5 s maps taught everyone's task runtime. Carbyne's plan
+/// needs task durations (§3.1); an executor has none (it runs tasks until
+/// dynamic allocation releases it), and with the 5 s maps as its runtime
+/// the planner held 4 of the 8 executors back as if they could start 5 s
+/// later and still meet T_k. With `no_runtime_app_types` (default SPARK)
+/// its runtime is unknown: no plan (status `no_runtime`), every executor
+/// DEFAULT, served by DRF — its main-phase share, 4 of 8 slots — and none
+/// waits for the leftover; the MapReduce job is planned as before.
+/// `no_runtime_app_types = []` gives the old plan back.
+#[test]
+fn carbyne_plans_no_altruism_for_spark_executors_but_serves_their_drf_share() {
+    for (extra, status, held) in [("", "no_runtime", 0), ("[carbyne]\nno_runtime_app_types = []\n", "planned", 4)] {
+        let mut e = engine(&format!("[scheduler]\npolicy = \"carbyne\"\n{extra}"));
+        node(&mut e, 1, 8);
+        app(&mut e, 9, "default", "MAPREDUCE", "old", 0);
+        ask(&mut e, 9, MAPS, 8);
+        for (c, _) in pass(&mut e, 1, 0) {
+            finish(&mut e, c, 5_000);
+        }
+        e.apply(Event::AppRemoved { app: 9 });
+        app(&mut e, 1, "default", "SPARK", "etl", 5_000);
+        app(&mut e, 2, "default", "MAPREDUCE", "sort", 5_000);
+        ask(&mut e, 2, MAPS, 16);
+        ask(&mut e, 1, EXECUTORS, 8);
+        let got = pass(&mut e, 1, 5_000);
+        assert_eq!((of(&got, 1).len(), of(&got, 2).len()), (4, 4), "{extra}: {got:?}");
+        let spark = carbyne_view(&e, 1);
+        assert_eq!(spark["status"], status, "{extra}: {spark}");
+        assert_eq!(spark["altruistic_containers"], held, "{extra}: {spark}");
+        let mr = carbyne_view(&e, 2);
+        assert_eq!((mr["status"].as_str(), mr["altruistic_containers"].as_i64()), (Some("planned"), Some(12)), "{mr}");
+    }
+}

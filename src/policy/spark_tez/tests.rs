@@ -178,3 +178,103 @@ fn carbyne_plans_no_altruism_for_spark_executors_but_serves_their_drf_share() {
         assert_eq!((mr["status"].as_str(), mr["altruistic_containers"].as_i64()), (Some("planned"), Some(12)), "{mr}");
     }
 }
+
+/// A heartbeat of node 1 at `now` carrying measured use of `vcores`.
+fn heartbeat(e: &mut Engine, now: i64, vcores: f64) -> Vec<Decision> {
+    e.tick(now);
+    e.apply(Event::NodeUtilization { node: 1, used: Resources::new(2048, (vcores * 1000.0) as i64) });
+    let mut out = vec![];
+    e.schedule_node(1, now, &mut out).unwrap();
+    out
+}
+
+fn speculative(d: &[Decision]) -> Vec<u64> {
+    use crate::model::ExecutionType;
+    d.iter()
+        .filter_map(|d| match d {
+            Decision::Allocate { container, execution: ExecutionType::Opportunistic, app: 1, .. } => Some(*container),
+            _ => None,
+        })
+        .collect()
+}
+
+fn preempted(d: &[Decision]) -> Vec<u64> {
+    d.iter().filter_map(|d| if let Decision::Preempt { container } = d { Some(*container) } else { None }).collect()
+}
+
+/// ROSE with a Spark app that wants more executors than the node's 8 slots
+/// (bounds 0.8 / 0.95 of 8 vcores): speculative executors on the idle
+/// capacity, and when the measured load crosses the eviction bound the
+/// newest speculative ones are evicted — never a guaranteed executor. YARN
+/// reports them PREEMPTED (−102), which Spark's YarnAllocator does not
+/// count as executor failures: it asks again for its target minus what
+/// runs, and the re-ask gets replacements once the load falls. (The lost
+/// tasks are Spark's to retry; the engine sees only the ask.)
+#[test]
+fn rose_evicts_a_spark_apps_speculative_executors_and_its_re_ask_gets_replacements() {
+    let mut e = engine("[scheduler]\npolicy = \"rose\"\n");
+    node(&mut e, 1, 8);
+    app(&mut e, 1, "default", "SPARK", "etl", 0);
+    let target = 20;
+    ask(&mut e, 1, EXECUTORS, target);
+    let d = heartbeat(&mut e, 0, 2.0);
+    let guaranteed = d.len() - speculative(&d).len();
+    assert_eq!((guaranteed, speculative(&d).len()), (8, 4), "{d:?}");
+    heartbeat(&mut e, 1_000, 2.0);
+    for t in [2_000, 3_000, 4_000] {
+        heartbeat(&mut e, t, 4.0);
+    }
+    let newest = speculative(&heartbeat(&mut e, 5_000, 4.0));
+    assert_eq!(newest.len(), 2);
+    // Measured 7.8 > 0.95 × 8 vcores: the two newest speculative executors go.
+    let mut gone = preempted(&heartbeat(&mut e, 6_000, 7.8));
+    gone.sort_unstable();
+    assert_eq!(gone, newest);
+    for c in &gone {
+        e.apply(Event::ContainerFinished { container: *c, exit_status: -102, at_ms: 6_500 });
+    }
+    assert_eq!(running(&e, 1), 12, "8 guaranteed + 4 older speculative executors stay");
+    let outstanding = target - running(&e, 1) as i32;
+    ask(&mut e, 1, EXECUTORS, outstanding);
+    // The load falls: the re-asked executors get speculative containers again.
+    let mut replaced = vec![];
+    for t in (7_000..=30_000).step_by(1_000) {
+        replaced.extend(speculative(&heartbeat(&mut e, t, 3.0)));
+    }
+    assert!(replaced.len() >= 2, "{replaced:?}");
+    assert!(replaced.iter().all(|c| !gone.contains(c)));
+    assert_eq!(e.counters().preemptions, 2);
+}
+
+/// The composed default's SRTF with a Spark app: `tasks` has no task
+/// runtime of an executor until the app releases one, so it first prices
+/// the executors it asks for at everyone's task runtime (a 5 s map: 4 × 5 s,
+/// it ranks before a 10-map job), then at its own released executors'
+/// lifetimes (60 s under `executorIdleTimeout`: 4 × 60 s). An
+/// executor's lifetime is the container-time the app will hold, which is
+/// what SRTF weighs; the queue level (DRF) keeps its share either way
+/// (`a_dynamic_allocation_app_is_not_starved_by_a_mapreduce_stream_in_another_queue`).
+#[test]
+fn composed_prices_spark_executors_at_their_own_released_lifetimes() {
+    let mut e = engine("[scheduler]\npolicy = \"composed\"\n");
+    node(&mut e, 1, 100);
+    app(&mut e, 9, "default", "MAPREDUCE", "old", 0);
+    ask(&mut e, 9, MAPS, 1);
+    let (c, _) = pass(&mut e, 1, 0)[0];
+    finish(&mut e, c, 5_000);
+    e.apply(Event::AppRemoved { app: 9 });
+    app(&mut e, 1, "default", "SPARK", "etl", 5_000);
+    app(&mut e, 2, "default", "MAPREDUCE", "sort", 5_000);
+    ask(&mut e, 1, EXECUTORS, 4);
+    ask(&mut e, 2, MAPS, 10);
+    let remaining = |e: &Engine, id: u32| e.policies().estimate(e.state(), &e.state().apps[&id]).unwrap().remaining_ms;
+    assert_eq!((remaining(&e, 1), remaining(&e, 2)), (20_000.0, 50_000.0));
+    let got = pass(&mut e, 1, 5_000);
+    assert_eq!(got[0].1, 1, "the Spark app first: {got:?}");
+    // Its 4 executors idle out at 65 s; the next stage asks 4 again.
+    for c in of(&got, 1) {
+        finish(&mut e, c, 65_000);
+    }
+    ask(&mut e, 1, EXECUTORS, 4);
+    assert_eq!(remaining(&e, 1), 240_000.0);
+}

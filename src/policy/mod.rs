@@ -61,7 +61,7 @@ pub mod set;
 pub mod slearn;
 pub mod sort_key;
 #[cfg(test)]
-mod spark_tez;
+mod tests;
 
 pub use gauge::{metric_part, Gauge, GaugeKind};
 pub use points::{

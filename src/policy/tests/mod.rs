@@ -7,8 +7,8 @@
 //! when executors sit idle (it then releases them); Tez's DAGAppMaster asks
 //! each vertex's tasks at the vertex's own priority, roots first.
 
+mod spark_tez;
 mod starvation;
-mod tests;
 
 use crate::config::Config;
 use crate::engine::{Decision, Engine, Event};

@@ -29,7 +29,7 @@ const ENGINE_KEYS: &[(&str, &[&str])] = &[
     ("fifo", &["strict_order"]),
     ("dress", &["theta", "classify_against", "delta_initial", "delta_min", "delta_max", "interval_ms", "t_s", "t_e", "phase_window_ms", "borrow_idle_pool", "small_borrows_free", "start_on", "skip_am_container", "am_in_request"]),
     ("history", &["max_samples", "point_quantile"]),
-    ("carbyne", &["p_altruism", "greedy_within_share", "keep_t_k", "commit_t_k", "leftover_order", "leftover_holds", "leftover_cap", "horizon_ms", "estimate_error", "dag_hint", "protect_lenders", "seed"]),
+    ("carbyne", &["p_altruism", "greedy_within_share", "keep_t_k", "commit_t_k", "leftover_order", "leftover_holds", "leftover_cap", "horizon_ms", "estimate_error", "dag_hint", "protect_lenders", "no_runtime_app_types", "seed"]),
     ("slearn", &["thin_limit", "fixed_ratio", "window", "pilot_timeout_ms", "no_sampling_app_types"]),
     ("gs", &["queues", "first_threshold_ms", "growth", "weight_ratio"]),
     ("rose", &["segments", "fence", "window_ms", "max_samples", "stale_ms", "bound_memory", "bound_vcores", "evict_memory", "evict_vcores", "evict_after_ms", "settle_ms", "max_ratio", "top_k", "rating_window_ms", "straggler_factor", "straggler_min_samples", "candidates", "candidates_factor", "refresh_ms"]),

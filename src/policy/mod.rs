@@ -60,6 +60,8 @@ pub mod scope;
 pub mod set;
 pub mod slearn;
 pub mod sort_key;
+#[cfg(test)]
+mod tests;
 
 pub use gauge::{metric_part, Gauge, GaugeKind};
 pub use points::{

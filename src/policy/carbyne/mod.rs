@@ -57,7 +57,7 @@ pub enum Status {
     Planned,
     /// Its P(Altruism) draw said greedy for this event.
     Greedy,
-    /// No task runtime is known yet (nothing has finished anywhere).
+    /// No task runtime known (none finished yet; `no_runtime_app_types`).
     NoRuntime,
     /// Nothing outstanding to split.
     NothingAsked,

@@ -437,7 +437,13 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
     // The first of `keys` the estimator knows a task time for, else the
     // app's; a key repeated in a row (running containers mostly share one)
     // is asked once.
+    // An app type whose containers are not tasks (`no_runtime_app_types`,
+    // Spark's executors) has no task runtime to plan with.
+    let opaque = cfg.no_runtime_app_types.iter().any(|t| t.eq_ignore_ascii_case(&app.app_type));
     let runtime = |keys: &mut dyn Iterator<Item = SchedulerKey>| -> Option<f64> {
+        if opaque {
+            return None;
+        }
         let mut last = None;
         keys.filter(|k| last.replace(*k) != Some(*k))
             .find_map(|k| ctx.estimator.task_ms(app, Some(k)).map(|(d, _)| d))

@@ -1,7 +1,9 @@
 package org.shepherd.yarn;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
@@ -26,16 +28,15 @@ final class ReleasedContainers {
   private static final class Held {
     final long key;
     final int exit;
-    final NodeId node;
 
-    Held(long key, int exit, NodeId node) {
+    Held(long key, int exit) {
       this.key = key;
       this.exit = exit;
-      this.node = node;
     }
   }
 
-  private final Map<ContainerId, Held> held = new HashMap<>();
+  /** Held containers by the node that still books them. */
+  private final Map<NodeId, Map<ContainerId, Held>> held = new HashMap<>();
 
   /**
    * Whether the engine must not hear yet that {@code id} finished: YARN
@@ -46,50 +47,53 @@ final class ReleasedContainers {
    */
   boolean hold(ContainerId id, long key, int exit, FiCaSchedulerNode node,
       RMContainerEventType event) {
-    if (event == RMContainerEventType.FINISHED || node == null || !booked(node, id)) {
+    if (event == RMContainerEventType.FINISHED || node == null
+        || !bookedIds(node).contains(id)) {
       return false;
     }
-    held.put(id, new Held(key, exit, node.getNodeID()));
+    held.computeIfAbsent(node.getNodeID(), n -> new HashMap<>()).put(id, new Held(key, exit));
     return true;
   }
 
   /**
    * After {@code node}'s heartbeat was booked: the held containers it
    * released now reach the engine, unless their app is gone (the engine
-   * released them with it).
+   * released them with it). Holds on nodes that left are dropped: the
+   * engine released those containers with their node.
    */
   void nodeReported(FiCaSchedulerNode node, ShepherdScheduler scheduler, EngineLink engine) {
     if (held.isEmpty()) {
       return;
     }
+    held.keySet().removeIf(n -> scheduler.getNode(n) == null);
+    Map<ContainerId, Held> onNode = held.get(node.getNodeID());
+    if (onNode == null) {
+      return;
+    }
+    Set<ContainerId> booked = bookedIds(node);
     long now = System.currentTimeMillis();
-    held.entrySet().removeIf(e -> {
-      Held h = e.getValue();
-      if (scheduler.getNode(h.node) == null) {
-        return true; // its node is gone: the engine released it with the node
-      }
-      if (!h.node.equals(node.getNodeID()) || booked(node, e.getKey())) {
+    onNode.entrySet().removeIf(e -> {
+      if (booked.contains(e.getKey())) {
         return false;
       }
+      Held h = e.getValue();
       if (scheduler.getSchedulerApplications()
           .containsKey(e.getKey().getApplicationAttemptId().getApplicationId())) {
         engine.record(b -> b.containerFinished(h.key, h.exit, now));
       }
       return true;
     });
-  }
-
-  /** Does {@code node} still book {@code id} (launched, not reported gone)? */
-  private static boolean booked(FiCaSchedulerNode node, ContainerId id) {
-    for (RMContainer c : node.getCopiedListOfRunningContainers()) {
-      if (c.getContainerId().equals(id)) {
-        return true;
-      }
+    if (onNode.isEmpty()) {
+      held.remove(node.getNodeID());
     }
-    return false;
   }
 
-  int size() {
-    return held.size();
+  /** The containers {@code node} still books (launched, not reported gone). */
+  private static Set<ContainerId> bookedIds(FiCaSchedulerNode node) {
+    Set<ContainerId> ids = new HashSet<>();
+    for (RMContainer c : node.getCopiedListOfRunningContainers()) {
+      ids.add(c.getContainerId());
+    }
+    return ids;
   }
 }

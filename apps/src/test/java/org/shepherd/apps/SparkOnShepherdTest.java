@@ -15,7 +15,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.apache.hadoop.fs.FileUtil;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
@@ -118,25 +117,9 @@ public class SparkOnShepherdTest {
 
   @AfterClass
   public static void stopCluster() {
-    try {
-      if (background != null) {
-        background.shutdownNow();
-      }
-      if (cluster != null) {
-        ShepherdScheduler s = cluster.scheduler();
-        System.out.println("engine allocations " + s.getEngineAllocations()
-            + ", containers allocated by the RM "
-            + s.getRootQueueMetrics().getAggregateAllocatedContainers()
-            + ", fallback " + s.getFallbackAllocations()
-            + ", engine failures " + s.getEngineFailures());
-        cluster.close();
-      }
-    } finally {
-      if (workDir != null && !Boolean.getBoolean("shepherd.keep.workdir")) {
-        FileUtil.fullyDelete(workDir);
-      }
-    }
+    ClusterTeardown.stop(background, cluster, workDir);
   }
+
 
   @Test(timeout = 300_000)
   public void sparkPiSucceeds() throws Exception {

@@ -18,7 +18,6 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.apache.hadoop.fs.FileUtil;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
@@ -127,25 +126,9 @@ public class TezOnShepherdTest {
 
   @AfterClass
   public static void stopCluster() {
-    try {
-      if (background != null) {
-        background.shutdownNow();
-      }
-      if (cluster != null) {
-        ShepherdScheduler s = cluster.scheduler();
-        System.out.println("engine allocations " + s.getEngineAllocations()
-            + ", containers allocated by the RM "
-            + s.getRootQueueMetrics().getAggregateAllocatedContainers()
-            + ", fallback " + s.getFallbackAllocations()
-            + ", engine failures " + s.getEngineFailures());
-        cluster.close();
-      }
-    } finally {
-      if (workDir != null && !Boolean.getBoolean("shepherd.keep.workdir")) {
-        FileUtil.fullyDelete(workDir);
-      }
-    }
+    ClusterTeardown.stop(background, cluster, workDir);
   }
+
 
   /** Submits OrderedWordCount's DAG to {@code queue}; samples Carbyne's view while it runs. */
   static Run run(String queue, File in, boolean reuse) throws Exception {

@@ -2,19 +2,14 @@ package org.shepherd.yarn.sls;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
-import static org.junit.Assert.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.Test;
 
 /**
@@ -33,12 +28,10 @@ import org.junit.Test;
  * after a's). No wall-clock assertion. About 40 s.
  */
 public class PreemptionInSlsTest {
-  private static final long TIMEOUT_S = 180;
 
   @Test
   public void aStarvedQueueTakesItsGuaranteeBackAndEveryJobSucceeds() throws Exception {
-    File dir = new File("target/sls-test/preemption").getAbsoluteFile();
-    deleteTree(dir);
+    File dir = SlsChild.freshDir("preemption");
     File in = new File(dir, "in");
     in.mkdirs();
     File trace = write(new File(in, "trace.sls.json"),
@@ -51,29 +44,9 @@ public class PreemptionInSlsTest {
         + "[[queue]]\nname = \"a\"\ncapacity = 0.5\nmax_capacity = 1.0\n"
         + "[[queue]]\nname = \"b\"\ncapacity = 0.5\nmax_capacity = 1.0\npreemption = true\n");
 
-    String lib = System.getProperty("shepherd.native.library");
-    assertTrue("the Rust engine " + lib + " must be built first (cargo build --release)",
-        lib != null && new File(lib).isFile());
-    File out = new File(dir, "out");
-    File log = new File(dir, "sls.log");
-    List<String> cmd = new ArrayList<>();
-    cmd.add(new File(System.getProperty("java.home"), "bin/java").getPath());
-    cmd.add("-Xmx1g");
-    cmd.addAll(Arrays.asList(System.getProperty("shepherd.jdk17.opens", "").trim().split("\\s+")));
-    cmd.add("-cp");
-    cmd.add(childClasspath());
-    cmd.add("org.shepherd.yarn.sls.bench.SlsBenchRun");
-    cmd.addAll(Arrays.asList("--scheduler", "shepherd", "--policy", "drf",
-        "--shepherd-config", config.getPath(), "--native-library", lib, "--tracetype", "sls",
-        "--trace", trace.getPath(), "--nodes", nodes.getPath(), "--out", out.getPath(),
-        "--nm-memory-mb", "4096", "--nm-vcores", "4", "--timeout-s", "120"));
-    cmd.removeIf(String::isEmpty);
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log).start();
-    if (!p.waitFor(TIMEOUT_S, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      fail("SLS did not finish in " + TIMEOUT_S + " s; log: " + log);
-    }
-    assertEquals("SLS's exit status (2 = jobs left unfinished); log: " + log, 0, p.exitValue());
+    File out = SlsChild.run(dir, "--shepherd-config", config.getPath(), "--tracetype", "sls",
+        "--trace", trace.getPath(), "--nodes", nodes.getPath(),
+        "--nm-memory-mb", "4096", "--nm-vcores", "4", "--timeout-s", "120");
 
     Map<String, JsonNode> jobs = new HashMap<>();
     new ObjectMapper().readTree(new File(out, "jobs.json")).path("jobs")
@@ -109,23 +82,5 @@ public class PreemptionInSlsTest {
   private static File write(File f, String text) throws java.io.IOException {
     Files.write(f.toPath(), text.getBytes(StandardCharsets.UTF_8));
     return f;
-  }
-
-  /** This test's classpath, with an uninstalled shim build first if one is named. */
-  private static String childClasspath() {
-    String cp = System.getProperty("surefire.test.class.path",
-        System.getProperty("java.class.path"));
-    String shim = System.getProperty("shepherd.sls.shim.jar", "").trim();
-    return shim.isEmpty() ? cp : new File(shim).getAbsolutePath() + File.pathSeparator + cp;
-  }
-
-  private static void deleteTree(File f) {
-    File[] children = f.listFiles();
-    if (children != null) {
-      for (File c : children) {
-        deleteTree(c);
-      }
-    }
-    f.delete();
   }
 }

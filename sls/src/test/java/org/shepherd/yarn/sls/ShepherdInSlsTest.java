@@ -2,17 +2,14 @@ package org.shepherd.yarn.sls;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
-import static org.junit.Assert.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.Test;
 import org.shepherd.yarn.sls.bench.SynthTrace;
 
@@ -35,7 +32,6 @@ import org.shepherd.yarn.sls.bench.SynthTrace;
  * installed in front of the installed one.
  */
 public class ShepherdInSlsTest {
-  private static final long TIMEOUT_S = 180;
 
   @Test
   public void everyJobFinishesWithContainersPlacedByTheEngine() throws Exception {
@@ -80,8 +76,7 @@ public class ShepherdInSlsTest {
 
   /** The trace above through SLS with Shepherd's drf, in a JVM of its own; its bench-summary.json. */
   private static JsonNode runSls(String name, String... extraArgs) throws Exception {
-    File dir = new File("target/sls-test/" + name).getAbsoluteFile();
-    deleteTree(dir);
+    File dir = SlsChild.freshDir(name);
     SynthTrace trace = new SynthTrace();
     trace.nodes = 20;
     trace.nodesPerRack = 5;
@@ -91,35 +86,11 @@ public class ShepherdInSlsTest {
     trace.spreadS = 2;
     trace.write(new File(dir, "in"));
 
-    String lib = System.getProperty("shepherd.native.library");
-    assertTrue("the Rust engine " + lib + " must be built first (cargo build --release)",
-        lib != null && new File(lib).isFile());
-    File out = new File(dir, "out");
-    File log = new File(dir, "sls.log");
-    List<String> cmd = new ArrayList<>();
-    cmd.add(new File(System.getProperty("java.home"), "bin/java").getPath());
-    cmd.add("-Xmx1g");
-    cmd.addAll(Arrays.asList(System.getProperty("shepherd.jdk17.opens", "").trim().split("\\s+")));
-    cmd.add("-cp");
-    cmd.add(childClasspath());
-    cmd.add("org.shepherd.yarn.sls.bench.SlsBenchRun");
-    cmd.addAll(Arrays.asList("--scheduler", "shepherd", "--policy", "drf",
-        "--native-library", lib, "--trace", new File(dir, "in/synth.json").getPath(),
-        "--nodes", new File(dir, "in/nodes.json").getPath(), "--out", out.getPath(),
-        "--timeout-s", "120"));
-    cmd.addAll(Arrays.asList(extraArgs));
-    cmd.removeIf(String::isEmpty);
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(log).start();
-    if (!p.waitFor(TIMEOUT_S, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      fail("SLS did not finish in " + TIMEOUT_S + " s; log: " + log + "\n" + tail(log));
-    }
-    if (p.exitValue() != 0) {
-      fail("SLS with Shepherd exited with status " + p.exitValue() + " (2 = jobs left"
-          + " unfinished; 255 = the RM's scheduler thread threw and the RM exited); log: " + log
-          + "\n" + tail(log));
-    }
+    List<String> args = new ArrayList<>(Arrays.asList(
+        "--trace", new File(dir, "in/synth.json").getPath(),
+        "--nodes", new File(dir, "in/nodes.json").getPath(), "--timeout-s", "120"));
+    args.addAll(Arrays.asList(extraArgs));
+    File out = SlsChild.run(dir, args.toArray(new String[0]));
 
     JsonNode s = new ObjectMapper().readTree(new File(out, "bench-summary.json"));
     // SLS's own outputs exist and list every job.
@@ -145,38 +116,5 @@ public class ShepherdInSlsTest {
     assertEquals("containers placed by the fallback FIFO", 0,
         c.path("fallback_allocations").asLong());
     assertEquals("engine failures", 0, c.path("engine_failures").asLong());
-  }
-
-  /** This test's classpath, with an uninstalled shim build first if one is named. */
-  private static String childClasspath() {
-    String cp = System.getProperty("surefire.test.class.path",
-        System.getProperty("java.class.path"));
-    String shim = System.getProperty("shepherd.sls.shim.jar", "").trim();
-    return shim.isEmpty() ? cp : new File(shim).getAbsolutePath() + File.pathSeparator + cp;
-  }
-
-  private static String tail(File log) throws java.io.IOException {
-    if (!log.isFile()) {
-      return "(no log)";
-    }
-    List<String> lines = Files.readAllLines(log.toPath(), StandardCharsets.UTF_8);
-    List<String> keep = new ArrayList<>();
-    for (String l : lines) {
-      if (l.contains("Exception") || l.contains("ERROR") || l.startsWith("\tat ")) {
-        keep.add(l);
-      }
-    }
-    List<String> shown = keep.isEmpty() ? lines : keep;
-    return String.join("\n", shown.subList(Math.max(0, shown.size() - 40), shown.size()));
-  }
-
-  private static void deleteTree(File f) {
-    File[] children = f.listFiles();
-    if (children != null) {
-      for (File c : children) {
-        deleteTree(c);
-      }
-    }
-    f.delete();
   }
 }

@@ -35,6 +35,7 @@ fn job(id: &str, stages: Vec<Stage>) -> Job {
         queue: "default".into(),
         category: None,
         gang: false,
+        app_type: None,
         am: None,
         stages,
     }

@@ -301,6 +301,7 @@ fn sim_job(id: &str, tasks: usize, secs: i64, used_vcores: Option<i64>) -> Job {
         queue: "default".into(),
         category: None,
         gang: false,
+        app_type: None,
         am: None,
         stages: vec![Stage {
             name: "only".into(),

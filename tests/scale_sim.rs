@@ -30,6 +30,7 @@ fn job(id: &str, submit_ms: i64, user: &str, stages: Vec<Stage>) -> Job {
         queue: "default".into(),
         category: None,
         gang: false,
+        app_type: None,
         am: None,
         stages,
     }

@@ -19,6 +19,7 @@ fn job(id: &str, submit_s: i64, containers: usize, secs: i64) -> Job {
         queue: "default".into(),
         category: None,
         gang: false,
+        app_type: None,
         am: None,
         stages: vec![Stage {
             name: "only".into(),
@@ -137,7 +138,7 @@ fn every_policy_finishes_every_job() {
 #[test]
 fn example_traces_simulate() {
     use shepherd::workload::load;
-    for f in ["small.json", "sls-jobs.json", "fb-sample.swim"] {
+    for f in ["small.json", "sls-jobs.json", "fb-sample.swim", "yarn-mixed.json"] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/traces").join(f);
         let t = load(&path).unwrap();
         let cluster = t.cluster.clone().unwrap_or(ClusterSpec { nodes: 4, memory_mb: 8192, vcores: 8, rack_size: 40 });
@@ -545,4 +546,26 @@ fn rounds_place_between_heartbeats_on_room_the_rm_knows_of() {
         assert_eq!(placed, run_with(20, ends_at_heartbeat, oob_heartbeats));
         assert!(run_full(20, ends_at_heartbeat, oob_heartbeats, false, true).1 > 0, "heartbeats that allocate run passes");
     }
+}
+
+/// A trace job's `app_type` reaches the engine as the app's YARN type (so
+/// a policy that treats Spark apart, as SLearn and Carbyne do, does so in
+/// the simulator too); a job without one is `SIMULATED`.
+#[test]
+fn a_trace_jobs_app_type_reaches_the_engine() {
+    let cluster = ClusterSpec { nodes: 1, memory_mb: 16 * 1024, vcores: 16, rack_size: 1 };
+    let mut spark = job("spark", 0, 4, 10);
+    spark.app_type = Some("SPARK".into());
+    let trace = Trace { cluster: None, am: None, jobs: vec![spark, job("plain", 0, 4, 10)] };
+    let opts = SimOptions { activity_log: true, ..instant() };
+    let out = simulate(&trace, &cluster, Config::default(), &opts).unwrap();
+    let activity = out.activity.expect("the activity log was asked for");
+    let types: std::collections::BTreeMap<String, String> = activity["apps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (a["app"].as_str().unwrap().to_string(), a["app_type"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(types.get("spark").map(String::as_str), Some("SPARK"), "{activity}");
+    assert_eq!(types.get("plain").map(String::as_str), Some("SIMULATED"), "{activity}");
 }

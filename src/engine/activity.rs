@@ -35,6 +35,9 @@ pub struct AppRecord {
     pub name: String,
     pub user: String,
     pub queue: String,
+    /// YARN's application type (MAPREDUCE, SPARK, TEZ, ...): calibration
+    /// can tell a Spark driver's start-up from MapReduce's.
+    pub app_type: String,
     pub submit_ms: i64,
     pub am_ask_ms: Option<i64>,
     pub first_task_ask_ms: Option<i64>,
@@ -85,6 +88,7 @@ impl ActivityLog {
             name: a.name.clone(),
             user: a.user.clone(),
             queue: state.queues.get(a.queue).map(|q| q.name.clone()).unwrap_or_default(),
+            app_type: a.app_type.clone(),
             submit_ms: a.submit_ms,
             am_ask_ms: a.am_ask_ms,
             first_task_ask_ms: a.first_task_ask_ms,

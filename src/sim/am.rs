@@ -166,7 +166,7 @@ impl<'a> Sim<'a> {
             queue,
             user: job.user.clone(),
             name: job.name.clone(),
-            app_type: "SIMULATED".into(),
+            app_type: job.app_type.clone().unwrap_or_else(|| "SIMULATED".into()),
             tags,
             submit_ms: job.submit_ms,
             priority: 0,

@@ -273,6 +273,7 @@ mod tests {
             queue: "default".into(),
             category: None,
             gang: false,
+            app_type: None,
             am: None,
             stages: stages
                 .into_iter()

@@ -166,6 +166,7 @@ pub fn to_trace(jobs: &[SlsJob]) -> Trace {
                 queue: j.queue.clone(),
                 category: j.category.clone(),
                 gang: false,
+                app_type: None,
                 am,
                 stages,
             }

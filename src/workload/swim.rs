@@ -130,6 +130,7 @@ pub fn to_trace(jobs: &[SwimJob], m: &SwimModel) -> Trace {
                 queue: "default".into(),
                 category: None,
                 gang: false,
+                app_type: None,
                 am: None,
                 stages,
             }

@@ -96,6 +96,12 @@ pub struct Job {
     /// containers until the whole stage is allocated).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub gang: bool,
+    /// YARN's application type (`MAPREDUCE`, `SPARK`, `TEZ`, ...): what the
+    /// real-cluster harness runs the job as, and what the engine is told,
+    /// so policies that treat an app type apart (Spark's executors are not
+    /// tasks) do so in the simulator too. Absent: `SIMULATED`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_type: Option<String>,
     /// Its ApplicationMaster container, if not the trace's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub am: Option<AmSpec>,

@@ -87,6 +87,7 @@ mod tests {
             queue: "default".into(),
             category: Some("small".into()),
             gang: false,
+            app_type: None,
             am: None,
             stages: vec![Stage {
                 name: "map".into(),

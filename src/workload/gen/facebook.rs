@@ -58,6 +58,7 @@ pub fn generate(rng: &mut Rng, p: &GenParams) -> Trace {
                 queue: "default".into(),
                 category: None,
                 gang: false,
+                app_type: None,
                 am: None,
                 stages,
             }

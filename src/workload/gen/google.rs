@@ -60,6 +60,7 @@ pub fn generate(rng: &mut Rng, p: &GenParams, v: &Variant) -> Trace {
                 queue: "default".into(),
                 category: Some(if w < 3 { "thin" } else { "wide" }.into()),
                 gang: false,
+                app_type: None,
                 am: None,
                 stages: vec![Stage {
                     name: "tasks".into(),

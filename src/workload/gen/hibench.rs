@@ -91,6 +91,7 @@ pub fn generate(rng: &mut Rng, p: &GenParams) -> Trace {
                 queue: "default".into(),
                 category: Some(if *small { "small" } else { "large" }.into()),
                 gang: false,
+                app_type: None,
                 am: None,
                 stages,
             }

@@ -48,6 +48,7 @@ fn sleep_job(i: usize, submit_ms: i64, maps: usize, map_s: f64, reduces: usize, 
         queue: "default".into(),
         category: Some(category(maps, reduces, slots)),
         gang: false,
+        app_type: None,
         am: None,
         stages,
     }

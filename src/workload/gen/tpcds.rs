@@ -92,6 +92,7 @@ fn dag(rng: &mut Rng, i: usize) -> Job {
         queue: "default".into(),
         category: None,
         gang: false,
+        app_type: None,
         am: None,
         stages,
     }

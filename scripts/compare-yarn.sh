@@ -67,21 +67,40 @@ OUT="$(cd "$OUT" && pwd)"
 
 check_prerequisites
 build_engine_and_shim
-CP=$(integration_classpath)
+# A trace with Spark or Tez jobs runs from the apps module's classpath
+# (Spark's and Tez's clients; the harness is compiled there too).
+if grep -Eqi '"app_type" *: *"(spark|tez)"' "$TRACE"; then
+  APPS=1
+  CP=$(apps_classpath)
+  CLASSES="$ROOT/apps/target/classes"
+else
+  APPS=0
+  CP=$(integration_classpath)
+  CLASSES="$ROOT/integration/target/classes"
+fi
 # Run from copies of the engine, the shim and the harness classes, so a
 # rebuild while a long comparison runs cannot change it halfway.
 BIN="$OUT/.bin"
 rm -rf "$BIN" && mkdir -p "$BIN"
 cp "$ROOT/target/release/libshepherd.so" "$BIN/"
-cp -r "$ROOT/integration/target/classes" "$BIN/classes"
+cp -r "$CLASSES" "$BIN/classes"
 SHIM_JAR=$(echo "$CP" | tr ':' '\n' | grep 'shepherd-yarn-shim' | head -1)
 cp "$SHIM_JAR" "$BIN/shim.jar"
-CP=$(echo "$CP" | sed "s|$SHIM_JAR|$BIN/shim.jar|; s|$ROOT/integration/target/classes|$BIN/classes|")
+CP=$(echo "$CP" | sed "s|$SHIM_JAR|$BIN/shim.jar|; s|$CLASSES|$BIN/classes|")
+APP_OPTS=()
+if [ "$APPS" = 1 ]; then
+  # Tez's jars for tez.lib.uris, and the directory spark-submit ships as the
+  # client's HADOOP_CONF_DIR (the harness writes each cluster's yarn-site.xml).
+  cp -r "$ROOT/apps/target/tez-lib" "$BIN/tez-lib"
+  mkdir -p "$BIN/hadoop-conf"
+  export HADOOP_CONF_DIR="$BIN/hadoop-conf"
+  APP_OPTS=(-Dshepherd.tez.lib="$BIN/tez-lib")
+fi
 echo "==> comparing $SCHEDULERS on $(basename "$TRACE"), $REPEAT repetition(s), results in $OUT"
 # MiniYARNCluster keeps its NodeManager directories under ./target: run in OUT.
 # shellcheck disable=SC2086
-(cd "$OUT" && java -Xmx3g $JDK17_OPENS -Dshepherd.native.library="$BIN/libshepherd.so" \
-  -Dshepherd.jdk17.opens="$JDK17_OPENS" -Dlog4j.configuration=quickstart-log4j.properties \
+(cd "$OUT" && java -Xmx3g $JDK17_OPENS -Dshepherd.native.library="$BIN/libshepherd.so" "${APP_OPTS[@]}" \
+  -Dshepherd.jdk17.opens="$JDK17_OPENS" -Dlog4j.configuration="file:$ROOT/integration/src/main/resources/quickstart-log4j.properties" \
   -Djava.util.logging.config.file="$ROOT/integration/src/main/resources/quiet-jul.properties" \
   -cp "$CP" org.shepherd.yarn.compare.CompareYarn --trace "$TRACE" --out "$OUT" \
   --schedulers "$SCHEDULERS" --repeat "$REPEAT" --split-mb "$SPLIT_MB" --poll-ms "$POLL_MS" \

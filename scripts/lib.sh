@@ -66,6 +66,17 @@ integration_classpath() {
   echo "$ROOT/integration/target/classes:$(cat "$ROOT/integration/target/classpath.txt")"
 }
 
+# Classpath of the apps module (the integration harness's sources compiled
+# again beside Spark's and Tez's clients, and Tez's jars laid out in
+# apps/target/tez-lib for tez.lib.uris): what the comparison harness runs
+# from when a trace has SPARK or TEZ jobs.
+apps_classpath() {
+  echo "==> building the apps module (Maven, Spark and Tez from Maven Central)" >&2
+  "${MVN[@]}" -f "$ROOT/apps/pom.xml" test-compile dependency:build-classpath \
+    -Dmdep.outputFile="$ROOT/apps/target/classpath.txt" >/dev/null || return 1
+  echo "$ROOT/apps/target/classes:$(cat "$ROOT/apps/target/classpath.txt")"
+}
+
 # Builds the SLS module (hadoop-sls from Maven Central) and prints its
 # classpath; SHEPHERD_SLS_SHIM_JAR names a shim jar to use instead of the
 # installed one (e.g. one with an unmerged fix).

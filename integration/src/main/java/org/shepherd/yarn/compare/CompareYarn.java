@@ -21,7 +21,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.commons.io.FileUtils;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.shepherd.yarn.ShepherdScheduler;
@@ -88,26 +87,26 @@ public final class CompareYarn {
     TraceJob.Trace trace = TraceJob.read(traceFile);
     out.mkdirs();
     HiBenchInputs inputs = new HiBenchInputs(new File(out, "inputs"), splitMb);
-    Map<TraceJob.Kind, Integer> widest = new HashMap<>();
-    for (TraceJob j : trace.jobs) {
-      widest.merge(j.kind, j.maps, Math::max);
-    }
+    Map<String, AppFramework> frameworks = AppFrameworks.forJobs(trace.jobs);
     long prep = System.currentTimeMillis();
-    for (Map.Entry<TraceJob.Kind, Integer> e : widest.entrySet()) {
-      inputs.prepare(e.getKey(), e.getValue());
+    for (AppFramework f : frameworks.values()) {
+      List<TraceJob> ofType = new ArrayList<>();
+      for (TraceJob j : trace.jobs) {
+        if (j.appType.equals(f.appType())) {
+          ofType.add(j);
+        }
+      }
+      f.prepareInputs(ofType, inputs);
     }
-    System.out.printf("inputs ready in %.1f s (%s, %d MiB per map)%n",
-        (System.currentTimeMillis() - prep) / 1000.0, widest, splitMb);
-    if (widest.containsKey(TraceJob.Kind.CPU)) {
-      System.out.printf("cpu jobs: %.0f Halton points per ms of one core%n", CpuJob.samplesPerMs());
-    }
+    System.out.printf("inputs ready in %.1f s (%d MiB per map); application types %s%n",
+        (System.currentTimeMillis() - prep) / 1000.0, splitMb, frameworks.keySet());
 
     int failed = 0;
     for (int run = 1; run <= repeat; run++) {
       for (SchedulerSpec spec : specs) {
         File dir = new File(out, spec.label + "/run-" + run);
-        failed += runOnce(spec, run, trace, traceFile, dir, inputs, pollMs, timeoutS, measureUse,
-            nmHeartbeatMs);
+        failed += runOnce(spec, run, trace, traceFile, dir, inputs, frameworks, pollMs, timeoutS,
+            measureUse, nmHeartbeatMs);
       }
     }
     System.out.printf("%nraw results in %s; %d job(s) did not succeed%n", out, failed);
@@ -116,8 +115,8 @@ public final class CompareYarn {
 
   /** One scheduler, one repetition. Returns the number of jobs that did not succeed. */
   static int runOnce(SchedulerSpec spec, int run, TraceJob.Trace trace, File traceFile,
-      File dir, HiBenchInputs inputs, long pollMs, long timeoutS, boolean measureUse,
-      long nmHeartbeatMs) throws Exception {
+      File dir, HiBenchInputs inputs, Map<String, AppFramework> frameworks, long pollMs,
+      long timeoutS, boolean measureUse, long nmHeartbeatMs) throws Exception {
     FileUtils.deleteQuietly(dir);
     File work = new File(dir, "work");
     work.mkdirs();
@@ -132,6 +131,9 @@ public final class CompareYarn {
     }
     conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, nmHeartbeatMs);
     spec.configure(conf, work);
+    for (AppFramework f : frameworks.values()) {
+      conf = f.clusterConf(conf);
+    }
     String name = "cmp-" + spec.label + "-" + run;
     System.out.printf("%n==> %s run %d: %s, %d NodeManagers of %d MiB / %d vcores"
         + " heartbeating every %d ms, %d jobs%n",
@@ -142,8 +144,10 @@ public final class CompareYarn {
       System.out.printf("    cluster up in %.1f s, scheduler %s%n",
           (System.currentTimeMillis() - clusterStart) / 1000.0,
           cluster.rm().getResourceScheduler().getClass().getSimpleName());
-      JobConf jobConf = cluster.jobConf();
-      JobRunner runner = new JobRunner(jobConf, inputs, new File(work, "output"));
+      Map<String, AppFramework.Submitter> submitters = new HashMap<>();
+      for (AppFramework f : frameworks.values()) {
+        submitters.put(f.appType(), f.open(cluster, work, inputs));
+      }
       Map<String, String> errors = new LinkedHashMap<>();
       ExecutorService pool = Executors.newFixedThreadPool(trace.jobs.size());
       long t0 = System.currentTimeMillis();
@@ -156,7 +160,7 @@ public final class CompareYarn {
             if (wait > 0) {
               Thread.sleep(wait);
             }
-            return runner.run(job);
+            return submitters.get(job.appType).run(job);
           }));
         }
         long deadline = t0 + timeoutS * 1000;
@@ -223,6 +227,11 @@ public final class CompareYarn {
     root.put("poll_ms", pollMs);
     root.put("nm_heartbeat_ms", nmHeartbeatMs);
     root.put("start_ms", t0);
+    if (cluster.rm().getResourceScheduler() instanceof ShepherdScheduler) {
+      // Containers the shim placed without the engine (its fallback, when
+      // the engine fails or returns nothing): 0 when the engine placed all.
+      root.put("fallback_allocations", cluster.scheduler().getFallbackAllocations());
+    }
     ObjectNode c = root.putObject("cluster");
     c.put("nodes", trace.nodes);
     c.put("memory_mb", trace.nodeMemoryMb);
@@ -235,6 +244,7 @@ public final class CompareYarn {
       o.put("id", job.id);
       o.put("app_id", app == null ? null : app.path("id").asText());
       o.put("name", job.name);
+      o.put("app_type", job.appType);
       o.put("kind", job.kind.label());
       o.put("user", job.user);
       o.put("queue", job.queue);

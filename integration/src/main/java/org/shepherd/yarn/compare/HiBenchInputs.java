@@ -81,6 +81,26 @@ public final class HiBenchInputs {
     return new Path(new Path(dir.toURI()), glob.append('}').toString());
   }
 
+  /**
+   * The input of a job with {@code maps} maps as a directory of its own,
+   * holding hard links to the first {@code maps} files ({@link #prepare}
+   * must have written them): for clients that take a list of paths rather
+   * than a glob (Tez's MRInput splits its input on commas, so the
+   * {@code {a,b}} glob of {@link #inputOf} reaches it in pieces).
+   */
+  public Path dirOf(TraceJob.Kind kind, int maps) throws IOException {
+    File dir = new File(root, kind.label() + "-" + splitMb + "mb");
+    File first = new File(root, kind.label() + "-" + splitMb + "mb-first" + maps);
+    first.mkdirs();
+    for (int i = 0; i < maps; i++) {
+      File link = file(first, i);
+      if (!link.exists()) {
+        java.nio.file.Files.createLink(link.toPath(), file(dir, i).toPath());
+      }
+    }
+    return new Path(first.toURI());
+  }
+
   private static File file(File dir, int i) {
     return new File(dir, String.format("part-%05d", i));
   }

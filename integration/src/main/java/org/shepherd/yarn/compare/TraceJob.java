@@ -6,15 +6,18 @@ import java.io.File;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * One job of a Shepherd trace (the JSON format the simulator reads, see
- * src/workload/trace.rs) as a real MapReduce job: the first stage is the map
- * phase, an optional second stage the reduce phase. The job's {@code name}
- * picks the program — {@code wordcount}, {@code sort}, {@code terasort}
- * (HiBench's micro benchmarks, from hadoop-mapreduce-examples), {@code cpu}
- * (CPU-bound maps, {@link CpuJob}) or anything else for Hadoop's SleepJob,
- * whose tasks sleep the trace's mean durations.
+ * src/workload/trace.rs) as a real YARN application: the first stage is the
+ * map phase, an optional second stage the reduce phase. Its {@code app_type}
+ * (default MAPREDUCE; SPARK and TEZ run from the apps module) picks the
+ * {@link AppFramework}. For MapReduce the job's {@code name} picks the
+ * program — {@code wordcount}, {@code sort}, {@code terasort} (HiBench's
+ * micro benchmarks, from hadoop-mapreduce-examples), {@code cpu} (CPU-bound
+ * maps, {@link CpuJob}) or anything else for Hadoop's SleepJob, whose tasks
+ * sleep the trace's mean durations.
  */
 public final class TraceJob {
   public enum Kind {
@@ -25,7 +28,7 @@ public final class TraceJob {
       if (n.startsWith("cpu")) {
         return CPU;
       }
-      if (n.startsWith("wordcount")) {
+      if (n.contains("wordcount")) {
         return WORDCOUNT;
       }
       if (n.startsWith("terasort")) {
@@ -44,6 +47,8 @@ public final class TraceJob {
 
   public final String id;
   public final String name;
+  /** YARN's application type (trace {@code app_type}, upper case; default MAPREDUCE). */
+  public final String appType;
   public final Kind kind;
   public final String user;
   public final String queue;
@@ -62,14 +67,15 @@ public final class TraceJob {
     id = j.path("id").asText();
     name = j.path("name").asText("");
     kind = Kind.of(name);
+    appType = j.path("app_type").asText(MapReduceFramework.TYPE).toUpperCase(Locale.ROOT);
     user = j.path("user").asText("user");
     queue = j.path("queue").asText("default");
     category = j.path("category").asText("all");
     submitMs = j.path("submit_ms").asLong();
     JsonNode stages = j.path("stages");
     if (stages.size() < 1 || stages.size() > 2) {
-      throw new IOException("job " + id + ": a real-cluster job is one MapReduce round (a map"
-          + " stage and at most one reduce stage); it has " + stages.size() + " stages");
+      throw new IOException("job " + id + ": a real-cluster job is a map stage and at most one"
+          + " stage after it; it has " + stages.size() + " stages");
     }
     JsonNode map = stages.get(0);
     maps = map.path("tasks").size();

@@ -95,9 +95,9 @@ pub enum PluginConfig {
     History(HistoryConfig),
     HistoryPoint(HistoryConfig),
     Oracle,
-    Tasks,
-    /// The `[apps]` section in the `slearn` and `carbyne` variants: which
-    /// app types' containers they learn nothing from.
+    /// The `[apps]` section in the `tasks`, `slearn` and `carbyne`
+    /// variants: which app types' containers they learn nothing from.
+    Tasks(AppsConfig),
     SLearn(SLearnConfig, AppsConfig),
     NoReserve,
     Dress(DressConfig),
@@ -208,7 +208,7 @@ pub const PLUGINS: &[PluginEntry] = &[
         "tasks",
         &[P::Estimate],
         "outstanding asks × task runtime learned from the app's own finished containers, else the job's past runs, else all jobs",
-        |_, _| C::Tasks,
+        |_, s| C::Tasks(s.config.apps.clone()),
     ),
     entry(
         "slearn",

@@ -58,7 +58,7 @@ pub fn build(config: &PluginConfig) -> Built {
         C::History(h) => Built::Estimator(Box::new(History::new(h, Mode::Distribution))),
         C::HistoryPoint(h) => Built::Estimator(Box::new(History::new(h, Mode::Point))),
         C::Oracle => Built::Estimator(Box::new(OracleTag)),
-        C::Tasks => Built::Estimator(Box::new(TaskRuntimes::default())),
+        C::Tasks(a) => Built::Estimator(Box::new(TaskRuntimes::new(a))),
         C::SLearn(s, a) => Built::Estimator(Box::new(SLearn::new(s, a))),
         C::NoReserve => Built::Reserve(Box::new(NoReserve)),
         C::Dress(d) => Built::Reserve(Box::new(Dress::new(d))),

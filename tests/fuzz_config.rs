@@ -26,11 +26,12 @@ const CASES_SIDECAR_DOCS: u32 = 256;
 #[rustfmt::skip] // one line per section, read as a table
 const ENGINE_KEYS: &[(&str, &[&str])] = &[
     ("scheduler", &["policy", "queue_order", "fault_injection", "fault_every_n_heartbeats", "max_assignments_per_heartbeat", "refused_placement_backoff_ms"]),
+    ("apps", &["executor_app_types"]),
     ("fifo", &["strict_order"]),
     ("dress", &["theta", "classify_against", "delta_initial", "delta_min", "delta_max", "interval_ms", "t_s", "t_e", "phase_window_ms", "borrow_idle_pool", "small_borrows_free", "start_on", "skip_am_container", "am_in_request"]),
     ("history", &["max_samples", "point_quantile"]),
-    ("carbyne", &["p_altruism", "greedy_within_share", "keep_t_k", "commit_t_k", "leftover_order", "leftover_holds", "leftover_cap", "horizon_ms", "estimate_error", "dag_hint", "protect_lenders", "no_runtime_app_types", "seed"]),
-    ("slearn", &["thin_limit", "fixed_ratio", "window", "pilot_timeout_ms", "no_sampling_app_types"]),
+    ("carbyne", &["p_altruism", "greedy_within_share", "keep_t_k", "commit_t_k", "leftover_order", "leftover_holds", "leftover_cap", "horizon_ms", "estimate_error", "dag_hint", "protect_lenders", "seed"]),
+    ("slearn", &["thin_limit", "fixed_ratio", "window", "pilot_timeout_ms"]),
     ("gs", &["queues", "first_threshold_ms", "growth", "weight_ratio"]),
     ("rose", &["segments", "fence", "window_ms", "max_samples", "stale_ms", "bound_memory", "bound_vcores", "evict_memory", "evict_vcores", "evict_after_ms", "settle_ms", "max_ratio", "top_k", "rating_window_ms", "straggler_factor", "straggler_min_samples", "candidates", "candidates_factor", "refresh_ms"]),
     ("control", &["enabled", "bind", "port", "secret_file", "allow_remote", "max_pending_inputs", "max_ttl_ms"]),
@@ -42,7 +43,7 @@ const QUEUE_KEYS: &[&str] = &["name", "policy", "weight", "capacity", "max_capac
 const PIPELINE_KEYS: &[&str] = &["estimate", "reserve", "app_order", "pool_order", "classify", "filter", "leftover", "strict_order", "am_first", "oversubscribe", "dress", "carbyne", "slearn", "rose"];
 /// Where a named error's key may start.
 #[rustfmt::skip]
-const ENGINE_SECTIONS: &[&str] = &["scheduler", "fifo", "dress", "history", "carbyne", "slearn", "gs", "rose", "control", "preemption", "queue", "pipeline", "yarn.resource-types"];
+const ENGINE_SECTIONS: &[&str] = &["scheduler", "apps", "fifo", "dress", "history", "carbyne", "slearn", "gs", "rose", "control", "preemption", "queue", "pipeline", "yarn.resource-types"];
 
 #[rustfmt::skip] // one line per section, read as a table
 const SIDECAR_KEYS: &[(&str, &[&str])] = &[

@@ -94,16 +94,6 @@ pub struct CarbyneConfig {
     /// start at their latest start, not `horizon_ms` early (an early start
     /// takes capacity another plan counts on). See `docs/policies/carbyne.md`.
     pub protect_lenders: bool,
-    /// YARN application types whose containers are not tasks (default
-    /// `["SPARK", "yarn-service"]`: Spark's executors run many tasks each
-    /// and live as long as dynamic allocation keeps them). Carbyne's
-    /// intra-job scheduler needs each task's duration (§3.1, §4.1: "from
-    /// prior runs of recurring jobs"), and a task runtime learned from
-    /// other apps' tasks says nothing of an executor's lifetime: such an
-    /// app's runtime is unknown, as when nothing has finished anywhere, so
-    /// it gets no plan — every ask DEFAULT, served by DRF within its share
-    /// — and nothing of it is held back. Empty = plan them like tasks.
-    pub no_runtime_app_types: Vec<String>,
     /// Seed of the P(Altruism) draws (they are a deterministic function of
     /// the seed, the app and how many times its plan was recomputed, so a
     /// simulation is reproducible).
@@ -129,7 +119,6 @@ impl Default for CarbyneConfig {
             estimate_error: 0.0,
             dag_hint: "full".into(),
             protect_lenders: false,
-            no_runtime_app_types: vec!["SPARK".into(), "yarn-service".into()],
             seed: 0,
         }
     }

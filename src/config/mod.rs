@@ -4,6 +4,7 @@
 //!
 //! The documented default file is `hadoop-conf/shepherd.toml`.
 
+pub mod apps;
 pub mod carbyne;
 pub mod control;
 pub mod pipeline;
@@ -11,6 +12,7 @@ pub mod plugins;
 pub mod preemption;
 pub mod rose;
 
+pub use apps::AppsConfig;
 pub use carbyne::CarbyneConfig;
 pub use control::ControlConfig;
 pub use pipeline::PipelineSpec;
@@ -49,6 +51,9 @@ pub(crate) fn bad(key: &str, value: impl fmt::Display, reason: impl Into<String>
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     pub scheduler: SchedulerConfig,
+    /// What application types are (`[apps]`, [`AppsConfig`]), read by
+    /// every policy that learns from containers.
+    pub apps: AppsConfig,
     pub fifo: FifoConfig,
     pub dress: DressConfig,
     pub history: HistoryConfig,
@@ -289,13 +294,10 @@ pub struct SLearnConfig {
     pub window: usize,
     /// A pilot that has not finished this long after the first pilot was
     /// allocated means the app's containers are not tasks (Spark
-    /// executors, services): sampling is abandoned and the app is placed
-    /// by attained service. ms; 0 = never.
+    /// executors, services) though its type is not in `[apps]
+    /// executor_app_types`: sampling is abandoned and the app is placed by
+    /// attained service. ms; 0 = never.
     pub pilot_timeout_ms: i64,
-    /// YARN application types whose containers are not tasks (executors,
-    /// long-running services): never sampled, placed by attained service.
-    /// Compared case-insensitively.
-    pub no_sampling_app_types: Vec<String>,
 }
 
 impl Default for SLearnConfig {
@@ -305,7 +307,6 @@ impl Default for SLearnConfig {
             fixed_ratio: 0.0,
             window: 100,
             pilot_timeout_ms: 1_800_000,
-            no_sampling_app_types: vec!["SPARK".into(), "yarn-service".into()],
         }
     }
 }
@@ -418,6 +419,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             scheduler: SchedulerConfig::default(),
+            apps: AppsConfig::default(),
             fifo: FifoConfig::default(),
             dress: DressConfig::default(),
             history: HistoryConfig::default(),
@@ -436,6 +438,11 @@ impl Default for Config {
 impl Config {
     /// Parse and validate TOML text. Empty text gives the defaults.
     pub fn parse(text: &str) -> Result<Config, ConfigError> {
+        // A key that moved is named with where it went, not as TOML's
+        // "unknown field"; text that is not TOML gets TOML's error below.
+        if let Ok(doc) = text.parse::<toml::Table>() {
+            apps::reject_moved_keys(&doc)?;
+        }
         let cfg: Config = toml::from_str(text).map_err(|e| ConfigError {
             key: String::new(),
             value: String::new(),
@@ -463,6 +470,7 @@ impl Config {
                 format!("must be between 1 (the serial round) and {MAX_ROUND_PROPOSERS} (one thread each)"),
             ));
         }
+        self.apps.validate()?;
         self.dress.validate()?;
         self.carbyne.validate()?;
         self.rose.validate()?;

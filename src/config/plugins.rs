@@ -15,7 +15,7 @@
 //! makes a configuration per point, and the pipeline holds what is built
 //! from each at its point.
 
-use super::{CarbyneConfig, Config, DressConfig, GsConfig, HistoryConfig, RoseConfig, SLearnConfig};
+use super::{AppsConfig, CarbyneConfig, Config, DressConfig, GsConfig, HistoryConfig, RoseConfig, SLearnConfig};
 
 /// The extension points of the engine's pass, in the order it calls them
 /// (`crate::policy` shows the pass).
@@ -95,8 +95,10 @@ pub enum PluginConfig {
     History(HistoryConfig),
     HistoryPoint(HistoryConfig),
     Oracle,
-    Tasks,
-    SLearn(SLearnConfig),
+    /// The `[apps]` section in the `tasks`, `slearn` and `carbyne`
+    /// variants: which app types' containers they learn nothing from.
+    Tasks(AppsConfig),
+    SLearn(SLearnConfig, AppsConfig),
     NoReserve,
     Dress(DressConfig),
     FlatQueues,
@@ -111,11 +113,11 @@ pub enum PluginConfig {
     Gs(GsConfig),
     /// Carbyne's classifier: its shares are the queue's under a queue
     /// order and the cluster's under `flat`, so the order is part of it.
-    CarbyneClassify(CarbyneConfig, String),
+    CarbyneClassify(CarbyneConfig, AppsConfig, String),
     Pilots,
     Constraints,
     NoLeftover,
-    CarbyneLeftover(CarbyneConfig),
+    CarbyneLeftover(CarbyneConfig, AppsConfig),
     ArrivalOrder,
     NoOversubscribe,
     Rose(RoseConfig),
@@ -206,14 +208,14 @@ pub const PLUGINS: &[PluginEntry] = &[
         "tasks",
         &[P::Estimate],
         "outstanding asks × task runtime learned from the app's own finished containers, else the job's past runs, else all jobs",
-        |_, _| C::Tasks,
+        |_, s| C::Tasks(s.config.apps.clone()),
     ),
     entry(
         "slearn",
         &[P::Estimate],
         "SLearn's estimate: the mean runtime of the app's sampled pilot tasks × its first stage's width ([SLearn](slearn.md); `[slearn]`, or \
          per pipeline `slearn = { ... }`)",
-        |_, s| C::SLearn(s.slearn.clone()),
+        |_, s| C::SLearn(s.slearn.clone(), s.config.apps.clone()),
     ),
     entry("none", &[P::Reserve], "no partition", |_, _| C::NoReserve),
     entry(
@@ -251,8 +253,8 @@ pub const PLUGINS: &[PluginEntry] = &[
          reverse packing from its earliest completion into DEFAULT and ALTRUISTIC; leftover serves them least remaining work \
          first, then packed",
         |point, s| match point {
-            P::Classify => C::CarbyneClassify(s.carbyne.clone(), s.config.queue_order().to_string()),
-            _ => C::CarbyneLeftover(s.carbyne.clone()),
+            P::Classify => C::CarbyneClassify(s.carbyne.clone(), s.config.apps.clone(), s.config.queue_order().to_string()),
+            _ => C::CarbyneLeftover(s.carbyne.clone(), s.config.apps.clone()),
         },
     ),
     entry(

@@ -17,7 +17,7 @@
 
 use super::amount::Amount;
 use super::stages::{self, KeyLogs};
-use crate::config::CarbyneConfig;
+use crate::config::{AppsConfig, CarbyneConfig};
 use crate::event::Event;
 use crate::model::{App, AppId, Ask, Container, Node, NodeId};
 use crate::policy::points::{Ctx, Leftover, Plugin};
@@ -36,6 +36,8 @@ pub enum Order {
 
 pub struct CarbyneLeftover {
     cfg: CarbyneConfig,
+    /// `[apps]`: an executor app's remaining work is unknown, as in the plan.
+    apps_cfg: AppsConfig,
     order: Order,
     logs: KeyLogs,
     /// Remaining work per app, valid for one pass (cleared by `prepare`,
@@ -47,9 +49,9 @@ pub struct CarbyneLeftover {
 }
 
 impl CarbyneLeftover {
-    pub fn new(cfg: &CarbyneConfig) -> CarbyneLeftover {
+    pub fn new(cfg: &CarbyneConfig, apps_cfg: &AppsConfig) -> CarbyneLeftover {
         let order = if cfg.leftover_order == "pack" { Order::Pack } else { Order::Srtf };
-        CarbyneLeftover { cfg: cfg.clone(), order, logs: KeyLogs::default(), remaining: Mutex::new(HashMap::new()) }
+        CarbyneLeftover { cfg: cfg.clone(), apps_cfg: apps_cfg.clone(), order, logs: KeyLogs::default(), remaining: Mutex::new(HashMap::new()) }
     }
 
     fn remaining_ms(&self, ctx: &Ctx, app: &App) -> f64 {
@@ -58,7 +60,7 @@ impl CarbyneLeftover {
             return v;
         }
         let v = match self.logs.get(app.id) {
-            Some(log) => stages::model(ctx, app, log, &self.cfg).remaining_ms(),
+            Some(log) => stages::model(ctx, app, log, &self.cfg, &self.apps_cfg).remaining_ms(),
             // Not seen arrive (built by -refreshQueues): the estimator's view.
             None => ctx.estimate(app).map_or(f64::INFINITY, |e| e.remaining_ms),
         };

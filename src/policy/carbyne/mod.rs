@@ -37,7 +37,7 @@ mod tests;
 
 use super::points::{AskClassifier, Ctx, Plugin};
 use super::{Gauge, Scope};
-use crate::config::CarbyneConfig;
+use crate::config::{AppsConfig, CarbyneConfig};
 use crate::event::Event;
 use crate::model::exit::{outcome, Outcome};
 use crate::model::waiting::ascending_minus;
@@ -57,7 +57,7 @@ pub enum Status {
     Planned,
     /// Its P(Altruism) draw said greedy for this event.
     Greedy,
-    /// No task runtime known (none finished yet; `no_runtime_app_types`).
+    /// No task runtime known (none finished yet; `[apps] executor_app_types`).
     NoRuntime,
     /// Nothing outstanding to split.
     NothingAsked,
@@ -176,6 +176,8 @@ const GRANTS_KEPT: usize = 32;
 /// Pseudocode 1, deciding which asks are DEFAULT.
 pub struct Carbyne {
     cfg: CarbyneConfig,
+    /// `[apps]`: which apps' containers are executors (no plan for them).
+    apps_cfg: AppsConfig,
     /// Queues share the cluster by capacity (else by weight) when the
     /// guarantee of a queue-scoped pipeline is computed.
     by_capacity: bool,
@@ -198,9 +200,10 @@ pub struct Carbyne {
 impl Carbyne {
     /// `queue_order`: the root's order (`capacity` weighs queue guarantees
     /// by capacity, anything else by weight).
-    pub fn new(cfg: &CarbyneConfig, queue_order: &str) -> Carbyne {
+    pub fn new(cfg: &CarbyneConfig, apps_cfg: &AppsConfig, queue_order: &str) -> Carbyne {
         Carbyne {
             cfg: cfg.clone(),
+            apps_cfg: apps_cfg.clone(),
             by_capacity: queue_order == "capacity",
             logs: KeyLogs::default(),
             apps: BTreeMap::new(),
@@ -310,7 +313,7 @@ impl Carbyne {
                 // its share must not drop while it is between stages.
                 if self.cfg.protect_lenders {
                     if let Some(log) = self.logs.get(a.id).filter(|l| matches!(l.hint, Some(Ok(_)))) {
-                        demand = demand.plus(&stages::model(ctx, a, log, &self.cfg).future_demand());
+                        demand = demand.plus(&stages::model(ctx, a, log, &self.cfg, &self.apps_cfg).future_demand());
                     }
                 }
                 (demand, 1.0)
@@ -400,7 +403,7 @@ impl Carbyne {
                 return;
             }
         }
-        let model = stages::model(ctx, app, log, &self.cfg);
+        let model = stages::model(ctx, app, log, &self.cfg, &self.apps_cfg);
         e.inference = Some(model.inference);
         e.stages = model.stages.len();
         // T_k is a commitment (§3.1: yield and "still complete by T_k").

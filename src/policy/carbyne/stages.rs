@@ -46,7 +46,7 @@
 
 use super::amount::Amount;
 use super::hint::{self, HintStage};
-use crate::config::CarbyneConfig;
+use crate::config::{AppsConfig, CarbyneConfig};
 use crate::event::Event;
 use crate::model::ask::AM_PRIORITY;
 use crate::model::exit::{outcome, Outcome};
@@ -319,7 +319,7 @@ impl Layout {
 }
 
 /// The job model of `app` now: Pseudocode 1's J_k as far as YARN lets us see it.
-pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobModel {
+pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, apps: &AppsConfig) -> JobModel {
     let s = ctx.state;
     let now = s.now_ms;
     let scale = 1.0 + cfg.estimate_error;
@@ -437,9 +437,13 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig) -> JobMode
     // The first of `keys` the estimator knows a task time for, else the
     // app's; a key repeated in a row (running containers mostly share one)
     // is asked once.
-    // An app type whose containers are not tasks (`no_runtime_app_types`,
-    // Spark's executors) has no task runtime to plan with.
-    let opaque = cfg.no_runtime_app_types.iter().any(|t| t.eq_ignore_ascii_case(&app.app_type));
+    // An app whose containers are executors (`[apps] executor_app_types`:
+    // Spark's run many tasks each and live as long as dynamic allocation
+    // keeps them) has no task runtime to plan with: the plan needs each
+    // task's duration (§3.1, §4.1), and one learned from other apps' tasks
+    // says nothing of an executor's lifetime. Its runtime is unknown, as
+    // when nothing has finished anywhere: no plan, every ask DEFAULT.
+    let opaque = apps.runs_executors(&app.app_type);
     let runtime = |keys: &mut dyn Iterator<Item = SchedulerKey>| -> Option<f64> {
         if opaque {
             return None;
@@ -586,7 +590,7 @@ mod tests {
     fn model_of(app: &App) -> JobModel {
         let state = ClusterState { now_ms: 5_000, ..Default::default() };
         let ctx = Ctx { state: &state, scope: Scope::Cluster, estimator: &NoEstimate };
-        model(&ctx, app, &KeyLog::new(app), &CarbyneConfig::default())
+        model(&ctx, app, &KeyLog::new(app), &CarbyneConfig::default(), &AppsConfig::default())
     }
 
     /// A stage the DAG hint announces without a size, none of whose tasks
@@ -623,7 +627,7 @@ mod tests {
         let ctx = Ctx { state: &state, scope: Scope::Cluster, estimator: &NoEstimate };
         let mut log = KeyLog::new(app);
         log.seen = seen.iter().map(|(p, t)| (key(*p), *t)).collect();
-        model(&ctx, app, &log, &CarbyneConfig::default())
+        model(&ctx, app, &log, &CarbyneConfig::default(), &AppsConfig::default())
     }
 
     fn priorities(m: &JobModel) -> Vec<Vec<i32>> {

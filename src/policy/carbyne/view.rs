@@ -61,7 +61,7 @@ fn stage_views(c: &Carbyne, ctx: &Ctx, app: &App) -> (serde_json::Value, serde_j
             })
         })
         .collect();
-    let model = super::stages::model(ctx, app, log, &c.cfg);
+    let model = super::stages::model(ctx, app, log, &c.cfg, &c.apps_cfg);
     let stages: Vec<serde_json::Value> = model
         .stages
         .iter()

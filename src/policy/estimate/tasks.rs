@@ -16,7 +16,14 @@
 //! history); then of every job seen. Confidence follows the source: 1 − 1/(n+1) for n own
 //! tasks, ½ of that for the job's history, ¼ for everyone's, 0 (a prior:
 //! no runtime known yet, remaining = 0) before any task has finished.
+//!
+//! Only task containers teach a runtime: an AM's lifetime is its job's, and
+//! an app whose type is in `[apps] executor_app_types` (Spark, YARN
+//! services) runs executors, which live as long as dynamic allocation or
+//! the service keeps them. Such an app is still estimated (from everyone's
+//! mean), but its containers enter no mean.
 
+use crate::config::AppsConfig;
 use crate::model::{App, AppId, ClusterState, Container, SchedulerKey};
 use crate::policy::points::{Capabilities, Ctx, Estimate, Estimator, Plugin};
 use std::collections::{BTreeMap, HashMap};
@@ -58,8 +65,9 @@ struct AppTasks {
     job: Option<usize>,
 }
 
-#[derive(Default)]
 pub struct TaskRuntimes {
+    /// `[apps]`: whose containers are executors, not tasks.
+    apps_cfg: AppsConfig,
     apps: HashMap<AppId, AppTasks>,
     /// Task runtimes of past runs, per job key (user + name), interned.
     jobs: Vec<Mean>,
@@ -72,6 +80,16 @@ fn job_key(app: &App) -> String {
 }
 
 impl TaskRuntimes {
+    pub fn new(apps_cfg: &AppsConfig) -> TaskRuntimes {
+        TaskRuntimes {
+            apps_cfg: apps_cfg.clone(),
+            apps: HashMap::new(),
+            jobs: Vec::new(),
+            job_index: HashMap::new(),
+            all: Mean::default(),
+        }
+    }
+
     fn job_of(&mut self, app: &App) -> usize {
         let next = self.jobs.len();
         let i = *self.job_index.entry(job_key(app)).or_insert(next);
@@ -125,11 +143,18 @@ impl Plugin for TaskRuntimes {
         }
     }
 
-    fn on_container_finished(&mut self, _ctx: &Ctx, c: &Container, _exit_status: i32, at_ms: i64) {
-        // An ApplicationMaster's container lives as long as its job: its
-        // lifetime is not a task runtime and would inflate every `d` it
-        // entered (the app's, its job's history, everyone's).
+    fn on_container_finished(&mut self, ctx: &Ctx, c: &Container, _exit_status: i32, at_ms: i64) {
+        // An ApplicationMaster's container lives as long as its job, and an
+        // executor (a Spark app's, released by dynamic allocation after
+        // minutes of tasks) as long as its app keeps it: neither lifetime is
+        // a task runtime, and either would inflate every `d` it entered (the
+        // app's, its job's history, everyone's).
         if c.am {
+            return;
+        }
+        // Its app is in the state: the engine passes a container on before
+        // it releases it, and an app's containers before the app.
+        if ctx.state.apps.get(&c.app).is_some_and(|a| self.apps_cfg.runs_executors(&a.app_type)) {
             return;
         }
         let ran = (at_ms - c.launched_ms.unwrap_or(c.allocated_ms)).max(0) as f64;
@@ -311,5 +336,63 @@ mod tests {
         add_app(&mut e, 9, "default", "u", 121_000);
         ask(&mut e, 9, 1, 1024, 1, 2);
         assert_eq!(e.policies().estimate(e.state(), &e.state().apps[&9]).unwrap().remaining_ms, 2.0 * 2_000.0);
+    }
+
+    fn add_typed_app(e: &mut Engine, id: u32, app_type: &str, at_ms: i64) {
+        e.apply(Event::AppAdded {
+            app: id,
+            yarn_id: format!("application_0_{id}"),
+            queue: "default".into(),
+            user: "u".into(),
+            name: format!("{app_type}{id}"),
+            app_type: app_type.into(),
+            tags: vec![],
+            submit_ms: at_ms,
+            priority: 0,
+        });
+        e.apply(Event::AttemptAdded { app: id, attempt: 1 });
+    }
+
+    /// Executors released by Spark's dynamic allocation after 100 s are not
+    /// tasks (`[apps] executor_app_types`, default SPARK): the all-jobs mean
+    /// holds the MapReduce app's 2 s tasks only (with the executors it would
+    /// be 51 s), and the Spark app itself learns no runtime from them.
+    #[test]
+    fn executor_lifetimes_stay_out_of_the_all_jobs_mean() {
+        let mut e = engine();
+        add_typed_app(&mut e, 1, "SPARK", 0);
+        add_typed_app(&mut e, 2, "MAPREDUCE", 0);
+        ask(&mut e, 1, 1, 1024, 1, 2);
+        ask(&mut e, 2, 1, 1024, 1, 2);
+        let mut out = vec![];
+        e.schedule_node(1, 0, &mut out).unwrap();
+        let by_app = |app: u32| -> Vec<u64> {
+            out.iter()
+                .filter_map(|d| match d {
+                    Decision::Allocate { app: a, container, .. } if *a == app => Some(*container),
+                    _ => None,
+                })
+                .collect()
+        };
+        let (executors, tasks) = (by_app(1), by_app(2));
+        assert_eq!((executors.len(), tasks.len()), (2, 2));
+        for &c in &tasks {
+            e.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: 2_000 });
+        }
+        for &c in &executors {
+            e.apply(Event::ContainerFinished { container: c, exit_status: 0, at_ms: 100_000 });
+        }
+        e.advance_clock(100_000);
+        let seen = &e.state_json()["pipelines"][0]["plugins"]["estimate"]["state"]["tasks_seen"];
+        assert_eq!(seen, 2, "only the MapReduce tasks");
+        // A new job knows only everyone's mean: the 2 s tasks.
+        add_typed_app(&mut e, 9, "MAPREDUCE", 100_000);
+        ask(&mut e, 9, 1, 1024, 1, 3);
+        let est = e.policies().estimate(e.state(), &e.state().apps[&9]).unwrap();
+        assert_eq!(est.remaining_ms, 3.0 * 2_000.0);
+        // The Spark app asking again has no runtime of its own either.
+        ask(&mut e, 1, 1, 1024, 1, 1);
+        let est = e.policies().estimate(e.state(), &e.state().apps[&1]).unwrap();
+        assert_eq!((est.remaining_ms, est.confidence), (2_000.0, 0.25 * 2.0 / 3.0));
     }
 }

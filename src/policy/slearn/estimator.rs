@@ -25,7 +25,7 @@
 //! finished tasks.
 //!
 //! **Containers that are not tasks.** An app whose YARN application type is
-//! in `no_sampling_app_types` (Spark executors, YARN services), or none of
+//! in `[apps] executor_app_types` (Spark executors, YARN services), or none of
 //! whose pilots finished within `pilot_timeout_ms` of the first one starting
 //! (long-running containers), falls back: no sampling, placed by attained
 //! service. If some pilots finished by then, the estimate uses those.
@@ -37,7 +37,7 @@
 use super::dag::{later_stages, StageHistory};
 use super::errors::ErrorLog;
 use super::ratio::{pilot_count, AdaptiveRatio, ADAPTIVE_PERCENTS};
-use crate::config::SLearnConfig;
+use crate::config::{AppsConfig, SLearnConfig};
 use crate::event::Event;
 use crate::model::{App, AppId, ClusterState, Container, ContainerId, SchedulerKey};
 use crate::policy::points::{Ctx, Estimate, Estimator, Plugin, Sampling};
@@ -74,7 +74,7 @@ struct Stage {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FallBack {
-    /// The app type's containers are not tasks (`no_sampling_app_types`).
+    /// The app type's containers are not tasks (`[apps] executor_app_types`).
     AppType,
     /// No pilot finished within `pilot_timeout_ms`.
     Timeout,
@@ -136,6 +136,8 @@ impl Tracked {
 
 pub struct SLearn {
     cfg: SLearnConfig,
+    /// `[apps]`: whose containers are executors (never sampled).
+    apps_cfg: AppsConfig,
     apps: BTreeMap<AppId, Tracked>,
     adaptive: AdaptiveRatio,
     /// Pilot time-outs still pending: (deadline, app).
@@ -153,9 +155,10 @@ fn job_key(app: &App) -> String {
 }
 
 impl SLearn {
-    pub fn new(cfg: &SLearnConfig) -> SLearn {
+    pub fn new(cfg: &SLearnConfig, apps_cfg: &AppsConfig) -> SLearn {
         SLearn {
             cfg: cfg.clone(),
+            apps_cfg: apps_cfg.clone(),
             apps: BTreeMap::new(),
             adaptive: AdaptiveRatio::new(cfg.window),
             deadlines: BTreeSet::new(),
@@ -206,7 +209,7 @@ impl SLearn {
             predicted_ms: None,
             last_end_ms: 0,
         };
-        if self.cfg.no_sampling_app_types.iter().any(|ty| ty.eq_ignore_ascii_case(&app.app_type)) {
+        if self.apps_cfg.runs_executors(&app.app_type) {
             t.phase = Phase::FellBack(FallBack::AppType);
             self.fallback_total += 1;
         } else if width < self.cfg.thin_limit {

@@ -112,15 +112,21 @@ fn slearn_samples_a_tez_dags_first_vertex_and_predicts_the_others_from_history()
 
 /// Spark's executors are not tasks (one runs many tasks, and lives as long
 /// as dynamic allocation keeps it), so their runtimes say nothing of the
-/// job's size: SLearn does not sample a SPARK app (`no_sampling_app_types`)
-/// and holds none of its executors back for pilots, while a wide MapReduce
+/// job's size: SLearn does not sample a SPARK app (`[apps]
+/// executor_app_types`, default SPARK) and holds none of its executors back for pilots, while a wide MapReduce
 /// job beside it runs only its pilots until they finish. GS places the
 /// Spark app by the service it attains (§5.1.1's demotion without an
 /// estimate): 14 executors held 100 s = 1.4·10⁶ container-ms → Q₁; 800 s
 /// → Q₂. A long-lived app sinks, as under least-attained-service, and GS's
-/// weighted sharing keeps serving it from there.
+/// weighted sharing keeps serving it from there. With the list empty the
+/// Spark app is sampled like any wide job.
 #[test]
 fn slearn_does_not_sample_spark_and_places_it_by_attained_service() {
+    let mut e = engine("[scheduler]\npolicy = \"slearn\"\n[slearn]\nfixed_ratio = 0.1\n[apps]\nexecutor_app_types = []\n");
+    app(&mut e, 1, "default", "SPARK", "etl", 0);
+    ask(&mut e, 1, EXECUTORS, 14);
+    assert!(matches!(sampling(&e, 1), Some(Sampling::Pilots { wanted: 2, .. })), "{:?}", sampling(&e, 1));
+
     let mut e = engine("[scheduler]\npolicy = \"slearn\"\n[slearn]\nfixed_ratio = 0.1\n");
     node(&mut e, 1, 16);
     app(&mut e, 1, "default", "SPARK", "etl", 0);
@@ -149,14 +155,14 @@ fn carbyne_view(e: &Engine, app: u32) -> serde_json::Value {
 /// needs task durations (§3.1); an executor has none (it runs tasks until
 /// dynamic allocation releases it), and with the 5 s maps as its runtime
 /// the planner held 4 of the 8 executors back as if they could start 5 s
-/// later and still meet T_k. With `no_runtime_app_types` (default SPARK)
+/// later and still meet T_k. With `[apps] executor_app_types` (default SPARK)
 /// its runtime is unknown: no plan (status `no_runtime`), every executor
 /// DEFAULT, served by DRF — its main-phase share, 4 of 8 slots — and none
 /// waits for the leftover; the MapReduce job is planned as before.
-/// `no_runtime_app_types = []` gives the old plan back.
+/// `executor_app_types = []` gives the old plan back.
 #[test]
 fn carbyne_plans_no_altruism_for_spark_executors_but_serves_their_drf_share() {
-    for (extra, status, held) in [("", "no_runtime", 0), ("[carbyne]\nno_runtime_app_types = []\n", "planned", 4)] {
+    for (extra, status, held) in [("", "no_runtime", 0), ("[apps]\nexecutor_app_types = []\n", "planned", 4)] {
         let mut e = engine(&format!("[scheduler]\npolicy = \"carbyne\"\n{extra}"));
         node(&mut e, 1, 8);
         app(&mut e, 9, "default", "MAPREDUCE", "old", 0);
@@ -246,16 +252,17 @@ fn rose_evicts_a_spark_apps_speculative_executors_and_its_re_ask_gets_replacemen
     assert_eq!(e.counters().preemptions, 2);
 }
 
-/// The composed default's SRTF with a Spark app: `tasks` has no task
-/// runtime of an executor until the app releases one, so it first prices
-/// the executors it asks for at everyone's task runtime (a 5 s map: 4 × 5 s,
-/// it ranks before a 10-map job), then at its own released executors'
-/// lifetimes (60 s under `executorIdleTimeout`: 4 × 60 s). An
-/// executor's lifetime is the container-time the app will hold, which is
-/// what SRTF weighs; the queue level (DRF) keeps its share either way
+/// The composed default's SRTF with a Spark app: an executor is not a task
+/// (`[apps] executor_app_types`, default SPARK), so `tasks` prices the
+/// executors a Spark app asks for at everyone's task runtime (a 5 s map:
+/// 4 × 5 s, it ranks before a 10-map job), and still does after the app
+/// released executors that lived 60 s (`executorIdleTimeout`): their
+/// lifetimes enter no runtime, neither the app's own nor everyone's, which
+/// a MapReduce job's maps are priced at. The queue level (DRF) keeps the
+/// Spark app's share either way
 /// (`a_dynamic_allocation_app_is_not_starved_by_a_mapreduce_stream_in_another_queue`).
 #[test]
-fn composed_prices_spark_executors_at_their_own_released_lifetimes() {
+fn composed_prices_spark_executors_at_everyones_task_runtime() {
     let mut e = engine("[scheduler]\npolicy = \"composed\"\n");
     node(&mut e, 1, 100);
     app(&mut e, 9, "default", "MAPREDUCE", "old", 0);
@@ -276,5 +283,9 @@ fn composed_prices_spark_executors_at_their_own_released_lifetimes() {
         finish(&mut e, c, 65_000);
     }
     ask(&mut e, 1, EXECUTORS, 4);
-    assert_eq!(remaining(&e, 1), 240_000.0);
+    assert_eq!(remaining(&e, 1), 20_000.0, "not 4 × 60 s");
+    // A new MapReduce job is priced at the 5 s map alone, not (5 + 4 × 60) ÷ 5 s.
+    app(&mut e, 3, "default", "MAPREDUCE", "join", 65_000);
+    ask(&mut e, 3, MAPS, 2);
+    assert_eq!(remaining(&e, 3), 10_000.0);
 }

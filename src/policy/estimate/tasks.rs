@@ -17,11 +17,11 @@
 //! tasks, ½ of that for the job's history, ¼ for everyone's, 0 (a prior:
 //! no runtime known yet, remaining = 0) before any task has finished.
 //!
-//! Only task containers teach a runtime: an AM's lifetime is its job's, and
-//! an app whose type is in `[apps] executor_app_types` (Spark, YARN
-//! services) runs executors, which live as long as dynamic allocation or
-//! the service keeps them. Such an app is still estimated (from everyone's
-//! mean), but its containers enter no mean.
+//! An AM's lifetime is its job's and teaches no runtime. An app whose type
+//! is in `[apps] executor_app_types` (Spark, YARN services) runs executors,
+//! which live as long as dynamic allocation or the service keeps them: their
+//! lifetimes price that app (and its job key's later runs), the
+//! container-time it holds, but stay out of everyone's mean.
 
 use crate::config::AppsConfig;
 use crate::model::{App, AppId, ClusterState, Container, SchedulerKey};
@@ -144,24 +144,29 @@ impl Plugin for TaskRuntimes {
     }
 
     fn on_container_finished(&mut self, ctx: &Ctx, c: &Container, _exit_status: i32, at_ms: i64) {
-        // An ApplicationMaster's container lives as long as its job, and an
-        // executor (a Spark app's, released by dynamic allocation after
-        // minutes of tasks) as long as its app keeps it: neither lifetime is
-        // a task runtime, and either would inflate every `d` it entered (the
-        // app's, its job's history, everyone's).
+        // An ApplicationMaster's container lives as long as its job: its
+        // lifetime is not a task runtime and would inflate every `d` it
+        // entered (the app's, its job's history, everyone's).
         if c.am {
             return;
         }
-        // Its app is in the state: the engine passes a container on before
-        // it releases it, and an app's containers before the app.
-        if ctx.state.apps.get(&c.app).is_some_and(|a| self.apps_cfg.runs_executors(&a.app_type)) {
-            return;
-        }
+        // An executor (a Spark app's, released by dynamic allocation after
+        // minutes of tasks) lives as long as its app keeps it. For its own
+        // app, and the same app's later runs, that lifetime is the right
+        // price: the container-time the app will hold, which SRTF weighs.
+        // For everyone else's fallback it is not a task runtime: it would
+        // price every new MapReduce job with no history of its own as
+        // minutes long. The engine passes a container on before it
+        // releases it, and an app's containers before the app, so the app
+        // is in the state.
+        let executor = ctx.state.apps.get(&c.app).is_some_and(|a| self.apps_cfg.runs_executors(&a.app_type));
         let ran = (at_ms - c.launched_ms.unwrap_or(c.allocated_ms)).max(0) as f64;
         let own = self.apps.entry(c.app).or_default();
         own.by_key.entry(c.key).or_default().add(ran);
         own.total.add(ran);
-        self.all.add(ran);
+        if !executor {
+            self.all.add(ran);
+        }
     }
 
     /// Its tasks so far are not a finished run: nothing is merged.
@@ -390,9 +395,10 @@ mod tests {
         ask(&mut e, 9, 1, 1024, 1, 3);
         let est = e.policies().estimate(e.state(), &e.state().apps[&9]).unwrap();
         assert_eq!(est.remaining_ms, 3.0 * 2_000.0);
-        // The Spark app asking again has no runtime of its own either.
+        // The Spark app asking again is priced at its own executors'
+        // lifetimes (two seen: confidence 1 − 1/3).
         ask(&mut e, 1, 1, 1024, 1, 1);
         let est = e.policies().estimate(e.state(), &e.state().apps[&1]).unwrap();
-        assert_eq!((est.remaining_ms, est.confidence), (2_000.0, 0.25 * 2.0 / 3.0));
+        assert_eq!((est.remaining_ms, est.confidence), (100_000.0, 2.0 / 3.0));
     }
 }

@@ -252,17 +252,18 @@ fn rose_evicts_a_spark_apps_speculative_executors_and_its_re_ask_gets_replacemen
     assert_eq!(e.counters().preemptions, 2);
 }
 
-/// The composed default's SRTF with a Spark app: an executor is not a task
-/// (`[apps] executor_app_types`, default SPARK), so `tasks` prices the
-/// executors a Spark app asks for at everyone's task runtime (a 5 s map:
-/// 4 × 5 s, it ranks before a 10-map job), and still does after the app
-/// released executors that lived 60 s (`executorIdleTimeout`): their
-/// lifetimes enter no runtime, neither the app's own nor everyone's, which
-/// a MapReduce job's maps are priced at. The queue level (DRF) keeps the
-/// Spark app's share either way
+/// The composed default's SRTF with a Spark app: `tasks` has no task
+/// runtime of an executor until the app releases one, so it first prices
+/// the executors it asks for at everyone's task runtime (a 5 s map: 4 × 5 s,
+/// it ranks before a 10-map job), then at its own released executors'
+/// lifetimes (60 s under `executorIdleTimeout`: 4 × 60 s). An
+/// executor's lifetime is the container-time the app will hold, which is
+/// what SRTF weighs; the queue level (DRF) keeps its share either way
 /// (`a_dynamic_allocation_app_is_not_starved_by_a_mapreduce_stream_in_another_queue`).
+/// Those lifetimes stay out of everyone's mean (`[apps] executor_app_types`):
+/// a new MapReduce job is still priced at the 5 s map.
 #[test]
-fn composed_prices_spark_executors_at_everyones_task_runtime() {
+fn composed_prices_spark_executors_at_their_own_released_lifetimes() {
     let mut e = engine("[scheduler]\npolicy = \"composed\"\n");
     node(&mut e, 1, 100);
     app(&mut e, 9, "default", "MAPREDUCE", "old", 0);
@@ -283,7 +284,7 @@ fn composed_prices_spark_executors_at_everyones_task_runtime() {
         finish(&mut e, c, 65_000);
     }
     ask(&mut e, 1, EXECUTORS, 4);
-    assert_eq!(remaining(&e, 1), 20_000.0, "not 4 × 60 s");
+    assert_eq!(remaining(&e, 1), 240_000.0);
     // A new MapReduce job is priced at the 5 s map alone, not (5 + 4 × 60) ÷ 5 s.
     app(&mut e, 3, "default", "MAPREDUCE", "join", 65_000);
     ask(&mut e, 3, MAPS, 2);

@@ -302,12 +302,7 @@ pub struct SLearnConfig {
 
 impl Default for SLearnConfig {
     fn default() -> Self {
-        SLearnConfig {
-            thin_limit: 3,
-            fixed_ratio: 0.0,
-            window: 100,
-            pilot_timeout_ms: 1_800_000,
-        }
+        SLearnConfig { thin_limit: 3, fixed_ratio: 0.0, window: 100, pilot_timeout_ms: 1_800_000 }
     }
 }
 

@@ -51,7 +51,13 @@ pub struct CarbyneLeftover {
 impl CarbyneLeftover {
     pub fn new(cfg: &CarbyneConfig, apps_cfg: &AppsConfig) -> CarbyneLeftover {
         let order = if cfg.leftover_order == "pack" { Order::Pack } else { Order::Srtf };
-        CarbyneLeftover { cfg: cfg.clone(), apps_cfg: apps_cfg.clone(), order, logs: KeyLogs::default(), remaining: Mutex::new(HashMap::new()) }
+        CarbyneLeftover {
+            cfg: cfg.clone(),
+            apps_cfg: apps_cfg.clone(),
+            order,
+            logs: KeyLogs::default(),
+            remaining: Mutex::new(HashMap::new()),
+        }
     }
 
     fn remaining_ms(&self, ctx: &Ctx, app: &App) -> f64 {

@@ -81,13 +81,7 @@ fn job_key(app: &App) -> String {
 
 impl TaskRuntimes {
     pub fn new(apps_cfg: &AppsConfig) -> TaskRuntimes {
-        TaskRuntimes {
-            apps_cfg: apps_cfg.clone(),
-            apps: HashMap::new(),
-            jobs: Vec::new(),
-            job_index: HashMap::new(),
-            all: Mean::default(),
-        }
+        TaskRuntimes { apps_cfg: apps_cfg.clone(), apps: HashMap::new(), jobs: Vec::new(), job_index: HashMap::new(), all: Mean::default() }
     }
 
     fn job_of(&mut self, app: &App) -> usize {

@@ -48,15 +48,9 @@ public final class SparkFramework implements AppFramework {
 
   @Override
   public void prepareInputs(List<TraceJob> jobs, HiBenchInputs inputs) throws IOException {
-    int widest = 0;
-    for (TraceJob j : jobs) {
-      if (j.kind == TraceJob.Kind.WORDCOUNT) {
-        widest = Math.max(widest, j.maps);
-      }
-    }
-    if (widest > 0) {
-      inputs.prepare(TraceJob.Kind.WORDCOUNT, widest);
-    }
+    // Word counts read HiBench's text; the other Spark jobs read nothing.
+    inputs.prepareWidest(jobs,
+        j -> j.kind == TraceJob.Kind.WORDCOUNT ? TraceJob.Kind.WORDCOUNT : null);
   }
 
   /** The NodeManagers run Spark's shuffle service as {@code spark_shuffle}, on a port of this run's. */

@@ -37,11 +37,8 @@ public final class TezFramework implements AppFramework {
 
   @Override
   public void prepareInputs(List<TraceJob> jobs, HiBenchInputs inputs) throws IOException {
-    int widest = 0;
-    for (TraceJob j : jobs) {
-      widest = Math.max(widest, j.maps);
-    }
-    inputs.prepare(TraceJob.Kind.WORDCOUNT, widest);
+    // Every Tez job is OrderedWordCount over HiBench's text.
+    inputs.prepareWidest(jobs, j -> TraceJob.Kind.WORDCOUNT);
   }
 
   @Override

@@ -6,7 +6,11 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.io.BytesWritable;
@@ -39,9 +43,29 @@ public final class HiBenchInputs {
     this.splitMb = splitMb;
   }
 
+  /**
+   * Prepares what {@code jobs} read: for each input kind, as many files as
+   * the widest job of that kind has maps. {@code inputKind} says which kind
+   * a job reads (a framework may read the same input as another kind, or
+   * none: null).
+   */
+  public void prepareWidest(List<TraceJob> jobs, Function<TraceJob, TraceJob.Kind> inputKind)
+      throws IOException {
+    Map<TraceJob.Kind, Integer> widest = new EnumMap<>(TraceJob.Kind.class);
+    for (TraceJob j : jobs) {
+      TraceJob.Kind kind = inputKind.apply(j);
+      if (kind != null) {
+        widest.merge(kind, j.maps, Math::max);
+      }
+    }
+    for (Map.Entry<TraceJob.Kind, Integer> e : widest.entrySet()) {
+      prepare(e.getKey(), e.getValue());
+    }
+  }
+
   /** Ensures {@code count} input files exist for {@code kind}; returns their directory. */
   public File prepare(TraceJob.Kind kind, int count) throws IOException {
-    File dir = new File(root, kind.label() + "-" + splitMb + "mb");
+    File dir = dirFor(kind);
     dir.mkdirs();
     for (int i = 0; i < count; i++) {
       File f = file(dir, i);
@@ -73,7 +97,7 @@ public final class HiBenchInputs {
 
   /** The input of a job with {@code maps} maps: a glob over its first files. */
   public Path inputOf(TraceJob.Kind kind, int maps) {
-    File dir = new File(root, kind.label() + "-" + splitMb + "mb");
+    File dir = dirFor(kind);
     StringBuilder glob = new StringBuilder("{");
     for (int i = 0; i < maps; i++) {
       glob.append(i > 0 ? "," : "").append(file(dir, i).getName());
@@ -89,8 +113,8 @@ public final class HiBenchInputs {
    * {@code {a,b}} glob of {@link #inputOf} reaches it in pieces).
    */
   public Path dirOf(TraceJob.Kind kind, int maps) throws IOException {
-    File dir = new File(root, kind.label() + "-" + splitMb + "mb");
-    File first = new File(root, kind.label() + "-" + splitMb + "mb-first" + maps);
+    File dir = dirFor(kind);
+    File first = new File(root, dir.getName() + "-first" + maps);
     first.mkdirs();
     for (int i = 0; i < maps; i++) {
       File link = file(first, i);
@@ -99,6 +123,11 @@ public final class HiBenchInputs {
       }
     }
     return new Path(first.toURI());
+  }
+
+  /** Where {@link #prepare} writes {@code kind}'s files. */
+  private File dirFor(TraceJob.Kind kind) {
+    return new File(root, kind.label() + "-" + splitMb + "mb");
   }
 
   private static File file(File dir, int i) {

@@ -2,9 +2,7 @@ package org.shepherd.yarn.compare;
 
 import java.io.File;
 import java.io.IOException;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.shepherd.yarn.cluster.ShepherdCluster;
 
 /**
@@ -23,14 +21,8 @@ final class MapReduceFramework implements AppFramework {
   /** One input file per map of the widest job of each program. */
   @Override
   public void prepareInputs(List<TraceJob> jobs, HiBenchInputs inputs) throws IOException {
-    Map<TraceJob.Kind, Integer> widest = new HashMap<>();
-    for (TraceJob j : jobs) {
-      widest.merge(j.kind, j.maps, Math::max);
-    }
-    for (Map.Entry<TraceJob.Kind, Integer> e : widest.entrySet()) {
-      inputs.prepare(e.getKey(), e.getValue());
-    }
-    if (widest.containsKey(TraceJob.Kind.CPU)) {
+    inputs.prepareWidest(jobs, j -> j.kind);
+    if (jobs.stream().anyMatch(j -> j.kind == TraceJob.Kind.CPU)) {
       System.out.printf("cpu jobs: %.0f Halton points per ms of one core%n", CpuJob.samplesPerMs());
     }
   }

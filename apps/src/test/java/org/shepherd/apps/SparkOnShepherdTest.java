@@ -18,8 +18,6 @@ import java.util.concurrent.Future;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
-import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
-import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
@@ -27,7 +25,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerAppRepor
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
-import org.shepherd.yarn.ShepherdScheduler;
 import org.shepherd.yarn.cluster.ShepherdCluster;
 import org.shepherd.yarn.cluster.Workloads;
 
@@ -284,12 +281,7 @@ public class SparkOnShepherdTest {
 
 
   private static RMApp app(String name) {
-    for (RMApp a : cluster.rm().getRMContext().getRMApps().values()) {
-      if (name.equals(a.getName())) {
-        return a;
-      }
-    }
-    return null;
+    return ClusterAssertions.app(cluster, name);
   }
 
   /** Live containers of the application, less its AM. */
@@ -323,27 +315,10 @@ public class SparkOnShepherdTest {
   }
 
   private static void assertSucceeded(String name) {
-    RMApp a = app(name);
-    assertNotNull("the RM knows " + name, a);
-    assertEquals(name + ": " + a.getDiagnostics(), YarnApplicationState.FINISHED,
-        a.createApplicationState());
-    assertEquals(name + ": " + a.getDiagnostics(), FinalApplicationStatus.SUCCEEDED,
-        a.getFinalApplicationStatus());
-    assertEquals("SPARK", a.getApplicationType());
+    ClusterAssertions.assertSucceeded(cluster, name, "SPARK");
   }
 
   private static void assertEverythingPlacedByTheEngine() {
-    ShepherdScheduler s = cluster.scheduler();
-    // Read under the scheduler's lock, which every allocation holds, so
-    // another application's allocation cannot fall between the two counts.
-    long allocated;
-    long engine;
-    synchronized (s) {
-      allocated = s.getRootQueueMetrics().getAggregateAllocatedContainers();
-      engine = s.getEngineAllocations();
-    }
-    assertEquals("no fallback allocations", 0, s.getFallbackAllocations());
-    assertEquals("no engine failures", 0, s.getEngineFailures());
-    assertEquals("every container the RM allocated was the engine's", allocated, engine);
+    ClusterAssertions.assertEverythingPlacedByTheEngine(cluster);
   }
 }

@@ -33,7 +33,6 @@ import org.apache.tez.examples.OrderedWordCount;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
-import org.shepherd.yarn.ShepherdScheduler;
 import org.shepherd.yarn.cluster.ShepherdCluster;
 
 /**
@@ -382,15 +381,6 @@ public class TezOnShepherdTest {
   }
 
   private static void assertEverythingPlacedByTheEngine() {
-    ShepherdScheduler s = cluster.scheduler();
-    long allocated;
-    long engine;
-    synchronized (s) {
-      allocated = s.getRootQueueMetrics().getAggregateAllocatedContainers();
-      engine = s.getEngineAllocations();
-    }
-    assertEquals("no fallback allocations", 0, s.getFallbackAllocations());
-    assertEquals("no engine failures", 0, s.getEngineFailures());
-    assertEquals("every container the RM allocated was the engine's", allocated, engine);
+    ClusterAssertions.assertEverythingPlacedByTheEngine(cluster);
   }
 }

@@ -9,7 +9,7 @@
 # makespan, Jain's index across the queues' users; median [min, max] over
 # repetitions) and writes the JCT CDF plot (jct-cdf.svg).
 #
-#   scripts/compare-sls.sh --workload facebook|google|hibench [--repeat 3]
+#   scripts/compare-sls.sh --workload facebook|google|hibench[-contended] [--repeat 3]
 #   scripts/compare-sls.sh --trace my.sls.json          # my.nodes.json beside it
 #   scripts/compare-sls.sh --quick                      # CI: 20 NMs, a few jobs
 #   scripts/compare-sls.sh --preemption [--repeat 3]    # queue-guarantee preemption
@@ -56,6 +56,12 @@
 #             heavy-tailed widths, 40 % map-only
 #   google    SLearn's Google-2011-like widths and skew: 1400 jobs, 25 757 tasks
 #   hibench   DRESS's HiBench-like mix, 40 % small: 50 jobs, 48 837 tasks
+# Where containers are scarce, so the order jobs are served in shows: 200 NMs
+# of 8 GiB / 4 vcores (800 slots), the same queues and arrivals:
+#   facebook-contended  1200 jobs, 12 316 tasks, offered load 1.41; 16-21
+#             simulated minutes
+#   google-contended    1400 jobs, 25 757 tasks, offered load 1.11; 11-12 min
+#   hibench-contended   50 jobs, 48 837 tasks, offered load 1.22; 12-13 min
 #
 # How long: SLS runs in real time. A full workload is ~15-20 minutes of wall
 # time per run, so 7 schedulers x 3 repetitions is about 6-7 hours; --quick
@@ -105,7 +111,7 @@ if [ "$PREEMPTION" = 1 ] && [ "$SCHEDULERS_GIVEN" = 0 ]; then
   SCHEDULERS="capacity,capacity+preempt,shepherd:composed,shepherd:composed+preempt,shepherd:drf,shepherd:drf+preempt"
 fi
 if [ -z "$WORKLOAD" ] && [ -z "$TRACE" ]; then
-  echo "compare-sls: give --workload facebook|google|hibench, --trace FILE.sls.json or --quick" >&2
+  echo "compare-sls: give --workload facebook|google|hibench[-contended], --trace FILE.sls.json or --quick" >&2
   exit 2
 fi
 
@@ -116,6 +122,8 @@ fi
 # runs map-only or map-reduce jobs only).
 EXTRA=()
 CLUSTER=(--nodes 200 --node-memory-mb 32768 --node-vcores 16 --queues 4 --span-s 480)
+# The "-contended" workloads: 200 NMs of 8 GiB / 4 vcores (800 slots).
+SCARCE=(--nodes 200 --node-memory-mb 8192 --node-vcores 4 --queues 4 --span-s 480)
 case "$WORKLOAD" in
   "") ;;
   # Written by scripts/sls_preemption.py; its nodes are 8 GiB / 8 vcores.
@@ -124,9 +132,16 @@ case "$WORKLOAD" in
               --queues 2 --jobs 10 --tasks 200 --span-s 30 --load 0.5) ;;
   facebook) GEN=(--generate facebook --seed 7 --jobs 1200 --tasks 50000 --load 1.4 "${CLUSTER[@]}") ;;
   google) GEN=(--generate google --seed 3 --jobs 1400 --load 1.2 "${CLUSTER[@]}") ;;
+  # The facebook generator where containers are scarce: 800 slots, offered
+  # load 1.41 over the arrivals, so the order in which jobs are served shows.
+  facebook-contended) GEN=(--generate facebook --seed 7 --jobs 1200 --tasks 12000 --load 0.6
+                           "${SCARCE[@]}") ;;
+  google-contended) GEN=(--generate google --seed 3 --jobs 1400 --load 0.4 "${SCARCE[@]}") ;;
+  hibench-contended) GEN=(--generate hibench --seed 2 --jobs 50 --max-rounds 1 --small-share 0.4
+                          --load 0.3 "${SCARCE[@]}") ;;
   hibench) GEN=(--generate hibench --seed 2 --jobs 50 --max-rounds 1 --small-share 0.4 --load 0.85
                 "${CLUSTER[@]}") ;;
-  *) echo "compare-sls: unknown workload $WORKLOAD (facebook, google, hibench)" >&2; exit 2 ;;
+  *) echo "compare-sls: unknown workload $WORKLOAD (facebook, google, hibench, each also -contended)" >&2; exit 2 ;;
 esac
 OUT="${OUT:-$ROOT/target/sls-compare/${WORKLOAD:-$(basename "${TRACE%.sls.json}")}}"
 

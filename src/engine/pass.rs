@@ -557,18 +557,25 @@ pub(super) fn check_ask(
 /// The leftover phase: asks held back by the classify point, in their
 /// pipeline's leftover order, each re-keyed after it gets a container.
 fn leftover(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, limit: usize) -> usize {
-    let mut heap: BinaryHeap<Reverse<(SortKey, AppId, SchedulerKey)>> = BinaryHeap::new();
-    {
+    // The smallest ask in the order (each dimension's least): once it does
+    // not fit what is free on the node, no ask in the order does.
+    let mut smallest: Option<Resources> = None;
+    let mut heap: BinaryHeap<Reverse<(SortKey, AppId, SchedulerKey)>> = {
         let s = host.state();
         let Some(n) = s.nodes.get(&node) else { return 0 };
+        let mut entries = Vec::new();
         for app in s.pending_apps() {
             for ask in app.asks.values().filter(|a| a.count > 0 && host.within_share(app.id, a.key)) {
                 if let Some(k) = host.policies().leftover_key(s, app, ask, n) {
-                    heap.push(Reverse((k, app.id, ask.key)));
+                    entries.push(Reverse((k, app.id, ask.key)));
+                    smallest = Some(smallest.map_or(ask.capability, |m| m.min_each(&ask.capability)));
                 }
             }
         }
-    }
+        // Keys are unique (app, ask), so the pop order is the same however
+        // the heap is built; building from the whole vector is linear.
+        BinaryHeap::from(entries)
+    };
     let mut made = 0;
     while let Some(Reverse((stored, app_id, key))) = heap.pop() {
         if limit != 0 && made >= limit {
@@ -612,6 +619,13 @@ fn leftover(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decis
             made += 1;
         }
         let s = host.state();
+        // After a placement no hold can begin (one begins only before the
+        // phase's first placement), so once the smallest ask no longer fits
+        // what is free here every ask left would be skipped as NodeFull:
+        // stop instead of popping (and re-keying) them all.
+        if made > 0 && smallest.is_some_and(|m| s.nodes.get(&node).is_none_or(|n| !m.fits_in(&n.free()))) {
+            break;
+        }
         if let (Some(app), Some(n)) = (s.apps.get(&app_id), s.nodes.get(&node)) {
             if let Some(ask) = app.asks.get(&key).filter(|a| a.count > 0) {
                 if let Some(k) = host.policies().leftover_key(s, app, ask, n) {

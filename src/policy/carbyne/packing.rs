@@ -253,6 +253,49 @@ impl Holds<'_> {
     }
 }
 
+/// Forward, what the holds take over [t, t + d) is what they hold at t, for
+/// any d with t + d > 0: every hold starts at 0, so it overlaps exactly when
+/// its end r is after t. So it is summed once per step rather than once per
+/// runnable stage, and because a packing's t only grows, each stage's count
+/// of r > t moves a cursor instead of a binary search. The sum runs over the
+/// same stages in the same order with the same counts as
+/// `Holds::overlapping`, so it is the same bits (the decisions do not move).
+struct HeldFromNow {
+    /// Per entry of `RunningTimes::running`: its first time after `at`.
+    cursor: Vec<usize>,
+    /// The last step's t and what was held then.
+    at: Option<(f64, Amount)>,
+}
+
+impl HeldFromNow {
+    fn new(holds: &Holds) -> HeldFromNow {
+        HeldFromNow { cursor: vec![0; holds.times.running.len()], at: None }
+    }
+
+    /// What the holds take over [t, t + d) for any d with t + d > 0; `t`
+    /// never below an earlier call's.
+    fn at(&mut self, holds: &Holds, t: f64) -> Amount {
+        if let Some((at, held)) = self.at {
+            if at == t {
+                return held;
+            }
+        }
+        let mut acc = Amount::ZERO;
+        for (c, &s) in self.cursor.iter_mut().zip(&holds.times.running) {
+            let rs = holds.times.of_stage(s);
+            while *c < rs.len() && rs[*c] <= t {
+                *c += 1;
+            }
+            let n = rs.len() - *c;
+            if n > 0 {
+                acc = acc.plus(&holds.stages[s].demand.scaled(n as f64));
+            }
+        }
+        self.at = Some((t, acc));
+        acc
+    }
+}
+
 fn schedule(p: &Problem) -> Option<Schedule> {
     let stages = p.stages;
     let n = stages.len();
@@ -290,6 +333,7 @@ fn schedule(p: &Problem) -> Option<Schedule> {
     // A stage once runnable stays so (`open` only falls and `t` only
     // grows), so its parents are checked only until they are complete.
     let mut runnable = vec![false; n];
+    let mut held_from_now = matches!(p.held.window, HoldWindow::FromNow).then(|| HeldFromNow::new(&p.held));
     while to_place > 0 {
         // The runnable stages with their sort keys, computed once per stage
         // rather than per comparison.
@@ -316,7 +360,10 @@ fn schedule(p: &Problem) -> Option<Schedule> {
                 continue;
             }
             let d = stages[s].task_ms;
-            let held = p.held.overlapping(t, t + d);
+            let held = match held_from_now.as_mut() {
+                Some(h) if t + d > 0.0 => h.at(&p.held, t),
+                _ => p.held.overlapping(t, t + d),
+            };
             let room = unheld.minus(&held);
             let k = left[s].min(room.count_fitting(&stages[s].demand));
             if k > 0 {
@@ -573,6 +620,41 @@ pub(crate) mod tests {
             }
         }
         assert!(overlapping > 5000, "only {overlapping} windows overlapped a hold");
+    }
+
+    /// Forward, the per-step sum with cursors is what `Holds::overlapping`
+    /// gives for every window [t, t + d) with t + d > 0, bit for bit, over
+    /// ascending t (repeats included), as a forward packing asks.
+    #[test]
+    fn held_from_now_equals_the_overlap_of_every_forward_window() {
+        let mut rng = crate::workload::rng::Rng::seeded(5);
+        let mut nonzero = 0;
+        for _ in 0..300 {
+            let stages: Vec<StageModel> = (0..rng.int(1, 5))
+                .map(|_| {
+                    let running: Vec<f64> = (0..rng.int(0, 40)).map(|_| rng.int(0, 20) as f64 * 5.0 + rng.uniform(0.0, 0.5)).collect();
+                    let mut s = stage(0, 1, 10.0, &[], &running);
+                    s.demand = Amount::of(&Resources::new(rng.int(1, 4096), rng.int(1, 8)));
+                    s
+                })
+                .collect();
+            let times = RunningTimes::of(&stages);
+            let holds = Holds { stages: &stages, times: &times, window: HoldWindow::FromNow };
+            let mut cached = HeldFromNow::new(&holds);
+            let mut t = 0.0;
+            for _ in 0..60 {
+                for _ in 0..rng.int(1, 3) {
+                    let d = rng.int(1, 30) as f64 * 2.5;
+                    let got = cached.at(&holds, t);
+                    nonzero += usize::from(got != Amount::ZERO);
+                    assert_eq!(got, holds.overlapping(t, t + d), "t {t}, d {d}");
+                }
+                if rng.chance(0.7) {
+                    t += rng.int(0, 6) as f64 * 2.5 + if rng.chance(0.3) { rng.uniform(0.0, 1.0) } else { 0.0 };
+                }
+            }
+        }
+        assert!(nonzero > 5000, "only {nonzero} steps held anything");
     }
 
     /// `may_reach` says no only where the reverse packing starts a task

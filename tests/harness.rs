@@ -93,11 +93,12 @@ fn waits_jct_makespan_utilization_of_one_run() {
 }
 
 #[test]
-fn measured_use_and_preemptions_when_the_run_recorded_them() {
+fn measured_use_reservations_and_preemptions_when_the_run_recorded_them() {
     // Without measured use in the samples (older harness output, or
     // --utilization off) there is no used share and no preemption count.
     let r = run("shepherd-dress", 1);
     assert_eq!(r.metrics.utilization.used_memory, None);
+    assert_eq!(r.metrics.utilization.reserved_memory, None);
     assert_eq!(r.metrics.preempted_containers, None);
 
     // Measured use at half the allocated memory and a quarter of the
@@ -113,6 +114,8 @@ fn measured_use_and_preemptions_when_the_run_recorded_them() {
         let (mb, vc) = (c["allocated_mb"].as_f64().unwrap(), c["allocated_vcores"].as_f64().unwrap());
         c.insert("used_mb".into(), (mb / 2.0).into());
         c.insert("used_vcores".into(), (vc / 4.0).into());
+        // Node reservations holding a quarter of the allocated memory (whole MiB).
+        c.insert("reserved_mb".into(), ((mb / 4.0) as i64).into());
         with_use.push_str(&format!("{v}\n"));
     }
     std::fs::write(dir.join("samples.jsonl"), with_use).unwrap();
@@ -124,6 +127,7 @@ fn measured_use_and_preemptions_when_the_run_recorded_them() {
     let u = r.metrics.utilization;
     assert_close!(u.used_memory.unwrap(), 45.0 * 10.0 / (8.0 * 90.0) / 2.0);
     assert_close!(u.used_vcores.unwrap(), 45.0 * 10.0 / (16.0 * 90.0) / 4.0);
+    assert_close!(u.reserved_memory.unwrap(), 45.0 * 10.0 / (8.0 * 90.0) / 4.0);
     assert_eq!(r.metrics.preempted_containers, Some(3));
     let _ = std::fs::remove_dir_all(&out);
 }

@@ -75,6 +75,9 @@ pub struct AllocatedShare {
     pub alloc_vcores: f64,
     pub used_memory: Option<f64>,
     pub used_vcores: Option<f64>,
+    /// Time-weighted share of the cluster's memory held by node
+    /// reservations; None when the samples do not record it.
+    pub reserved_memory: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -240,6 +243,10 @@ pub fn derive(input: &RunInput) -> Result<RunResult, String> {
         f.jobs.iter().filter(|j| j.submitted().is_some()).filter_map(|j| Some((j.app_id.as_deref()?, j.user.as_str()))).collect();
     let users: BTreeSet<&str> = app_user.values().copied().collect();
     let mut tracks: BTreeMap<&str, ShareTrack> = users.iter().map(|u| (*u, ShareTrack::new(0))).collect();
+    // Reserved memory share, piecewise constant like the others: (value
+    // since, since when, integral so far).
+    let reservations_recorded = samples.iter().any(|s| s.cluster.reserved_mb.is_some());
+    let mut reserved = (0.0, 0_i64, 0.0);
     for s in samples {
         let t = s.t_ms - origin;
         if t > end {
@@ -247,6 +254,8 @@ pub fn derive(input: &RunInput) -> Result<RunResult, String> {
         }
         let t = t.max(0);
         let (tmb, tvc) = totals(s, f.cluster, input)?;
+        reserved.2 += reserved.0 * (t - reserved.1) as f64;
+        reserved = (s.cluster.reserved_mb.unwrap_or(0) as f64 / tmb, t, reserved.2);
         let v = [
             s.cluster.allocated_mb as f64 / tmb,
             s.cluster.allocated_vcores as f64 / tvc,
@@ -274,6 +283,8 @@ pub fn derive(input: &RunInput) -> Result<RunResult, String> {
     timeline.advance(end);
     memory_share.push((end, current[0]));
     let mean = timeline.mean(0, end);
+    reserved.2 += reserved.0 * (end - reserved.1) as f64;
+    let reserved_memory = reservations_recorded.then(|| if end > 0 { reserved.2 / end as f64 } else { 0.0 });
 
     // Jain's index across users per window; a user is present while any of
     // their jobs is (submitted, not yet finished); demand unbounded (1.0), so
@@ -340,6 +351,7 @@ pub fn derive(input: &RunInput) -> Result<RunResult, String> {
             alloc_vcores: mean[1],
             used_memory: measured.then_some(mean[2]),
             used_vcores: measured.then_some(mean[3]),
+            reserved_memory,
         },
         fairness: fairness::summarize(&fairness_windows),
         preempted_containers: f.jobs.iter().map(|j| j.preempted_containers).try_fold(0, |acc, p| p.map(|p| acc + p.max(0))),

@@ -128,6 +128,12 @@ pub struct ClusterSample {
     pub used_mb: Option<f64>,
     #[serde(default)]
     pub used_vcores: Option<f64>,
+    /// Memory held by node reservations (MiB; the RM's root queue
+    /// `reservedMB`): a node kept for one app's ask that does not fit yet,
+    /// as the CapacityScheduler and FairScheduler do. Absent when the run
+    /// did not record it (the SLS comparison's `JobRecorder` does).
+    #[serde(default)]
+    pub reserved_mb: Option<i64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -158,6 +158,7 @@ const COLUMNS: &[(&str, &str, usize)] = &[
     ("util_vcores", "util vcores", 3),
     ("used_memory", "used mem", 3),
     ("used_vcores", "used vcores", 3),
+    ("reserved_memory", "reserved mem", 3),
     ("preempted", "preempted", 0),
     ("jain_mean", "Jain", 3),
 ];
@@ -178,6 +179,7 @@ pub fn absolute_table(report: &Report) -> String {
         "absolute: median [min–max] over runs; times in s; jobs = jobs that finished SUCCEEDED;\n\
          wait = submission → first task container seen running; AM wait = submission → ApplicationMaster launch;\n\
          util = time-weighted allocated share of the cluster; used = time-weighted measured use (NM container monitors), - when not measured;\n\
+         reserved mem = time-weighted share of memory held by node reservations, - when not recorded;\n\
          preempted = containers preempted (evicted) over all jobs; Jain = mean over 60 s windows of Jain's index across users\n{}",
         render(&header, &rows, 2)
     )

@@ -48,6 +48,7 @@ pub const METRICS: &[&str] = &[
     "util_vcores",
     "used_memory",
     "used_vcores",
+    "reserved_memory",
     "preempted",
     "jain_mean",
     "jain_min",
@@ -91,6 +92,9 @@ pub fn headline(m: &RunMetrics, category: &str) -> Vec<(&'static str, f64)> {
         v.extend([("util_memory", m.utilization.alloc_memory), ("util_vcores", m.utilization.alloc_vcores)]);
         if let (Some(mem), Some(vc)) = (m.utilization.used_memory, m.utilization.used_vcores) {
             v.extend([("used_memory", mem), ("used_vcores", vc)]);
+        }
+        if let Some(r) = m.utilization.reserved_memory {
+            v.push(("reserved_memory", r));
         }
         if let Some(p) = m.preempted_containers {
             v.push(("preempted", p as f64));
@@ -177,8 +181,10 @@ pub fn ratios(label: &str, runs: &[&RunMetrics], baseline: &str, base_runs: &[&R
         for (m, b) in &pairs {
             let base: BTreeMap<&str, f64> = headline(b, c).into_iter().collect();
             for (k, v) in headline(m, c) {
-                // Counts, not rates: a ratio of job or eviction counts says nothing.
-                if k == "jobs" || k == "preempted" {
+                // Counts, not rates: a ratio of job or eviction counts says
+                // nothing; nor does one of reserved shares, 0 for a
+                // scheduler that never reserves.
+                if k == "jobs" || k == "preempted" || k == "reserved_memory" {
                     continue;
                 }
                 if let Some(bv) = base.get(k) {

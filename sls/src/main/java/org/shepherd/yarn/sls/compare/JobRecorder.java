@@ -96,6 +96,12 @@ public final class JobRecorder implements Runnable {
     c.put("total_mb", total.getMemorySize());
     c.put("allocated_vcores", root == null ? 0 : root.getAllocatedVirtualCores());
     c.put("total_vcores", total.getVirtualCores());
+    // Node reservations (a node held for one app's ask that does not fit
+    // yet, as the CapacityScheduler and FairScheduler do): memory held so,
+    // and how many containers are reserved. Shepherd's shim makes none.
+    c.put("reserved_mb", root == null ? 0 : root.getReservedMB());
+    c.put("reserved_vcores", root == null ? 0 : root.getReservedVirtualCores());
+    c.put("reserved_containers", root == null ? 0 : root.getReservedContainers());
     // Each queue's allocation: the sum over its live apps (every state
     // between the AM's allocation and the app's end, so an AM that has not
     // registered yet counts) of the scheduler's usage report.
@@ -140,6 +146,8 @@ public final class JobRecorder implements Runnable {
       a.put("allocated_mb", Math.max(0, u.getUsedResources().getMemorySize()));
       a.put("allocated_vcores", Math.max(0, u.getUsedResources().getVirtualCores()));
       a.put("running_containers", Math.max(0, u.getNumUsedContainers()));
+      a.put("reserved_mb", Math.max(0, u.getReservedResources().getMemorySize()));
+      a.put("reserved_containers", Math.max(0, u.getNumReservedContainers()));
     }
     samples.write(json.writeValueAsString(line));
     samples.newLine();

@@ -3,9 +3,14 @@ package org.shepherd.apps;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotNull;
 
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerAppReport;
 import org.shepherd.yarn.ShepherdScheduler;
 import org.shepherd.yarn.cluster.ShepherdCluster;
 
@@ -22,6 +27,21 @@ final class ClusterAssertions {
       }
     }
     return null;
+  }
+
+  /** The RM's application with id {@code id} (as YARN prints it), or null. */
+  static RMApp appById(ShepherdCluster cluster, String id) {
+    return cluster.rm().getRMContext().getRMApps().get(ApplicationId.fromString(id));
+  }
+
+  /** The live containers of the app's current attempt, its AM's included (none for a null app). */
+  static List<RMContainer> liveContainers(ShepherdCluster cluster, RMApp a) {
+    if (a == null || a.getCurrentAppAttempt() == null) {
+      return List.of();
+    }
+    SchedulerAppReport report =
+        cluster.scheduler().getSchedulerAppInfo(a.getCurrentAppAttempt().getAppAttemptId());
+    return report == null ? List.of() : new ArrayList<>(report.getLiveContainers());
   }
 
   /** The application named {@code name} is FINISHED, SUCCEEDED, and of YARN type {@code type}. */

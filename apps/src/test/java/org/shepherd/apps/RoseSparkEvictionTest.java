@@ -225,18 +225,12 @@ public class RoseSparkEvictionTest {
   }
 
   private static RMApp appById(String id) {
-    return cluster.rm().getRMContext().getRMApps()
-        .get(org.apache.hadoop.yarn.api.records.ApplicationId.fromString(id));
+    return ClusterAssertions.appById(cluster, id);
   }
 
   /** Live containers of the app's current attempt, its AM included. */
   private static int liveContainers(RMApp a) {
-    if (a == null || a.getCurrentAppAttempt() == null) {
-      return 0;
-    }
-    var report = cluster.scheduler().getSchedulerAppInfo(
-        a.getCurrentAppAttempt().getAppAttemptId());
-    return report == null ? 0 : report.getLiveContainers().size();
+    return ClusterAssertions.liveContainers(cluster, a).size();
   }
 
   private interface Check {

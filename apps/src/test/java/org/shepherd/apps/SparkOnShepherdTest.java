@@ -16,12 +16,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.apache.hadoop.mapreduce.Job;
-import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerAppReport;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
@@ -286,18 +284,14 @@ public class SparkOnShepherdTest {
 
   /** Live containers of the application, less its AM. */
   private static int nonAmContainers(RMApp a) {
-    if (a == null || a.getCurrentAppAttempt() == null) {
+    if (a == null) {
       return 0;
     }
     RMAppAttempt attempt = a.getCurrentAppAttempt();
-    SchedulerAppReport report = cluster.scheduler().getSchedulerAppInfo(attempt.getAppAttemptId());
-    if (report == null) {
-      return 0;
-    }
-    ContainerId am = attempt.getMasterContainer() == null ? null
+    ContainerId am = attempt == null || attempt.getMasterContainer() == null ? null
         : attempt.getMasterContainer().getId();
     int n = 0;
-    for (RMContainer c : report.getLiveContainers()) {
+    for (RMContainer c : ClusterAssertions.liveContainers(cluster, a)) {
       if (!c.getContainerId().equals(am)) {
         n++;
       }
@@ -310,8 +304,7 @@ public class SparkOnShepherdTest {
   }
 
   private static int taskCount(String appId) {
-    return nonAmContainers(cluster.rm().getRMContext().getRMApps()
-        .get(ApplicationId.fromString(appId)));
+    return nonAmContainers(ClusterAssertions.appById(cluster, appId));
   }
 
   private static void assertSucceeded(String name) {

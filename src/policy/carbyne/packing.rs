@@ -579,6 +579,22 @@ pub(crate) mod tests {
         holds.iter().filter(|(a, b, _)| *a < to && *b > from).fold(Amount::ZERO, |acc, (_, _, r)| acc.plus(r))
     }
 
+    /// One to four stages of up to 40 running tasks each, their remaining
+    /// times on a 5 ms grid (plus up to `jitter` ms off it when `jitter` >
+    /// 0), each stage with its own random demand.
+    fn random_stages(rng: &mut crate::workload::rng::Rng, jitter: f64) -> Vec<StageModel> {
+        (0..rng.int(1, 5))
+            .map(|_| {
+                let running: Vec<f64> = (0..rng.int(0, 40))
+                    .map(|_| rng.int(0, 20) as f64 * 5.0 + if jitter > 0.0 { rng.uniform(0.0, jitter) } else { 0.0 })
+                    .collect();
+                let mut s = stage(0, 1, 10.0, &[], &running);
+                s.demand = Amount::of(&Resources::new(rng.int(1, 4096), rng.int(1, 8)));
+                s
+            })
+            .collect()
+    }
+
     /// The sorted-count answer equals a scan of every hold, in both
     /// directions, on random stages (running tasks in any order, times
     /// that repeat, targets on and off their grid) and windows, including
@@ -588,14 +604,7 @@ pub(crate) mod tests {
         let mut rng = crate::workload::rng::Rng::seeded(7);
         let mut overlapping = 0;
         for _ in 0..300 {
-            let stages: Vec<StageModel> = (0..rng.int(1, 5))
-                .map(|_| {
-                    let running: Vec<f64> = (0..rng.int(0, 40)).map(|_| rng.int(0, 20) as f64 * 5.0).collect();
-                    let mut s = stage(0, 1, 10.0, &[], &running);
-                    s.demand = Amount::of(&Resources::new(rng.int(1, 4096), rng.int(1, 8)));
-                    s
-                })
-                .collect();
+            let stages = random_stages(&mut rng, 0.0);
             let times = RunningTimes::of(&stages);
             // Half the targets on the grid of the times, so ends meet windows.
             let t_k = rng.int(0, 24) as f64 * 5.0 + if rng.chance(0.5) { rng.uniform(0.0, 1.0) } else { 0.0 };
@@ -630,14 +639,7 @@ pub(crate) mod tests {
         let mut rng = crate::workload::rng::Rng::seeded(5);
         let mut nonzero = 0;
         for _ in 0..300 {
-            let stages: Vec<StageModel> = (0..rng.int(1, 5))
-                .map(|_| {
-                    let running: Vec<f64> = (0..rng.int(0, 40)).map(|_| rng.int(0, 20) as f64 * 5.0 + rng.uniform(0.0, 0.5)).collect();
-                    let mut s = stage(0, 1, 10.0, &[], &running);
-                    s.demand = Amount::of(&Resources::new(rng.int(1, 4096), rng.int(1, 8)));
-                    s
-                })
-                .collect();
+            let stages = random_stages(&mut rng, 0.5);
             let times = RunningTimes::of(&stages);
             let holds = Holds { stages: &stages, times: &times, window: HoldWindow::FromNow };
             let mut cached = HeldFromNow::new(&holds);

@@ -92,13 +92,7 @@ mvn -B -Dstyle.color=never "${MVN_REPO[@]}" -f integration/pom.xml test \
 # for one Hadoop line here (3.4); the hadoop-3.5 profile skips them.
 if [ -z "${HADOOP_PROFILE:-}" ]; then
   step "unmodified Spark and Tez applications on the real cluster (apps/)"
-  # One rerun of a failed test: RoseSparkEvictionTest failed once in 6 runs
-  # on 2026-12-06 (the Spark app finished with one speculative executor that
-  # ROSE never saw busy, so nothing was evicted; not yet understood, issue
-  # #65). A regression fails both times; surefire reports a pass on the
-  # rerun as a flake.
   mvn -B -Dstyle.color=never "${MVN_REPO[@]}" -f apps/pom.xml test \
-    -Dsurefire.rerunFailingTestsCount=1 \
     -Dshepherd.native.library="$ROOT/target/release/libshepherd.so"
 else
   echo "shepherd: apps/ (Spark, Tez) runs on Hadoop 3.4 only; skipped for $HADOOP_PROFILE" >&2

@@ -42,7 +42,10 @@ import org.shepherd.yarn.cluster.Workloads;
  * use (each accounts for half of this machine's CPU, so one busy core is
  * its 4 vcores). Alice's SleepJob holds an AM of 768 MiB and two maps of
  * 3 GiB that sleep: one node keeps 256 MiB unallocated, the other 1 GiB,
- * which the Spark driver (the AM, 1 GiB) takes. Spark's two 1 GiB
+ * which the Spark driver (the AM, 1 GiB) takes. That layout is fixed by
+ * the memory bound: without it ROSE may place alice's second map
+ * speculatively beside her first (one CI run in six did, and Spark's
+ * executors then found guaranteed room and were never evicted). Spark's two 1 GiB
  * executors then fit nowhere in the allocated view: only ROSE's
  * over-subscription places them, on measured room. Their tasks each keep a
  * core busy (BusyStage), the node's measured CPU crosses the eviction
@@ -67,6 +70,11 @@ public class RoseSparkEvictionTest {
       "# leaves room under half of them, evict when use stays over half.",
       "bound_vcores = 0.5",
       "evict_vcores = 0.5",
+      "# Speculative room is at most 0.7 x 4 GiB = 2867 MiB, less than one of",
+      "# alice's 3 GiB maps: her second map cannot be placed speculatively",
+      "# beside her first on the node that heartbeats first (its measured",
+      "# use is still zero), so it waits for guaranteed room on the other.",
+      "bound_memory = 0.7",
       "# Long enough for an executor's JVM start-up and its first tasks.",
       "evict_after_ms = 12000",
       "# A node's level forgets an evicted executor's use within 10 s.",
@@ -110,6 +118,8 @@ public class RoseSparkEvictionTest {
     String hogId = hog.getJobID().toString().replace("job_", "application_");
     waitFor("alice's AM and two maps running", 120_000,
         () -> liveContainers(appById(hogId)) >= 3);
+    assertEquals("alice's containers all have guaranteed room (the layout above): "
+        + roseState(), 0, roseState().path("speculative_total").asInt());
 
     File events = new File(workDir, "spark-events");
     events.mkdirs();

@@ -111,6 +111,17 @@ pub struct SchedulerConfig {
     /// round with less uses fewer proposers, and below two the serial
     /// round. 0 = always `round_proposers`.
     pub round_min_work_per_proposer: u64,
+    /// YARN-style node reservations (`engine::reservation`): when the next
+    /// app in the main phase's order has an ask that fits a node but not
+    /// what is free on it, the node is reserved for that ask and nothing
+    /// else starts on it until the ask fits, as the CapacityScheduler and
+    /// the FairScheduler do. The most nodes one app may reserve, as a
+    /// fraction of the cluster's nodes (rounded up; the FairScheduler's
+    /// `yarn.scheduler.fair.reservable-nodes`, 0.05 there); never more than
+    /// the containers it still asks for. 0 = no reservations (the
+    /// default): Shepherd's policies do not reserve; the key is for the
+    /// simulator's stand-ins for the YARN schedulers (docs/results/sls.md).
+    pub reservable_nodes: f64,
 }
 
 /// Default of `scheduler.round_min_work_per_proposer` (node × app visits),
@@ -132,6 +143,7 @@ impl Default for SchedulerConfig {
             refused_placement_backoff_ms: 10_000,
             round_proposers: 1,
             round_min_work_per_proposer: DEFAULT_ROUND_MIN_WORK,
+            reservable_nodes: 0.0,
         }
     }
 }
@@ -463,6 +475,13 @@ impl Config {
                 "scheduler.round_proposers",
                 s.round_proposers,
                 format!("must be between 1 (the serial round) and {MAX_ROUND_PROPOSERS} (one thread each)"),
+            ));
+        }
+        if !(0.0..=1.0).contains(&s.reservable_nodes) {
+            return Err(bad(
+                "scheduler.reservable_nodes",
+                s.reservable_nodes,
+                "must be within 0..=1 (a fraction of the nodes; 0 = no reservations)",
             ));
         }
         self.apps.validate()?;

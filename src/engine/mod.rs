@@ -19,6 +19,7 @@ mod pass;
 pub mod preemption;
 mod propose;
 mod queues;
+mod reservation;
 mod round;
 pub mod view;
 

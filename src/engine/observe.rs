@@ -144,7 +144,13 @@ impl Engine {
             leftover_holds: s
                 .leftover_holds
                 .iter()
-                .map(|(node, h)| LeftoverHoldView { node: host(node), app: h.app, priority: h.key.priority, since_ms: h.since_ms })
+                .map(|(node, h)| LeftoverHoldView {
+                    node: host(node),
+                    app: h.app,
+                    priority: h.key.priority,
+                    since_ms: h.since_ms,
+                    reservation: h.reservation,
+                })
                 .collect(),
             queues,
             queue_acls,

@@ -31,6 +31,12 @@
 //! as the tasks on the node. The leftover is what DEFAULT asks leave on
 //! each node, so it comes in pieces; without holds a larger task of the
 //! job with the least remaining work never finds room.
+//!
+//! **Reservations** (`scheduler.reservable_nodes`, `super::reservation`;
+//! the simulator's stand-ins for YARN's schedulers): when the main phase's
+//! next app has an ask that fits the node but not its free room, the node
+//! is reserved for that ask and the pass ends: YARN's reservations, with no
+//! time limit.
 
 use super::{Decision, Engine};
 use crate::model::waiting::{ascending_minus, WaitReasons};
@@ -83,6 +89,12 @@ pub(super) trait Host {
     }
     /// Hold `node` for a leftover ask, or release it (`None`).
     fn hold(&mut self, _node: NodeId, _hold: Option<LeftoverHold>) {}
+    /// The most nodes one app may reserve (`super::reservation`); 0 = the
+    /// main phase makes no reservations (always for a parallel round's
+    /// proposer, as for leftover holds).
+    fn reservation_limit(&self) -> usize {
+        0
+    }
 }
 
 /// A leftover hold older than this is released: by then the ask may fit
@@ -122,6 +134,9 @@ impl Host for Engine {
             Some(h) => self.state.leftover_holds.insert(node, h),
             None => self.state.leftover_holds.remove(&node),
         };
+    }
+    fn reservation_limit(&self) -> usize {
+        super::reservation::per_app_limit(self.config.scheduler.reservable_nodes, self.state.nodes.len())
     }
 }
 
@@ -217,7 +232,8 @@ fn regular(
             Held::Waits => return 0,
             // Booking the held ask releases the hold (`Engine::book`).
             Held::Fits => {
-                if let Some(d) = host.allocate(hold.app, hold.key, node, now_ms, Phase::Leftover) {
+                let phase = if hold.reservation { Phase::Main } else { Phase::Leftover };
+                if let Some(d) = host.allocate(hold.app, hold.key, node, now_ms, phase) {
                     // A round's kept candidates must see it before the main
                     // phase, as a fresh build would (it may have been the
                     // app's last ask); `after_pass` notes it again, which
@@ -251,9 +267,10 @@ fn held_ask(host: &impl Host, node: NodeId, hold: LeftoverHold, now_ms: i64) -> 
     let s = host.state();
     let (Some(app), Some(n)) = (s.apps.get(&hold.app), s.nodes.get(&node)) else { return Held::Released };
     let Some(ask) = app.asks.get(&hold.key).filter(|a| a.count > 0) else { return Held::Released };
-    match check_ask(s, host.policies(), app, ask, n, true) {
+    // A reservation lasts until its ask fits (or is gone), as in YARN.
+    match check_ask(s, host.policies(), app, ask, n, !hold.reservation) {
         Ok(()) => Held::Fits,
-        Err(Blocked::NodeFull) if now_ms - hold.since_ms < HOLD_MS => Held::Waits,
+        Err(Blocked::NodeFull) if hold.reservation || now_ms - hold.since_ms < HOLD_MS => Held::Waits,
         Err(_) => Held::Released,
     }
 }
@@ -365,11 +382,14 @@ fn room_for(s: &ClusterState, smallest: Option<Resources>, node: NodeId) -> bool
 /// The main and leftover phases, on `main` if a round keeps candidates
 /// over its nodes, else on candidates built for this node.
 fn phases(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, limit: usize, main: Option<&mut MainQueue>) -> usize {
+    // With reservations a node too full for any ask still gets one: the
+    // pass goes on to the first app in the order that may reserve it.
+    let reserving = host.reservation_limit();
     let mut built;
     let main = match main {
-        Some(m) if room_for(host.state(), m.smallest, node) => m,
+        Some(m) if reserving > 0 || room_for(host.state(), m.smallest, node) => m,
         Some(_) => return 0,
-        None => match MainQueue::build(host.state(), host.policies(), Some(node), false) {
+        None => match MainQueue::build(host.state(), host.policies(), (reserving == 0).then_some(node), false) {
             Some(m) => {
                 built = m;
                 &mut built
@@ -397,6 +417,11 @@ fn phases(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decisio
         main.popped.push(app_id);
         let key = match found {
             Ok(key) => key,
+            Err(Blocked::NodeFull) if reserving > 0 && reserve(host, app_id, node, now_ms, reserving) => {
+                // Nothing else starts on a reserved node.
+                host.note_blocked(app_id, (now_ms, node, Blocked::NodeFull));
+                return made;
+            }
             Err(why) => {
                 let strict =
                     why != Blocked::OtherProposer && host.state().apps.get(&app_id).is_some_and(|a| host.policies().strict_order(a));
@@ -411,7 +436,7 @@ fn phases(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decisio
             out.push(d);
             made += 1;
         }
-        if !room_left(host.state()) {
+        if reserving == 0 && !room_left(host.state()) {
             host.note_outranked(now_ms, node, Queued { candidates: &main.ids, popped: &mut main.popped, kept: main.kept.as_mut() });
             return made;
         }
@@ -610,7 +635,7 @@ fn leftover(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decis
             Offer::Place => {}
             Offer::Skip => continue,
             Offer::Hold => {
-                host.hold(node, Some(LeftoverHold { app: app_id, key, since_ms: now_ms }));
+                host.hold(node, Some(LeftoverHold { app: app_id, key, since_ms: now_ms, reservation: false }));
                 break;
             }
         }
@@ -637,6 +662,26 @@ fn leftover(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decis
     made
 }
 
+/// Reserve `node` for `app`'s most urgent ask that may go there (its
+/// locality and label allow the node) if `super::reservation` allows it;
+/// whether it did.
+fn reserve(host: &mut impl Host, app_id: AppId, node: NodeId, now_ms: i64, per_app: usize) -> bool {
+    let key = {
+        let s = host.state();
+        let (Some(app), Some(n)) = (s.apps.get(&app_id), s.nodes.get(&node)) else { return false };
+        let Some(ask) = app.asks.values().find(|a| a.count > 0 && a.locality_on(&n.host, &n.rack).is_some() && label_matches(&a.label, n))
+        else {
+            return false;
+        };
+        if !super::reservation::may_reserve(s, app, ask, n, per_app) {
+            return false;
+        }
+        ask.key
+    };
+    host.hold(node, Some(LeftoverHold { app: app_id, key, since_ms: now_ms, reservation: true }));
+    true
+}
+
 /// What the leftover phase does with the ask at the top of its order.
 enum Offer {
     Place,
@@ -654,7 +699,7 @@ fn may_hold(s: &ClusterState, policies: &PolicySet, app: &App, key: SchedulerKey
     }
     let mine = policies.pipeline_of(app.queue);
     let mut held = 0;
-    for h in s.leftover_holds.values() {
+    for h in s.leftover_holds.values().filter(|h| !h.reservation) {
         if h.app == app.id && h.key == key {
             return false;
         }

@@ -66,7 +66,8 @@ pub struct ClusterView {
     pub containers: usize,
 }
 
-/// A node held for an app's leftover ask.
+/// A node held for an app's leftover ask, or reserved for its ask
+/// (`scheduler.reservable_nodes`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LeftoverHoldView {
     /// The node's host; `None` if the node is gone.
@@ -75,6 +76,10 @@ pub struct LeftoverHoldView {
     /// The held ask's priority.
     pub priority: i32,
     pub since_ms: i64,
+    /// A YARN-style reservation rather than a leftover hold (listed only
+    /// when true).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reservation: bool,
 }
 
 /// One queue.
@@ -181,7 +186,7 @@ mod tests {
             resource_types: vec!["memory-mb".into(), "vcores".into()],
             cluster: ClusterView { nodes: 2, capacity: vec![8192, 8, 0], allocated: vec![2048, 2, 0], containers: 2 },
             counters: Counters { events: 9, passes: 4, allocations: 2, round_propose_ns: 17, ..Counters::default() },
-            leftover_holds: vec![LeftoverHoldView { node: Some("nm-1".into()), app: 3, priority: 1, since_ms: 12_000 }],
+            leftover_holds: vec![LeftoverHoldView { node: Some("nm-1".into()), app: 3, priority: 1, since_ms: 12_000, reservation: false }],
             queues: vec![QueueView {
                 name: "alpha".into(),
                 path: "root.alpha".into(),

@@ -51,9 +51,9 @@ pub struct ClusterState {
     /// container's allocation tags (`crate::model::constraint::index`).
     #[serde(skip)]
     pub constraints: Arc<crate::model::constraint::ConstraintIndex>,
-    /// Nodes held for one held-back ask each (`[carbyne] leftover_holds`,
-    /// `engine::pass`): a held node gives its free capacity to that ask
-    /// before anything else, until it fits.
+    /// Nodes held for one ask each (`[carbyne] leftover_holds`,
+    /// `scheduler.reservable_nodes`, `engine::pass`): a held node gives its
+    /// free capacity to that ask before anything else, until it fits.
     #[serde(skip)]
     pub leftover_holds: BTreeMap<NodeId, LeftoverHold>,
     /// Why each app's most urgent ask was not placed the last time a pass
@@ -63,14 +63,18 @@ pub struct ClusterState {
     pub waiting: super::waiting::WaitReasons,
 }
 
-/// A node held for the leftover order's first ask, which did not fit on it
-/// (as YARN's schedulers reserve a node for a container larger than its
-/// free space, so that smaller ones do not take every freed piece).
+/// A node held for one ask that did not fit on it (as YARN's schedulers
+/// reserve a node for a container larger than its free space, so that
+/// smaller ones do not take every freed piece): the leftover order's first
+/// ask, or with `reservation` the main phase's (`scheduler.reservable_nodes`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LeftoverHold {
     pub app: AppId,
     pub key: super::ask::SchedulerKey,
     pub since_ms: i64,
+    /// A YARN-style reservation (`engine::reservation`): no time limit, and
+    /// the ask is served with the main phase's checks.
+    pub reservation: bool,
 }
 
 impl ClusterState {

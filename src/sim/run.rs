@@ -504,7 +504,11 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Must every node's heartbeat run a pass? Naively; for
+    /// over-subscription (each heartbeat carries the node's use); and with
+    /// YARN-style reservations (`scheduler.reservable_nodes`), where a
+    /// node too full for any ask still gets reserved.
     fn every_heartbeat(&self) -> bool {
-        self.opts.naive_heartbeats || self.over
+        self.opts.naive_heartbeats || self.over || self.engine.config().scheduler.reservable_nodes > 0.0
     }
 }

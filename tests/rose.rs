@@ -140,6 +140,35 @@ fn places_within_the_bound_then_stops_when_measured_use_crosses_it() {
     assert_eq!(over.value, 6.0);
 }
 
+/// §III-A, steps 2–3: speculative tasks only once the cluster's resources
+/// are allocated. While another node has free room for the ask, the
+/// heartbeating node places it nowhere speculatively: it waits for that
+/// node's heartbeat and a guaranteed container there.
+#[test]
+fn nothing_is_speculative_while_another_node_has_room_for_the_ask() {
+    let mut e = engine(ROSE);
+    app(&mut e, 1, "default", 40);
+    e.apply(Event::NodeAdded {
+        node: 1,
+        host: "h1".into(),
+        rack: "/r".into(),
+        capacity: Resources::new(8192, 8),
+        labels: vec![],
+        attributes: vec![],
+    });
+    // Node 0 fills with 8 guaranteed containers and has room for 4
+    // speculative ones, but node 1 is empty.
+    let d = heartbeat(&mut e, 0, Some((2.0, 2048)));
+    assert_eq!((guaranteed(&d), speculative(&d).len()), (8, 0), "{d:?}");
+    // Node 1 takes 8 guaranteed; now the cluster is allocated, and node 0
+    // (settled, still measured at 2 vcores) places speculatively.
+    let mut out = Vec::new();
+    e.schedule_node(1, 5000, &mut out).unwrap();
+    assert_eq!((guaranteed(&out), speculative(&out).len()), (8, 0), "{out:?}");
+    let d = heartbeat(&mut e, 6000, Some((2.0, 2048)));
+    assert_eq!((guaranteed(&d), speculative(&d).len()), (0, 4), "{d:?}");
+}
+
 #[test]
 fn crossing_the_eviction_bound_evicts_the_newest_speculative_containers() {
     let mut e = engine(ROSE);

@@ -20,6 +20,7 @@ pub mod preemption;
 mod propose;
 mod queues;
 mod reservation;
+mod room;
 mod round;
 pub mod view;
 

@@ -46,6 +46,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::candidates::Candidates;
+use super::room::{fits_somewhere, label_matches, may_go_on};
 
 /// Which part of the pass placed a container: a parallel round's committer
 /// validates a proposal with the checks of the phase that made it.
@@ -172,9 +173,11 @@ fn evict(host: &mut impl Host, node: NodeId, out: &mut Vec<Decision>) {
 }
 
 /// *Oversubscribe*, placement half: after the main and leftover phases,
-/// asks still outstanding get speculative (OPPORTUNISTIC) containers
-/// within the node's headroom beyond the allocated view, in their app
-/// order, one container at a time (each one shrinks the headroom).
+/// asks still outstanding that no node has free room for in the allocated
+/// view (`room::fits_somewhere`) get speculative (OPPORTUNISTIC)
+/// containers within the node's headroom beyond the allocated view, in
+/// their app order, one container at a time (each one shrinks the
+/// headroom).
 fn speculative(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, limit: usize) -> usize {
     let s = host.state();
     if !s.nodes.get(&node).is_some_and(|n| host.policies().speculative_headroom(s, n)) {
@@ -198,11 +201,7 @@ fn speculative(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<De
             app.asks
                 .values()
                 .filter(|a| a.count > 0)
-                .find(|a| {
-                    a.locality_on(&n.host, &n.rack).is_some()
-                        && label_matches(&a.label, n)
-                        && host.policies().speculative_fits(s, app, a, n)
-                })
+                .find(|a| may_go_on(a, n) && host.policies().speculative_fits(s, app, a, n) && !fits_somewhere(s, a))
                 .map(|a| a.key)
         };
         let Some(key) = key else { continue };
@@ -669,8 +668,7 @@ fn reserve(host: &mut impl Host, app_id: AppId, node: NodeId, now_ms: i64, per_a
     let key = {
         let s = host.state();
         let (Some(app), Some(n)) = (s.apps.get(&app_id), s.nodes.get(&node)) else { return false };
-        let Some(ask) = app.asks.values().find(|a| a.count > 0 && a.locality_on(&n.host, &n.rack).is_some() && label_matches(&a.label, n))
-        else {
+        let Some(ask) = app.asks.values().find(|a| a.count > 0 && may_go_on(a, n)) else {
             return false;
         };
         if !super::reservation::may_reserve(s, app, ask, n, per_app) {
@@ -708,14 +706,4 @@ fn may_hold(s: &ClusterState, policies: &PolicySet, app: &App, key: SchedulerKey
         }
     }
     held < most
-}
-
-/// YARN partitions: an ask without a label expression goes to unlabelled
-/// nodes only; a labelled ask goes to nodes carrying that label.
-fn label_matches(label: &str, n: &Node) -> bool {
-    if label.is_empty() {
-        n.labels.is_empty()
-    } else {
-        n.labels.contains(label)
-    }
 }

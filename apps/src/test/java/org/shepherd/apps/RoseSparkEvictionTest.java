@@ -42,10 +42,12 @@ import org.shepherd.yarn.cluster.Workloads;
  * use (each accounts for half of this machine's CPU, so one busy core is
  * its 4 vcores). Alice's SleepJob holds an AM of 768 MiB and two maps of
  * 3 GiB that sleep: one node keeps 256 MiB unallocated, the other 1 GiB,
- * which the Spark driver (the AM, 1 GiB) takes. That layout is fixed by
- * the memory bound: without it ROSE may place alice's second map
- * speculatively beside her first (one CI run in six did, and Spark's
- * executors then found guaranteed room and were never evicted). Spark's two 1 GiB
+ * which the Spark driver (the AM, 1 GiB) takes. That layout is fixed
+ * twice over: ROSE places nothing speculatively while another node has
+ * room for the ask (§III-A), and the memory bound below keeps a node's
+ * speculative room under one map (before the first, one CI run in six put
+ * alice's second map speculatively beside her first; Spark's executors
+ * then found guaranteed room and were never evicted). Spark's two 1 GiB
  * executors then fit nowhere in the allocated view: only ROSE's
  * over-subscription places them, on measured room. Their tasks each keep a
  * core busy (BusyStage), the node's measured CPU crosses the eviction

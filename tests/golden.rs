@@ -135,7 +135,7 @@ fn every_policy_decides_as_recorded() {
 /// remaining work kept across passes) must not change one decision.
 /// Recorded 2026-12-05 from the engine before that speed-up; ROSE's file
 /// again on 2026-12-06, when its speculative phase began to leave alone
-/// the asks some node has free room for (§III-A steps 2–3, engine/room.rs:
+/// what the allocated view can serve (§III-A steps 2–3, engine/room.rs:
 /// mean JCT 1 321 s → 1 302 s on this workload).
 #[test]
 fn carbyne_and_rose_decide_as_recorded_on_bench_sims_workload() {

@@ -140,14 +140,7 @@ fn places_within_the_bound_then_stops_when_measured_use_crosses_it() {
     assert_eq!(over.value, 6.0);
 }
 
-/// §III-A, steps 2–3: speculative tasks only once the cluster's resources
-/// are allocated. While another node has free room for the ask, the
-/// heartbeating node places it nowhere speculatively: it waits for that
-/// node's heartbeat and a guaranteed container there.
-#[test]
-fn nothing_is_speculative_while_another_node_has_room_for_the_ask() {
-    let mut e = engine(ROSE);
-    app(&mut e, 1, "default", 40);
+fn second_node(e: &mut Engine) {
     e.apply(Event::NodeAdded {
         node: 1,
         host: "h1".into(),
@@ -156,17 +149,41 @@ fn nothing_is_speculative_while_another_node_has_room_for_the_ask() {
         labels: vec![],
         attributes: vec![],
     });
-    // Node 0 fills with 8 guaranteed containers and has room for 4
-    // speculative ones, but node 1 is empty.
+}
+
+/// §III-A, steps 2–3: speculative tasks only once the cluster's resources
+/// are allocated. While another node has free room for what is still
+/// asked, the heartbeating node places nothing speculatively: the asks
+/// wait for that node's heartbeat and guaranteed containers there.
+#[test]
+fn nothing_is_speculative_while_other_nodes_have_room_for_what_is_asked() {
+    let mut e = engine(ROSE);
+    second_node(&mut e);
+    app(&mut e, 1, "default", 16);
+    // Node 0 fills with 8 guaranteed containers and has headroom for 4
+    // speculative ones, but node 1's free room holds the other 8.
     let d = heartbeat(&mut e, 0, Some((2.0, 2048)));
     assert_eq!((guaranteed(&d), speculative(&d).len()), (8, 0), "{d:?}");
-    // Node 1 takes 8 guaranteed; now the cluster is allocated, and node 0
-    // (settled, still measured at 2 vcores) places speculatively.
     let mut out = Vec::new();
     e.schedule_node(1, 5000, &mut out).unwrap();
     assert_eq!((guaranteed(&out), speculative(&out).len()), (8, 0), "{out:?}");
+    // Now the cluster is allocated: node 0 (settled, still measured at 2
+    // vcores) takes the next app's tasks speculatively.
+    app(&mut e, 2, "default", 4);
     let d = heartbeat(&mut e, 6000, Some((2.0, 2048)));
     assert_eq!((guaranteed(&d), speculative(&d).len()), (0, 4), "{d:?}");
+}
+
+/// A backlog larger than the free room elsewhere is an allocated cluster:
+/// the node over-subscribes at once, though another node has room for some.
+#[test]
+fn a_backlog_beyond_the_free_room_elsewhere_is_over_subscribed() {
+    let mut e = engine(ROSE);
+    second_node(&mut e);
+    app(&mut e, 1, "default", 40);
+    // 32 left after node 0's 8; node 1 holds 8 of them.
+    let d = heartbeat(&mut e, 0, Some((2.0, 2048)));
+    assert_eq!((guaranteed(&d), speculative(&d).len()), (8, 4), "{d:?}");
 }
 
 #[test]

@@ -46,7 +46,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::candidates::Candidates;
-use super::room::{fits_somewhere, label_matches, may_go_on};
+use super::room::{label_matches, may_go_on, serves};
 
 /// Which part of the pass placed a container: a parallel round's committer
 /// validates a proposal with the checks of the phase that made it.
@@ -173,8 +173,9 @@ fn evict(host: &mut impl Host, node: NodeId, out: &mut Vec<Decision>) {
 }
 
 /// *Oversubscribe*, placement half: after the main and leftover phases,
-/// asks still outstanding that no node has free room for in the allocated
-/// view (`room::fits_somewhere`) get speculative (OPPORTUNISTIC)
+/// asks still outstanding that the allocated view cannot serve (fewer
+/// free slots of their size than containers asked for, `room::serves`)
+/// get speculative (OPPORTUNISTIC)
 /// containers within the node's headroom beyond the allocated view, in
 /// their app order, one container at a time (each one shrinks the
 /// headroom).
@@ -184,8 +185,12 @@ fn speculative(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<De
         return 0;
     }
     let mut heap: BinaryHeap<Reverse<(SortKey, AppId)>> = BinaryHeap::new();
+    // Every container still asked for: the backlog the allocated view
+    // would have to serve (`room::serves`).
+    let mut outstanding: i64 = 0;
     for app in host.state().pending_apps() {
         heap.push(Reverse((host.policies().app_key(host.state(), app), app.id)));
+        outstanding += app.asks.values().map(|a| i64::from(a.count.max(0))).sum::<i64>();
     }
     let mut made = 0;
     while let Some(Reverse((_, app_id))) = heap.pop() {
@@ -201,13 +206,14 @@ fn speculative(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<De
             app.asks
                 .values()
                 .filter(|a| a.count > 0)
-                .find(|a| may_go_on(a, n) && host.policies().speculative_fits(s, app, a, n) && !fits_somewhere(s, a))
+                .find(|a| may_go_on(a, n) && host.policies().speculative_fits(s, app, a, n) && !serves(s, a, outstanding))
                 .map(|a| a.key)
         };
         let Some(key) = key else { continue };
         if let Some(d) = host.allocate(app_id, key, node, now_ms, Phase::Speculative) {
             out.push(d);
             made += 1;
+            outstanding -= 1;
         }
         if let Some(app) = host.state().apps.get(&app_id).filter(|a| a.has_pending()) {
             heap.push(Reverse((host.policies().app_key(host.state(), app), app_id)));

@@ -18,13 +18,23 @@ pub(super) fn may_go_on(ask: &Ask, n: &Node) -> bool {
     ask.locality_on(&n.host, &n.rack).is_some() && label_matches(&ask.label, n)
 }
 
-/// Does some node the ask may go on have the free room for it now? ROSE
-/// places an ask speculatively only when none has (§III-A, steps 2–3:
-/// "once the resources in the cluster have been allocated, no further
-/// regular resources are assigned", and only then does a job ask the
-/// NodeManagers for speculative room); an ask some node has room for gets
-/// a guaranteed container at that node's heartbeat instead of one that
-/// may be evicted.
-pub(super) fn fits_somewhere(s: &ClusterState, ask: &Ask) -> bool {
-    s.nodes.values().any(|n| may_go_on(ask, n) && ask.capability.fits_in(&n.free()))
+/// Could the allocated view serve what is asked, as far as `ask`'s size
+/// goes: is there free room, on the nodes it may go on, for at least
+/// `outstanding` containers of its size (every container still asked for,
+/// over all apps)? ROSE places an ask speculatively only when not (§III-A,
+/// steps 2–3: "once the resources in the cluster have been allocated, no
+/// further regular resources are assigned", and only then does a job ask
+/// the NodeManagers for speculative room): a lone task that another node
+/// has room for gets a guaranteed container at that node's heartbeat, not
+/// one that may be evicted; a backlog larger than the free room left in
+/// pieces across the nodes is the "allocated" cluster ROSE over-subscribes.
+pub(super) fn serves(s: &ClusterState, ask: &Ask, outstanding: i64) -> bool {
+    let mut slots = 0i64;
+    for n in s.nodes.values().filter(|n| may_go_on(ask, n)) {
+        slots = slots.saturating_add(n.free().count_fitting(&ask.capability));
+        if slots >= outstanding {
+            return true;
+        }
+    }
+    false
 }

@@ -43,8 +43,9 @@ import org.shepherd.yarn.cluster.Workloads;
  * its 4 vcores). Alice's SleepJob holds an AM of 768 MiB and two maps of
  * 3 GiB that sleep: one node keeps 256 MiB unallocated, the other 1 GiB,
  * which the Spark driver (the AM, 1 GiB) takes. That layout is fixed
- * twice over: ROSE places nothing speculatively while another node has
- * room for the ask (§III-A), and the memory bound below keeps a node's
+ * twice over: ROSE places nothing speculatively while the free room
+ * left can serve what is still asked (§III-A; here the other node's room
+ * for the second map), and the memory bound below keeps a node's
  * speculative room under one map (before the first, one CI run in six put
  * alice's second map speculatively beside her first; Spark's executors
  * then found guaranteed room and were never evicted). Spark's two 1 GiB

@@ -14,15 +14,20 @@ const ROSE: &str = "[scheduler]\npolicy = \"rose\"\n";
 
 fn engine(text: &str) -> Engine {
     let mut e = Engine::with_config(Config::parse(text).unwrap()).unwrap();
+    add_node(&mut e, 0);
+    e
+}
+
+/// Node `id` (host `h<id>`), 8192 MB and 8 vcores.
+fn add_node(e: &mut Engine, id: u32) {
     e.apply(Event::NodeAdded {
-        node: 0,
-        host: "h0".into(),
+        node: id,
+        host: format!("h{id}"),
         rack: "/r".into(),
         capacity: Resources::new(8192, 8),
         labels: vec![],
         attributes: vec![],
     });
-    e
 }
 
 fn app(e: &mut Engine, id: u32, queue: &str, count: i32) {
@@ -140,17 +145,6 @@ fn places_within_the_bound_then_stops_when_measured_use_crosses_it() {
     assert_eq!(over.value, 6.0);
 }
 
-fn second_node(e: &mut Engine) {
-    e.apply(Event::NodeAdded {
-        node: 1,
-        host: "h1".into(),
-        rack: "/r".into(),
-        capacity: Resources::new(8192, 8),
-        labels: vec![],
-        attributes: vec![],
-    });
-}
-
 /// §III-A, steps 2–3: speculative tasks only once the cluster's resources
 /// are allocated. While another node has free room for what is still
 /// asked, the heartbeating node places nothing speculatively: the asks
@@ -158,7 +152,7 @@ fn second_node(e: &mut Engine) {
 #[test]
 fn nothing_is_speculative_while_other_nodes_have_room_for_what_is_asked() {
     let mut e = engine(ROSE);
-    second_node(&mut e);
+    add_node(&mut e, 1);
     app(&mut e, 1, "default", 16);
     // Node 0 fills with 8 guaranteed containers and has headroom for 4
     // speculative ones, but node 1's free room holds the other 8.
@@ -179,7 +173,7 @@ fn nothing_is_speculative_while_other_nodes_have_room_for_what_is_asked() {
 #[test]
 fn a_backlog_beyond_the_free_room_elsewhere_is_over_subscribed() {
     let mut e = engine(ROSE);
-    second_node(&mut e);
+    add_node(&mut e, 1);
     app(&mut e, 1, "default", 40);
     // 32 left after node 0's 8; node 1 holds 8 of them.
     let d = heartbeat(&mut e, 0, Some((2.0, 2048)));

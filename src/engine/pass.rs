@@ -175,10 +175,9 @@ fn evict(host: &mut impl Host, node: NodeId, out: &mut Vec<Decision>) {
 /// *Oversubscribe*, placement half: after the main and leftover phases,
 /// asks still outstanding that the allocated view cannot serve (fewer
 /// free slots of their size than containers asked for, `room::serves`)
-/// get speculative (OPPORTUNISTIC)
-/// containers within the node's headroom beyond the allocated view, in
-/// their app order, one container at a time (each one shrinks the
-/// headroom).
+/// get speculative (OPPORTUNISTIC) containers within the node's headroom
+/// beyond the allocated view, in their app order, one container at a time
+/// (each one shrinks the headroom).
 fn speculative(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, limit: usize) -> usize {
     let s = host.state();
     if !s.nodes.get(&node).is_some_and(|n| host.policies().speculative_headroom(s, n)) {
@@ -190,7 +189,7 @@ fn speculative(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<De
     let mut outstanding: i64 = 0;
     for app in host.state().pending_apps() {
         heap.push(Reverse((host.policies().app_key(host.state(), app), app.id)));
-        outstanding += app.asks.values().map(|a| i64::from(a.count.max(0))).sum::<i64>();
+        outstanding += app.pending_containers();
     }
     let mut made = 0;
     while let Some(Reverse((_, app_id))) = heap.pop() {

@@ -12,6 +12,7 @@
 
 pub mod activity;
 mod apply;
+mod asked;
 mod candidates;
 pub mod faults;
 mod observe;
@@ -88,6 +89,8 @@ pub struct Engine {
     round: round::RoundState,
     /// Queue-guarantee preemption (runs only if a queue has it on).
     preemption: preemption::Preemption,
+    /// The smallest outstanding ask, kept across passes (`asked`).
+    smallest_ask: asked::SmallestAsk,
 }
 
 impl Engine {
@@ -115,6 +118,7 @@ impl Engine {
             fault_calls: 0,
             round: round::RoundState::default(),
             preemption: preemption::Preemption::default(),
+            smallest_ask: Default::default(),
         })
     }
 
@@ -181,6 +185,9 @@ impl Engine {
     pub fn apply(&mut self, event: Event) {
         self.counters.events += 1;
         self.state.epoch += 1;
+        if !matches!(event, Event::NodeUtilization { .. }) {
+            self.state.asks_epoch += 1;
+        }
         if self.activity.is_some() {
             self.log_activity(&event);
         }

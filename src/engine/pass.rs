@@ -96,6 +96,12 @@ pub(super) trait Host {
     fn reservation_limit(&self) -> usize {
         0
     }
+    /// A lower bound of every outstanding ask in each resource, kept
+    /// across passes (`super::asked`; inner `None`: nothing is asked);
+    /// `None` for a host that keeps none.
+    fn smallest_ask_bound(&mut self) -> Option<Option<Resources>> {
+        None
+    }
 }
 
 /// A leftover hold older than this is released: by then the ask may fit
@@ -139,6 +145,9 @@ impl Host for Engine {
     fn reservation_limit(&self) -> usize {
         super::reservation::per_app_limit(self.config.scheduler.reservable_nodes, self.state.nodes.len())
     }
+    fn smallest_ask_bound(&mut self) -> Option<Option<Resources>> {
+        Some(self.smallest_ask.bound(&self.state))
+    }
 }
 
 pub(super) fn run(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decision>) -> usize {
@@ -179,8 +188,12 @@ fn evict(host: &mut impl Host, node: NodeId, out: &mut Vec<Decision>) {
 /// beyond the allocated view, in their app order, one container at a time
 /// (each one shrinks the headroom).
 fn speculative(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decision>, limit: usize) -> usize {
+    // No outstanding ask fits any headroom the node has (every ask is at
+    // least the kept bound in each resource): the walk below would place
+    // nothing.
+    let bound = host.smallest_ask_bound();
     let s = host.state();
-    if !s.nodes.get(&node).is_some_and(|n| host.policies().speculative_headroom(s, n)) {
+    if !s.nodes.get(&node).is_some_and(|n| host.policies().speculative_headroom(s, n, bound)) {
         return 0;
     }
     let mut heap: BinaryHeap<Reverse<(SortKey, AppId)>> = BinaryHeap::new();
@@ -393,6 +406,9 @@ fn phases(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decisio
     let main = match main {
         Some(m) if reserving > 0 || room_for(host.state(), m.smallest, node) => m,
         Some(_) => return 0,
+        // No outstanding ask fits (the kept bound says so without walking
+        // the backlog): where the build below would find the same.
+        None if reserving == 0 && host.smallest_ask_bound().is_some_and(|b| !room_for(host.state(), b, node)) => return 0,
         None => match MainQueue::build(host.state(), host.policies(), (reserving == 0).then_some(node), false) {
             Some(m) => {
                 built = m;

@@ -41,6 +41,7 @@ impl Engine {
         recount_queues(&mut self.state);
         // Apps changed queues: nothing a plugin kept within an epoch holds.
         self.state.epoch += 1;
+        self.state.asks_epoch += 1;
         let old = std::mem::replace(&mut self.policies, PolicySet::empty());
         self.policies = PolicySet::build(&config, &self.state, Some(old)).expect("the dry run built the same plugins");
         self.config = config;

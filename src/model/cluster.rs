@@ -40,6 +40,12 @@ pub struct ClusterState {
     /// queue per app) and update it for those containers alone.
     #[serde(skip)]
     pub epoch: u64,
+    /// Bumped by every event that may change what is asked (every event but
+    /// a node's utilization report) and every queue change: between two
+    /// bumps only a pass's allocations change the asks, and only by taking
+    /// containers off them (`engine::asked`).
+    #[serde(skip)]
+    pub asks_epoch: u64,
     /// Names of the resource types, index-aligned with `Resources`.
     pub resource_names: Vec<String>,
     /// Placements the driver could not carry out (YARN refused them, e.g. the
@@ -114,6 +120,7 @@ impl ClusterState {
             allocated: self.allocated,
             now_ms: self.now_ms,
             epoch: self.epoch,
+            asks_epoch: self.asks_epoch,
             resource_names: self.resource_names.clone(),
             refused_placements: self.refused_placements.clone(),
             constraints: Arc::clone(&self.constraints),

@@ -14,7 +14,7 @@ use super::registry::Slot;
 use super::{AppOrder, AskClassifier, Filter, Gauge, KeyMoves, Leftover, Oversubscribe, QueueOrder, Reserve, Scope, SortKey};
 use crate::config::PipelineSpec;
 use crate::event::Event;
-use crate::model::{App, Ask, Blocked, ClusterState, Container, Node, NodeId, Queue, QueueId};
+use crate::model::{App, Ask, Blocked, ClusterState, Container, Node, NodeId, Queue, QueueId, Resources};
 
 /// One pipeline: the plugin at each point for one scope.
 pub struct Pipeline {
@@ -319,16 +319,21 @@ impl PolicySet {
             && p.filters.iter().all(|f| f.plugin.fits(&ctx, app, ask, node))
     }
 
-    /// Does some over-subscribing pipeline give `node` headroom now?
-    /// Without it `speculative_fits` fails every ask on the node, so the
-    /// placement half of the pass can end before keying every pending app
-    /// (ROSE's candidates are a few of the nodes: most heartbeats have
-    /// none).
-    pub fn speculative_headroom(&self, state: &ClusterState, node: &Node) -> bool {
+    /// Does some over-subscribing pipeline give `node` headroom now, one
+    /// that holds `smallest` when it is given (a lower bound of every
+    /// outstanding ask; `Some(None)`: nothing is asked)? Without it
+    /// `speculative_fits` fails every ask on the node, so the placement
+    /// half of the pass can end before keying every pending app (ROSE's
+    /// candidates are a few of the nodes: most heartbeats have none).
+    pub fn speculative_headroom(&self, state: &ClusterState, node: &Node, smallest: Option<Option<Resources>>) -> bool {
+        if smallest == Some(None) {
+            return false;
+        }
         self.pipelines
             .iter()
             .filter(|p| !p.oversubscribe.caps.noop)
-            .any(|p| p.oversubscribe.plugin.headroom(&self.ctx(state, p), node).is_some())
+            .filter_map(|p| p.oversubscribe.plugin.headroom(&self.ctx(state, p), node))
+            .any(|room| smallest.flatten().is_none_or(|m| m.fits_in(&room)))
     }
 
     /// Speculative containers to take back from `node` now. The first

@@ -52,6 +52,12 @@ struct Track {
     /// value. (LLA on every sample of every node was most of ROSE's cost in
     /// the simulator, where every node heartbeats every second.)
     lla: Option<[f64; 2]>,
+    /// Per dimension, how many of the newest samples equal the newest one
+    /// (at most the window's length). A node whose use has not changed for
+    /// the whole window (most nodes, most of the time) has a constant
+    /// series, whose level is that value (Algorithm 1, lines 1–2), found
+    /// without a walk.
+    same: [usize; 2],
     /// The sample the controller last evicted on (one decision per sample,
     /// so a kill in flight is not repeated).
     evicted_on: Option<i64>,
@@ -63,14 +69,21 @@ struct Track {
 impl Track {
     /// LLA over the window per dimension; `None` for an empty window.
     fn level(&self, k: usize, fence: f64) -> Option<[f64; 2]> {
-        self.lla.or_else(|| window_lla(&self.window, k, fence))
+        self.lla.or_else(|| self.window_lla(k, fence))
     }
-}
 
-/// Algorithm 1 over each dimension of `window`.
-fn window_lla(window: &VecDeque<Sample>, k: usize, fence: f64) -> Option<[f64; 2]> {
-    let dim = |i: usize| window.iter().map(|(_, u)| u[i]).collect::<Vec<f64>>();
-    Some([lla::lla(&dim(0), k, fence)?, lla::lla(&dim(1), k, fence)?])
+    /// Algorithm 1 over each dimension of the window.
+    fn window_lla(&self, k: usize, fence: f64) -> Option<[f64; 2]> {
+        let (_, newest) = *self.window.back()?;
+        let dim = |i: usize| {
+            if self.same[i] >= self.window.len() {
+                // A constant series is monotone: its newest value.
+                return Some(newest[i]);
+            }
+            lla::lla(&self.window.iter().map(|(_, u)| u[i]).collect::<Vec<f64>>(), k, fence)
+        };
+        Some([dim(0)?, dim(1)?])
+    }
 }
 
 pub struct Rose {
@@ -169,14 +182,20 @@ impl Rose {
         } else {
             t.over_since = None;
         }
+        let previous = t.window.back().map(|(_, u)| *u);
+        for (i, same) in t.same.iter_mut().enumerate() {
+            *same = if previous.is_some_and(|p| p[i] == sample[i]) { *same + 1 } else { 1 };
+        }
         let w = &mut t.window;
         w.push_back((now, sample));
         while w.front().is_some_and(|(t, _)| *t < now - self.cfg.window_ms) || w.len() > self.cfg.max_samples {
             w.pop_front();
         }
+        let len = w.len();
+        t.same = t.same.map(|n| n.min(len));
         // Only a candidate's headroom reads the level before the next
         // refresh (see `Track::lla`).
-        t.lla = if candidate { window_lla(w, self.cfg.segments, self.cfg.fence) } else { None };
+        t.lla = if candidate { t.window_lla(self.cfg.segments, self.cfg.fence) } else { None };
     }
 
     /// Algorithm 3 over the current state.
@@ -186,7 +205,7 @@ impl Rose {
         let (k, f, stale_ms) = (self.cfg.segments, self.cfg.fence, self.cfg.stale_ms);
         for t in self.tracks.iter_mut().flatten() {
             if t.lla.is_none() && t.window.back().is_some_and(|(at, _)| now - *at <= stale_ms) {
-                t.lla = window_lla(&t.window, k, f);
+                t.lla = t.window_lla(k, f);
             }
         }
         self.rating.expire(now, self.cfg.rating_window_ms);
@@ -455,5 +474,35 @@ impl Oversubscribe for Rose {
         self.evicting.extend(out.iter().copied());
         self.evictions_total += out.len() as u64;
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The level found with the run of equal samples (`Track::same`) is
+    /// Algorithm 1 over the whole window, sample after sample: through a
+    /// change of use in one dimension, the other, both, and a window that
+    /// fills, trims by count and goes constant again.
+    #[test]
+    fn the_level_of_a_window_is_algorithm_1_over_its_samples() {
+        let cfg = RoseConfig { max_samples: 8, window_ms: 6_000, ..RoseConfig::default() };
+        let mut rose = Rose::new(&cfg);
+        let uses = [(1024, 1000), (1024, 1000), (2048, 1000), (2048, 2000), (2048, 2000), (512, 500)];
+        let mut t = 0;
+        for (i, (m, v)) in uses.iter().enumerate() {
+            // Each use is held for a while: some for less than a window,
+            // the last ones for longer (the window goes constant).
+            for _ in 0..(3 + 4 * i) {
+                t += 1000;
+                rose.record(1, [4096.0, 4.0], t, &Resources::new(*m, *v));
+                let track = rose.track(1).unwrap();
+                let dim = |d: usize| track.window.iter().map(|(_, u)| u[d]).collect::<Vec<f64>>();
+                let want = [lla::lla(&dim(0), cfg.segments, cfg.fence).unwrap(), lla::lla(&dim(1), cfg.segments, cfg.fence).unwrap()];
+                assert_eq!(track.window_lla(cfg.segments, cfg.fence), Some(want), "at {t} ms");
+                assert!(track.window.len() <= 7, "trimmed by time to the last 6 s");
+            }
+        }
     }
 }

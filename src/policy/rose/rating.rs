@@ -27,7 +27,9 @@ pub struct Penalty {
 pub struct Rating {
     /// Negative outcomes, oldest first.
     pub penalties: VecDeque<Penalty>,
-    /// Finished runtimes per (app, key), for the straggler median.
+    /// Finished runtimes per (app, key), ascending, for the straggler
+    /// median (kept sorted: a large job finishes thousands of containers
+    /// under one key, and each finish reads the median).
     runtimes: HashMap<(AppId, SchedulerKey), Vec<i64>>,
 }
 
@@ -58,7 +60,8 @@ impl Rating {
             _ => {
                 let seen = self.runtimes.entry((app, key)).or_default();
                 let straggler = seen.len() >= min_samples.max(1) && runtime as f64 > factor * median(seen);
-                seen.push(runtime);
+                let at = seen.partition_point(|x| *x <= runtime);
+                seen.insert(at, runtime);
                 straggler
             }
         };
@@ -101,12 +104,15 @@ impl Rating {
     }
 }
 
-/// Median of a non-empty list (mean of the middle two for even lengths).
-fn median(v: &[i64]) -> f64 {
-    // One copy, sorted in place (ROSE rates nodes on the heartbeat path).
-    let mut f: Vec<f64> = v.iter().map(|&x| x as f64).collect();
-    f.sort_by(f64::total_cmp);
-    crate::metrics::stats::median_sorted(&f).unwrap_or(0.0)
+/// Median of a non-empty ascending list (mean of the middle two for even
+/// lengths).
+fn median(sorted: &[i64]) -> f64 {
+    let n = sorted.len();
+    match n {
+        0 => 0.0,
+        _ if n % 2 == 1 => sorted[n / 2] as f64,
+        _ => (sorted[n / 2 - 1] as f64 + sorted[n / 2] as f64) / 2.0,
+    }
 }
 
 #[cfg(test)]

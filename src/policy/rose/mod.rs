@@ -484,24 +484,27 @@ mod tests {
     /// The level found with the run of equal samples (`Track::same`) is
     /// Algorithm 1 over the whole window, sample after sample: through a
     /// change of use in one dimension, the other, both, and a window that
-    /// fills, trims by count and goes constant again.
+    /// fills, trims old samples and goes constant again.
     #[test]
     fn the_level_of_a_window_is_algorithm_1_over_its_samples() {
-        let cfg = RoseConfig { max_samples: 8, window_ms: 6_000, ..RoseConfig::default() };
-        let mut rose = Rose::new(&cfg);
-        let uses = [(1024, 1000), (1024, 1000), (2048, 1000), (2048, 2000), (2048, 2000), (512, 500)];
-        let mut t = 0;
-        for (i, (m, v)) in uses.iter().enumerate() {
-            // Each use is held for a while: some for less than a window,
-            // the last ones for longer (the window goes constant).
-            for _ in 0..(3 + 4 * i) {
-                t += 1000;
-                rose.record(1, [4096.0, 4.0], t, &Resources::new(*m, *v));
-                let track = rose.track(1).unwrap();
-                let dim = |d: usize| track.window.iter().map(|(_, u)| u[d]).collect::<Vec<f64>>();
-                let want = [lla::lla(&dim(0), cfg.segments, cfg.fence).unwrap(), lla::lla(&dim(1), cfg.segments, cfg.fence).unwrap()];
-                assert_eq!(track.window_lla(cfg.segments, cfg.fence), Some(want), "at {t} ms");
-                assert!(track.window.len() <= 7, "trimmed by time to the last 6 s");
+        // Trimmed by time (6 s: 7 samples), then by count (5 samples).
+        for (max_samples, window_ms, longest) in [(8, 6_000, 7), (5, 60_000, 5)] {
+            let cfg = RoseConfig { max_samples, window_ms, ..RoseConfig::default() };
+            let mut rose = Rose::new(&cfg);
+            // (memory MB, millicores, heartbeats held): up and down within
+            // a window (not monotone), then constant for longer than one.
+            let uses = [(1024, 1000, 4), (2048, 1000, 2), (1024, 2000, 2), (3072, 500, 3), (1024, 500, 1), (2048, 2000, 12)];
+            let mut t = 0;
+            for (m, v, held) in uses {
+                for _ in 0..held {
+                    t += 1000;
+                    rose.record(1, [4096.0, 4.0], t, &Resources::new(m, v));
+                    let track = rose.track(1).unwrap();
+                    let dim = |d: usize| track.window.iter().map(|(_, u)| u[d]).collect::<Vec<f64>>();
+                    let want = [lla::lla(&dim(0), cfg.segments, cfg.fence).unwrap(), lla::lla(&dim(1), cfg.segments, cfg.fence).unwrap()];
+                    assert_eq!(track.window_lla(cfg.segments, cfg.fence), Some(want), "at {t} ms");
+                    assert!(track.window.len() <= longest);
+                }
             }
         }
     }

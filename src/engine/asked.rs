@@ -15,7 +15,7 @@
 //! no ask does, and the pass can end exactly where the walk would have
 //! ended it. `ClusterState::asks_epoch` marks those events.
 
-use crate::model::{ClusterState, Resources};
+use crate::model::{App, ClusterState, Resources};
 
 /// The per-resource minimum of every outstanding ask, as found at one
 /// `asks_epoch`.
@@ -44,13 +44,12 @@ impl SmallestAsk {
 /// The per-resource minimum over every outstanding ask, as
 /// `MainQueue::build` finds it.
 fn minimum(s: &ClusterState) -> Option<Resources> {
-    let mut smallest: Option<Resources> = None;
-    for app in s.pending_apps() {
-        for ask in app.asks.values().filter(|a| a.count > 0) {
-            smallest = Some(smallest.map_or(ask.capability, |m| m.min_each(&ask.capability)));
-        }
-    }
-    smallest
+    s.pending_apps().fold(None, with_asks_of)
+}
+
+/// `smallest` lowered, per resource, to every outstanding ask of `app`.
+pub(super) fn with_asks_of(smallest: Option<Resources>, app: &App) -> Option<Resources> {
+    app.asks.values().filter(|a| a.count > 0).fold(smallest, |m, ask| Some(m.map_or(ask.capability, |m| m.min_each(&ask.capability))))
 }
 
 #[cfg(test)]

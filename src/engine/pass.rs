@@ -326,9 +326,7 @@ impl MainQueue {
         let mut lists: Vec<Vec<&App>> = vec![Vec::new(); if by_queue { s.queues.len() } else { 1 }];
         let mut ids: Vec<AppId> = Vec::with_capacity(s.apps.len());
         for app in s.pending_apps() {
-            for ask in app.asks.values().filter(|a| a.count > 0) {
-                smallest = Some(smallest.map_or(ask.capability, |m| m.min_each(&ask.capability)));
-            }
+            smallest = super::asked::with_asks_of(smallest, app);
             lists[if by_queue { app.queue } else { 0 }].push(app);
             ids.push(app.id);
         }

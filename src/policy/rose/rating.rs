@@ -30,7 +30,7 @@ pub struct Rating {
     /// Finished runtimes per (app, key), ascending, for the straggler
     /// median (kept sorted: a large job finishes thousands of containers
     /// under one key, and each finish reads the median).
-    runtimes: HashMap<(AppId, SchedulerKey), Vec<i64>>,
+    runtimes: HashMap<(AppId, SchedulerKey), Vec<f64>>,
 }
 
 /// A container of `app` under `key` on `node` that finished at `at_ms`
@@ -59,7 +59,9 @@ impl Rating {
             _ if exit_status != SUCCESS => false,
             _ => {
                 let seen = self.runtimes.entry((app, key)).or_default();
-                let straggler = seen.len() >= min_samples.max(1) && runtime as f64 > factor * median(seen);
+                let runtime = runtime as f64;
+                let median = crate::metrics::stats::median_sorted(seen).unwrap_or(0.0);
+                let straggler = seen.len() >= min_samples.max(1) && runtime > factor * median;
                 let at = seen.partition_point(|x| *x <= runtime);
                 seen.insert(at, runtime);
                 straggler
@@ -101,17 +103,6 @@ impl Rating {
             }
         }
         out
-    }
-}
-
-/// Median of a non-empty ascending list (mean of the middle two for even
-/// lengths).
-fn median(sorted: &[i64]) -> f64 {
-    let n = sorted.len();
-    match n {
-        0 => 0.0,
-        _ if n % 2 == 1 => sorted[n / 2] as f64,
-        _ => (sorted[n / 2 - 1] as f64 + sorted[n / 2] as f64) / 2.0,
     }
 }
 

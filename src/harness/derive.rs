@@ -159,22 +159,6 @@ fn totals(s: &Sample, cluster: Option<ClusterInfo>, input: &RunInput) -> Result<
 }
 
 /// Total length of `intervals` (merged, sorted) inside [lo, hi).
-fn covered(intervals: &[(i64, i64)], lo: i64, hi: i64) -> i64 {
-    intervals.iter().map(|(a, b)| ((*b).min(hi) - (*a).max(lo)).max(0)).sum()
-}
-
-fn merge(mut v: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
-    v.sort();
-    let mut out: Vec<(i64, i64)> = Vec::new();
-    for (a, b) in v {
-        match out.last_mut() {
-            Some((_, e)) if a <= *e => *e = (*e).max(b),
-            _ => out.push((a, b)),
-        }
-    }
-    out
-}
-
 pub fn derive(input: &RunInput) -> Result<RunResult, String> {
     let f = &input.jobs;
     let samples = &input.samples;
@@ -295,26 +279,13 @@ pub fn derive(input: &RunInput) -> Result<RunResult, String> {
             presence.entry(j.obs.user.as_str()).or_default().push((s, j.finish_ms.unwrap_or(end)));
         }
     }
-    let presence: BTreeMap<&str, Vec<(i64, i64)>> = presence.into_iter().map(|(u, v)| (u, merge(v))).collect();
-    let mut fairness_windows = Vec::new();
     for tr in tracks.values_mut() {
         tr.advance(end, WINDOW_MS);
     }
-    let mut w = 0;
-    while w * WINDOW_MS < end {
-        let (lo, hi) = (w * WINDOW_MS, ((w + 1) * WINDOW_MS).min(end));
-        let present: Vec<(f64, f64)> = presence
-            .iter()
-            .filter_map(|(u, iv)| {
-                let len = covered(iv, lo, hi);
-                (len > 0).then(|| (tracks.get(u).map_or(0.0, |t| t.integral(w)) / len as f64, 1.0))
-            })
-            .collect();
-        if let Some(j) = fairness::jain_of_window(&present) {
-            fairness_windows.push((lo, j));
-        }
-        w += 1;
-    }
+    let idle = ShareTrack::new(0);
+    let users: Vec<(Vec<(i64, i64)>, &ShareTrack)> =
+        presence.into_iter().map(|(u, v)| (fairness::merge_intervals(v), tracks.get(u).unwrap_or(&idle))).collect();
+    let fairness_windows = fairness::jain_across(&users, end, WINDOW_MS);
 
     let ok: Vec<&YarnJob> = jobs.iter().filter(|j| j.record.is_some()).collect();
     let mut groups: BTreeMap<String, Vec<&YarnJob>> = BTreeMap::new();

@@ -132,6 +132,52 @@ pub fn jain_of_window(present: &[(f64, f64)]) -> Option<f64> {
     (sq > 0.0).then(|| sum * sum / (xs.len() as f64 * sq))
 }
 
+/// `v` sorted, intervals that overlap or touch merged.
+pub fn merge_intervals(mut v: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
+    v.sort();
+    let mut out: Vec<(i64, i64)> = Vec::new();
+    for (a, b) in v {
+        match out.last_mut() {
+            Some((_, e)) if a <= *e => *e = (*e).max(b),
+            _ => out.push((a, b)),
+        }
+    }
+    out
+}
+
+/// How much of [lo, hi) the disjoint `intervals` cover, ms.
+pub fn covered(intervals: &[(i64, i64)], lo: i64, hi: i64) -> i64 {
+    intervals.iter().map(|(a, b)| ((*b).min(hi) - (*a).max(lo)).max(0)).sum()
+}
+
+/// Per-window Jain's index across entities that are each owed an equal
+/// part of the cluster whatever they ask (users, queues; demand unbounded,
+/// so each present one's max-min fair share is 1/n): an entity is present
+/// in a window while its `presence` (merged intervals) covers it, and x is
+/// its dominant share (its `ShareTrack`, advanced to `end`) averaged over
+/// that time. Times from the run's origin; windows of `window_ms` up to
+/// `end`. What `yarn-report` prints as Jain (users), and the simulator
+/// beside its per-job index.
+pub fn jain_across(entities: &[(Vec<(i64, i64)>, &ShareTrack)], end: i64, window_ms: i64) -> Vec<(i64, f64)> {
+    let mut out = Vec::new();
+    let mut w = 0;
+    while w * window_ms < end {
+        let (lo, hi) = (w * window_ms, ((w + 1) * window_ms).min(end));
+        let present: Vec<(f64, f64)> = entities
+            .iter()
+            .filter_map(|(iv, track)| {
+                let len = covered(iv, lo, hi);
+                (len > 0).then(|| (track.integral(w) / len as f64, 1.0))
+            })
+            .collect();
+        if let Some(j) = jain_of_window(&present) {
+            out.push((lo, j));
+        }
+        w += 1;
+    }
+    out
+}
+
 pub fn summarize(per_window: &[(i64, f64)]) -> Fairness {
     if per_window.is_empty() {
         return Fairness::default();
@@ -175,5 +221,41 @@ mod tests {
         let j = jain_per_window(&[js(&small, 0.1), js(&big, 1.0)], 60_000);
         assert!((j[0].1 - 1.0).abs() < 1e-12, "{j:?}");
         assert_eq!(water_fill(&[0.1, 1.0, 1.0]), vec![0.1, 0.45, 0.45]);
+    }
+
+    /// Across users each is owed 1/n whatever it asks: 3/4 against 1/4 of
+    /// the cluster is x = 1.5 and 0.5, J = 2² / (2 · 2.5) = 0.8, even when
+    /// the second could not use more. A user present for half a window is
+    /// judged by its share while present; one present in no window is not
+    /// counted; a window nobody holds anything in has no index.
+    #[test]
+    fn users_are_owed_equal_parts_while_present() {
+        let track = |share: f64, from: i64, until: i64| {
+            let mut t = ShareTrack::new(0);
+            t.set(from, share, 60_000);
+            t.set(until, 0.0, 60_000);
+            t.advance(180_000, 60_000);
+            t
+        };
+        let (a, b) = (track(0.75, 0, 60_000), track(0.25, 0, 60_000));
+        let j = jain_across(&[(vec![(0, 60_000)], &a), (vec![(0, 60_000)], &b)], 60_000, 60_000);
+        assert_eq!(j.len(), 1);
+        assert!((j[0].1 - 0.8).abs() < 1e-12, "{j:?}");
+        // B holds 1/4 for the 30 s it is present: the same x.
+        let half = track(0.25, 0, 30_000);
+        let j = jain_across(&[(vec![(0, 60_000)], &a), (vec![(0, 30_000)], &half)], 60_000, 60_000);
+        assert!((j[0].1 - 0.8).abs() < 1e-12, "{j:?}");
+        // In the second window only A is present (J = 1), in the third
+        // nobody holds anything (no index).
+        let a2 = track(0.75, 0, 120_000);
+        let j = jain_across(
+            &[(vec![(0, 120_000)], &a2), (vec![(0, 60_000)], &b), (vec![(120_000, 180_000)], &ShareTrack::new(0))],
+            180_000,
+            60_000,
+        );
+        assert_eq!(j.iter().map(|(w, _)| *w).collect::<Vec<_>>(), vec![0, 60_000]);
+        assert!((j[1].1 - 1.0).abs() < 1e-12, "{j:?}");
+        assert_eq!(merge_intervals(vec![(5, 9), (0, 3), (3, 4), (8, 12)]), vec![(0, 4), (5, 12)]);
+        assert_eq!(covered(&[(0, 4), (5, 12)], 2, 10), 7);
     }
 }

@@ -45,6 +45,12 @@ pub struct Summary {
     pub categories: BTreeMap<String, CategorySummary>,
     pub utilization: Utilization,
     pub fairness: Fairness,
+    /// Jain's index across users, each present user owed 1/n whatever it
+    /// asks (`fairness::jain_across`): what `yarn-report` prints for a run
+    /// on YARN or SLS as Jain (users), so the two compare. `fairness` is
+    /// per job, against each job's max-min fair share.
+    #[serde(default)]
+    pub users_fairness: Fairness,
     /// Relative error of the policy's job-size estimates, if it makes any.
     pub estimation_error: Option<Dist>,
     pub engine_events: u64,

@@ -8,13 +8,13 @@ pub fn absolute(summaries: &[Summary]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:<14} {:>6} {:>10} {:>10} {:>10} {:>10} {:>11} {:>7} {:>7} {:>7}",
-        "policy", "jobs", "meanJCT(s)", "P50JCT(s)", "P95JCT(s)", "wait(s)", "makespan(s)", "util", "jain", "esterr"
+        "{:<14} {:>6} {:>10} {:>10} {:>10} {:>10} {:>11} {:>7} {:>7} {:>7} {:>11}",
+        "policy", "jobs", "meanJCT(s)", "P50JCT(s)", "P95JCT(s)", "wait(s)", "makespan(s)", "util", "jain", "esterr", "jain(users)"
     );
     for r in summaries {
         let _ = writeln!(
             s,
-            "{:<14} {:>6} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>11.1} {:>7.3} {:>7.3} {:>7}",
+            "{:<14} {:>6} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>11.1} {:>7.3} {:>7.3} {:>7} {:>11.3}",
             r.policy,
             r.all.jobs,
             r.all.jct_ms.mean / 1000.0,
@@ -24,7 +24,8 @@ pub fn absolute(summaries: &[Summary]) -> String {
             r.all.makespan_ms as f64 / 1000.0,
             r.utilization.alloc_vcores.max(r.utilization.alloc_memory),
             r.fairness.mean,
-            r.estimation_error.map(|e| format!("{:.2}", e.p50)).unwrap_or_else(|| "-".into())
+            r.estimation_error.map(|e| format!("{:.2}", e.p50)).unwrap_or_else(|| "-".into()),
+            r.users_fairness.mean
         );
     }
     s

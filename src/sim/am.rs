@@ -506,8 +506,10 @@ impl<'a> Sim<'a> {
                 self.out_of_band_heartbeat_due(node, t);
             }
             self.rec.am_ended(t, res);
-            // The job's fairness track ended with the job (`finish_job`).
+            // The job's fairness track ended with the job (`finish_job`);
+            // its user's goes on.
             self.runs[j as usize].allocated -= res;
+            self.rec.held_after_done(j, t, self.runs[j as usize].allocated);
         }
         self.engine.apply(Event::AppRemoved { app: j });
     }

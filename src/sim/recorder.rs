@@ -41,12 +41,26 @@ pub(super) struct Recorder {
     /// Ask → allocation of every task container, ms (u32: 49 days at most,
     /// half the memory of f64 on a 650 000-task trace).
     latencies: Vec<u32>,
+    /// The users' side of fairness, as `yarn-report` measures a real run:
+    /// each job's user (an index into `users`), what the job holds now,
+    /// what each user holds and the user's dominant share over time (from
+    /// the first submission, `start`).
+    user_of: Vec<usize>,
+    users: Vec<String>,
+    job_alloc: Vec<Resources>,
+    user_alloc: Vec<Resources>,
+    user_tracks: Vec<ShareTrack>,
+    start: i64,
 }
 
 impl Recorder {
     /// The recorder of a run of `trace` from `start` (ms) on `nodes` nodes
     /// of `node_capacity`, the whole cluster's being `capacity`.
     pub fn new(trace: &Trace, window_ms: i64, start: i64, capacity: Resources, node_capacity: Resources, nodes: usize) -> Recorder {
+        let mut users: Vec<String> = trace.jobs.iter().map(|j| j.user.clone()).collect();
+        users.sort();
+        users.dedup();
+        let user_of = trace.jobs.iter().map(|j| users.binary_search(&j.user).unwrap_or(0)).collect();
         Recorder {
             window_ms,
             capacity,
@@ -61,6 +75,12 @@ impl Recorder {
             used_at: vec![start; nodes],
             asked_at: HashMap::new(),
             latencies: Vec::new(),
+            user_of,
+            job_alloc: vec![Resources::ZERO; trace.jobs.len()],
+            user_alloc: vec![Resources::ZERO; users.len()],
+            user_tracks: users.iter().map(|_| ShareTrack::new(0)).collect(),
+            users,
+            start,
         }
     }
 
@@ -111,6 +131,22 @@ impl Recorder {
     pub fn share(&mut self, j: u32, t: i64, allocated: Resources) {
         let share = allocated.dominant_share(&self.capacity);
         self.tracks[j as usize].set(t, share, self.window_ms);
+        self.user_share(j, t, allocated);
+    }
+
+    /// Job `j`, done, holds `allocated` from `t` on (its AM exited): its
+    /// user holds less, its own track ended with the job.
+    pub fn held_after_done(&mut self, j: u32, t: i64, allocated: Resources) {
+        self.user_share(j, t, allocated);
+    }
+
+    fn user_share(&mut self, j: u32, t: i64, allocated: Resources) {
+        let (j, u) = (j as usize, self.user_of[j as usize]);
+        self.user_alloc[u] -= self.job_alloc[j];
+        self.user_alloc[u] += allocated;
+        self.job_alloc[j] = allocated;
+        let share = self.user_alloc[u].dominant_share(&self.capacity);
+        self.user_tracks[u].set((t - self.start).max(0), share, self.window_ms);
     }
 
     /// Job `j` asked for `count` containers of `stage` at `t`.
@@ -215,6 +251,19 @@ impl Recorder {
             })
             .collect();
         let per_window = fairness::jain_per_window(&finished, window);
+        // Across users, from the first submission to the last job's end: a
+        // user is present while one of its jobs is (submitted, not done).
+        let mut presence: Vec<Vec<(i64, i64)>> = vec![Vec::new(); self.users.len()];
+        for ((j, r), u) in trace.jobs.iter().zip(runs).zip(&self.user_of) {
+            presence[*u].push((j.submit_ms - start, r.finish_ms.unwrap_or(end) - start));
+        }
+        let mut user_tracks = self.user_tracks;
+        for tr in user_tracks.iter_mut() {
+            tr.advance(end - start, window);
+        }
+        let users: Vec<(Vec<(i64, i64)>, &ShareTrack)> =
+            presence.into_iter().map(fairness::merge_intervals).zip(user_tracks.iter()).collect();
+        let users_fairness = fairness::summarize(&fairness::jain_across(&users, end - start, window));
         let counters = engine.counters();
         let all: Vec<&JobRecord> = jobs.iter().collect();
         let mut latencies = self.latencies;
@@ -226,6 +275,7 @@ impl Recorder {
             categories: summary::by_category(&jobs),
             utilization: Utilization { alloc_memory: mean[0], alloc_vcores: mean[1], used_memory: mean[2], used_vcores: mean[3] },
             fairness: fairness::summarize(&per_window),
+            users_fairness,
             estimation_error: summary::estimation_error(&jobs),
             engine_events: counters.events,
             engine_passes: counters.passes,

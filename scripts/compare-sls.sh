@@ -31,6 +31,9 @@
 #   --out DIR       default target/sls-compare/<workload>
 #   --baseline L    label the ratio table divides by (default capacity, or the
 #                   first scheduler's label when capacity is not run)
+#   --pipelines F   a TOML file of [pipeline.NAME] tables added to every
+#                   Shepherd run's config, so shepherd:NAME runs a pipeline
+#                   of one's own (docs/policies/pipelines.md) on the same queues
 #   --timeout-s S   per run, wall clock (default 2400)
 #   --quiet-wait-s S  before each run wait up to S s for an idle machine (default 300)
 #   --quick         CI size: 20 NMs, a few jobs, capacity and shepherd:composed,
@@ -90,6 +93,7 @@ QUICK=0
 PREEMPTION=0
 SCHEDULERS_GIVEN=0
 BASELINE_GIVEN=0
+PIPELINES=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --workload) WORKLOAD="$2"; shift 2 ;;
@@ -99,6 +103,7 @@ while [ $# -gt 0 ]; do
     --out) OUT="$(abs "$2")"; shift 2 ;;
     --baseline) BASELINE="$2"; BASELINE_GIVEN=1; shift 2 ;;
     --timeout-s) TIMEOUT_S="$2"; shift 2 ;;
+    --pipelines) PIPELINES=(--pipelines "$(abs "$2")"); shift 2 ;;
     --quiet-wait-s) QUIET_WAIT_S="$2"; shift 2 ;;
     --quick)
       QUICK=1; WORKLOAD=quick; SCHEDULERS="capacity,shepherd:composed"; REPEAT=1
@@ -190,7 +195,7 @@ for k in $(seq 1 "$REPEAT"); do
     case "$base" in
       capacity|fair) label="$base"; args=(--scheduler "$base") ;;
       shepherd:*) label="shepherd-${base#shepherd:}"
-        args=(--scheduler shepherd --policy "${base#shepherd:}" --native-library "$LIB") ;;
+        args=(--scheduler shepherd --policy "${base#shepherd:}" --native-library "$LIB" "${PIPELINES[@]}") ;;
       *) echo "compare-sls: unknown scheduler $s (capacity, fair, shepherd:<policy>)" >&2; exit 2 ;;
     esac
     if [ "$base" != "$s" ]; then

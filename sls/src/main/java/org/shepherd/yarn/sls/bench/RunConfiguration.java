@@ -132,15 +132,20 @@ final class RunConfiguration {
   }
 
   /**
-   * The given config, or {@code policy} on the run's queues written to
-   * {@code work/shepherd.toml} in the run's directory (where {@code shepherd
+   * The given config, or {@code policy} on the run's queues (with the
+   * {@code --pipelines} file's pipelines after them) written to {@code
+   * work/shepherd.toml} in the run's directory (where {@code shepherd
    * calibrate} reads a Shepherd run's configuration).
    */
   private static File shepherdConfig(RunOptions o, QueueSetup queues) throws IOException {
     if (o.shepherdConfig != null) {
       return o.shepherdConfig;
     }
-    return QueueSetup.write(new File(o.out, "work/shepherd.toml"),
-        queues.shepherdToml(o.policy, 0, o.preemption));
+    String toml = queues.shepherdToml(o.policy, 0, o.preemption);
+    if (o.pipelines != null) {
+      toml += "\n# The pipelines of " + o.pipelines.getName() + " (--pipelines):\n"
+          + new String(java.nio.file.Files.readAllBytes(o.pipelines.toPath()), java.nio.charset.StandardCharsets.UTF_8);
+    }
+    return QueueSetup.write(new File(o.out, "work/shepherd.toml"), toml);
   }
 }

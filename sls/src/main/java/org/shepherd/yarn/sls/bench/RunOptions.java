@@ -10,6 +10,12 @@ public final class RunOptions {
   public String policy = "drf";
   /** Shepherd's TOML config; null = {@link #policy} in one queue {@code default}. */
   public File shepherdConfig;
+  /**
+   * TOML with {@code [pipeline.NAME]} tables added to the config the run
+   * writes for {@link #policy} (without {@link #shepherdConfig}), so a
+   * pipeline of one's own runs on the comparison's queues; null = none.
+   */
+  public File pipelines;
   /** libshepherd.so. */
   public File nativeLibrary;
   /**
@@ -85,6 +91,7 @@ public final class RunOptions {
         case "--scheduler": o.scheduler = v; break;
         case "--policy": o.policy = v; break;
         case "--shepherd-config": o.shepherdConfig = new File(v); break;
+        case "--pipelines": o.pipelines = new File(v); break;
         case "--native-library": o.nativeLibrary = new File(v); break;
         case "--trace": o.trace = new File(v); break;
         case "--tracetype": o.traceType = v; break;

@@ -10,8 +10,9 @@
 # headless Chromium, installed by scripts/sidecar-deps.sh if missing),
 # Shepherd hosted in Hadoop's Scheduler Load Simulator (SLS, a multi-rack
 # MapReduce workload through SLS's own RM), a small scheduler comparison in
-# SLS (CapacityScheduler against Shepherd's composed default on two queues:
-# every job must succeed under each, and the report is written), and the
+# SLS (CapacityScheduler against Shepherd's composed default and a pipeline
+# of examples/sls/ given with --pipelines, on two queues: every job must
+# succeed under each, and the report is written), and the
 # comparison harness in
 # quick mode (every job must succeed under Shepherd, the CapacityScheduler
 # and the FairScheduler).
@@ -105,8 +106,9 @@ SHEPHERD_SKIP_BUILD=1 SCHEDULERS=shepherd bash "$ROOT/scripts/compat.sh"
 step "Shepherd inside Hadoop's Scheduler Load Simulator (SLS: 20 NMs in 4 racks, 6 MapReduce jobs)"
 mvn -B -Dstyle.color=never "${MVN_REPO[@]}" -f sls/pom.xml test \
   -Dshepherd.native.library="$ROOT/target/release/libshepherd.so"
-step "schedulers compared in SLS, quick mode (20 NMs, CapacityScheduler and Shepherd-composed; every job must succeed)"
-SHEPHERD_SKIP_BUILD=1 bash "$ROOT/scripts/compare-sls.sh" --quick
+step "schedulers compared in SLS, quick mode (20 NMs; the CapacityScheduler, Shepherd-composed and a pipeline of examples/sls; every job must succeed)"
+SHEPHERD_SKIP_BUILD=1 bash "$ROOT/scripts/compare-sls.sh" --quick --pipelines "$ROOT/examples/sls/composed-variants.toml" \
+  --schedulers capacity,shepherd:composed,shepherd:srtf-amfirst
 step "real-YARN comparison harness, quick mode (Shepherd-DRESS, CapacityScheduler, FairScheduler)"
 SHEPHERD_SKIP_BUILD=1 bash "$ROOT/scripts/compare-yarn.sh" --quick
 step "every test passed"

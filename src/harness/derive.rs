@@ -158,7 +158,6 @@ fn totals(s: &Sample, cluster: Option<ClusterInfo>, input: &RunInput) -> Result<
     Ok((mb as f64, vc as f64))
 }
 
-/// Total length of `intervals` (merged, sorted) inside [lo, hi).
 pub fn derive(input: &RunInput) -> Result<RunResult, String> {
     let f = &input.jobs;
     let samples = &input.samples;

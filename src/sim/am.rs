@@ -509,7 +509,7 @@ impl<'a> Sim<'a> {
             // The job's fairness track ended with the job (`finish_job`);
             // its user's goes on.
             self.runs[j as usize].allocated -= res;
-            self.rec.held_after_done(j, t, self.runs[j as usize].allocated);
+            self.rec.user_holds(j, t, self.runs[j as usize].allocated);
         }
         self.engine.apply(Event::AppRemoved { app: j });
     }

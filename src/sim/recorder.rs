@@ -42,11 +42,10 @@ pub(super) struct Recorder {
     /// half the memory of f64 on a 650 000-task trace).
     latencies: Vec<u32>,
     /// The users' side of fairness, as `yarn-report` measures a real run:
-    /// each job's user (an index into `users`), what the job holds now,
+    /// each job's user (an index into `user_tracks`), what the job holds now,
     /// what each user holds and the user's dominant share over time (from
     /// the first submission, `start`).
     user_of: Vec<usize>,
-    users: Vec<String>,
     job_alloc: Vec<Resources>,
     user_alloc: Vec<Resources>,
     user_tracks: Vec<ShareTrack>,
@@ -79,7 +78,6 @@ impl Recorder {
             job_alloc: vec![Resources::ZERO; trace.jobs.len()],
             user_alloc: vec![Resources::ZERO; users.len()],
             user_tracks: users.iter().map(|_| ShareTrack::new(0)).collect(),
-            users,
             start,
         }
     }
@@ -131,16 +129,12 @@ impl Recorder {
     pub fn share(&mut self, j: u32, t: i64, allocated: Resources) {
         let share = allocated.dominant_share(&self.capacity);
         self.tracks[j as usize].set(t, share, self.window_ms);
-        self.user_share(j, t, allocated);
+        self.user_holds(j, t, allocated);
     }
 
-    /// Job `j`, done, holds `allocated` from `t` on (its AM exited): its
-    /// user holds less, its own track ended with the job.
-    pub fn held_after_done(&mut self, j: u32, t: i64, allocated: Resources) {
-        self.user_share(j, t, allocated);
-    }
-
-    fn user_share(&mut self, j: u32, t: i64, allocated: Resources) {
+    /// Job `j`'s user: the job holds `allocated` from `t` on (also once the
+    /// job is done and its own track ended, when its AM exits).
+    pub fn user_holds(&mut self, j: u32, t: i64, allocated: Resources) {
         let (j, u) = (j as usize, self.user_of[j as usize]);
         self.user_alloc[u] -= self.job_alloc[j];
         self.user_alloc[u] += allocated;
@@ -253,7 +247,7 @@ impl Recorder {
         let per_window = fairness::jain_per_window(&finished, window);
         // Across users, from the first submission to the last job's end: a
         // user is present while one of its jobs is (submitted, not done).
-        let mut presence: Vec<Vec<(i64, i64)>> = vec![Vec::new(); self.users.len()];
+        let mut presence: Vec<Vec<(i64, i64)>> = vec![Vec::new(); self.user_tracks.len()];
         for ((j, r), u) in trace.jobs.iter().zip(runs).zip(&self.user_of) {
             presence[*u].push((j.submit_ms - start, r.finish_ms.unwrap_or(end) - start));
         }

@@ -20,6 +20,7 @@ mod pass;
 pub mod preemption;
 mod propose;
 mod queues;
+mod quiet;
 mod reservation;
 mod room;
 mod round;

@@ -18,7 +18,7 @@
 
 use super::{Gauge, Scope, SortKey};
 use crate::event::Event;
-use crate::model::{App, Ask, ClusterState, Container, Node, NodeId, Queue, SchedulerKey};
+use crate::model::{App, Ask, ClusterState, Container, Node, NodeId, Queue, Resources, SchedulerKey};
 
 /// What a plugin's hooks see: the cluster, the scope its pipeline serves
 /// (the whole cluster or one queue) and that pipeline's size estimates.
@@ -86,7 +86,16 @@ pub trait Plugin: Send + Sync {
     }
 
     /// Start of a pass for `node`: refresh what the hooks below read.
+    /// A plugin whose `prepare` keeps state across passes declares
+    /// `Capabilities::prepare_moves_state`.
     fn prepare(&mut self, _ctx: &Ctx, _node: NodeId) {}
+
+    /// `node` reported the same utilization `used` at each of `times`
+    /// (ascending, none after the engine's clock): heartbeats of a quiet
+    /// node that a driver folded (`Engine::fold_heartbeats`), handed over
+    /// together before anything reads them. A plugin that reads
+    /// `Event::NodeUtilization` must take each as that event at its time.
+    fn on_utilization_run(&mut self, _ctx: &Ctx, _node: NodeId, _used: &Resources, _times: &[i64]) {}
 
     /// What the plugin promises about how its answers move, so the engine
     /// may keep what it computed from them. Read once, when the plugin is
@@ -209,6 +218,12 @@ pub struct Capabilities {
     /// pipeline with such a plugin by the serial round instead
     /// (`PolicySet::allows_parallel_passes`).
     pub prepares_per_node: bool,
+    /// Any point: `prepare` moves the plugin's own state with the clock
+    /// (DRESS's classification, GS's recount, Carbyne's plans made at the
+    /// pass's time), so every pass counts, even one that places nothing:
+    /// a driver may not fold the heartbeats of a quiet node
+    /// (`Engine::quiet_room`, the simulator's quiet nodes).
+    pub prepare_moves_state: bool,
     /// Estimators: an app's estimate moves only with the app's own
     /// containers between events (the estimator learns from finished
     /// containers and submissions, both events), so an order that reads it
@@ -253,6 +268,7 @@ impl Capabilities {
     pub const NONE: Capabilities = Capabilities {
         noop: false,
         prepares_per_node: false,
+        prepare_moves_state: false,
         estimates_move_only_with_own_containers: false,
         pools_move_only_with_events: false,
         keys_go_stale: false,

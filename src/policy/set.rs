@@ -300,6 +300,20 @@ impl PolicySet {
     }
 
     /// Does any pipeline place speculative containers (ROSE)?
+    /// Does some plugin's `prepare` move its state with the clock
+    /// (`Capabilities::prepare_moves_state`)? Then every pass counts.
+    pub fn prepare_moves_state(&self) -> bool {
+        self.estimators.iter().any(|e| e.caps.prepare_moves_state)
+            || self.queue_order.caps.prepare_moves_state
+            || self.pipelines.iter().any(|p| p.each().any(|(_, _, caps)| caps.prepare_moves_state))
+    }
+
+    /// Hand `node`'s folded heartbeats to every plugin
+    /// (`Plugin::on_utilization_run`), as its utilization events would go.
+    pub fn on_utilization_run(&mut self, state: &ClusterState, node: NodeId, used: &Resources, times: &[i64]) {
+        self.visit(state, None, &mut |p, ctx| p.on_utilization_run(ctx, node, used, times));
+    }
+
     pub fn has_oversubscribe(&self) -> bool {
         self.pipelines.iter().any(|p| !p.oversubscribe.caps.noop)
     }

@@ -35,7 +35,7 @@ mod view;
 #[cfg(test)]
 mod tests;
 
-use super::points::{AskClassifier, Ctx, Plugin};
+use super::points::{AskClassifier, Capabilities, Ctx, Plugin};
 use super::{Gauge, Scope};
 use crate::config::{AppsConfig, CarbyneConfig};
 use crate::event::Event;
@@ -684,6 +684,11 @@ impl Plugin for Carbyne {
 
     fn prepare(&mut self, ctx: &Ctx, _node: NodeId) {
         self.refresh(ctx);
+    }
+
+    /// Plans are made at the time of the pass that finds them stale.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities { prepare_moves_state: true, ..Capabilities::NONE }
     }
 
     fn state_json(&self, ctx: &Ctx) -> serde_json::Value {

@@ -368,7 +368,7 @@ impl Plugin for Dress {
     /// in `sync` after a capacity change; an allocation moves the app's
     /// pool figures, never its category (its request is unchanged).
     fn capabilities(&self) -> Capabilities {
-        Capabilities { pools_move_only_with_events: true, ..Capabilities::NONE }
+        Capabilities { pools_move_only_with_events: true, prepare_moves_state: true, ..Capabilities::NONE }
     }
 
     fn on_app_removed(&mut self, _ctx: &Ctx, app: &App) {

@@ -168,33 +168,66 @@ impl Rose {
         [node.capacity.0[0] as f64, node.capacity.0[1] as f64]
     }
 
-    fn record(&mut self, node: NodeId, capacity: [f64; 2], now: i64, used: &Resources) {
+    /// One utilization sample of `node` taken at `now` (a heartbeat's).
+    fn sample(&mut self, node: NodeId, capacity: [f64; 2], now: i64, used: &Resources) {
+        self.sample_run(node, capacity, &[now], used);
+    }
+
+    /// The same sample `used` taken at each of `times` (ascending), as
+    /// each in turn would leave ROSE, in one step. A sample's window keeps
+    /// what is within `window_ms` of it and at most `max_samples`, both
+    /// suffixes of the series, so the window after the last is the suffix
+    /// the last sample's bounds keep: only that many of the run's samples
+    /// are pushed, however long the node was quiet.
+    fn sample_run(&mut self, node: NodeId, capacity: [f64; 2], times: &[i64], used: &Resources) {
+        let (Some(&first), Some(&last)) = (times.first(), times.last()) else { return };
+        // A node that had no fresh estimate (new, or back from stale) is
+        // ranked at the next pass, not a refresh later. Each sample is
+        // fresh if the one before it (the window's newest, then the run's
+        // previous) is within `stale_ms`.
+        let mut previous = self.track(node).and_then(|t| t.window.back()).map(|(at, _)| *at);
+        for &at in times {
+            if previous.is_none_or(|p| at - p > self.cfg.stale_ms) {
+                self.next_refresh_ms = self.next_refresh_ms.min(at);
+            }
+            previous = Some(at);
+        }
         let sample = [used.0[0] as f64, used.0[1] as f64 / 1000.0];
         let over = self.over_eviction_bound(sample, capacity);
         let candidate = self.candidates.contains(&node);
+        let (window_ms, max) = (self.cfg.window_ms, self.cfg.max_samples);
         let i = node as usize;
         if self.tracks.len() <= i {
             self.tracks.resize_with(i + 1, || None);
         }
         let t = self.tracks[i].get_or_insert_with(Track::default);
         if over {
-            t.over_since.get_or_insert(now);
+            t.over_since.get_or_insert(first);
         } else {
             t.over_since = None;
         }
-        let previous = t.window.back().map(|(_, u)| *u);
-        for (i, same) in t.same.iter_mut().enumerate() {
-            *same = if previous.is_some_and(|p| p[i] == sample[i]) { *same + 1 } else { 1 };
-        }
         let w = &mut t.window;
-        w.push_back((now, sample));
-        while w.front().is_some_and(|(t, _)| *t < now - self.cfg.window_ms) || w.len() > self.cfg.max_samples {
+        // The run of equal newest samples goes on where the newest one
+        // equals this sample.
+        let goes_on = w.back().map(|(_, u)| [u[0] == sample[0], u[1] == sample[1]]).unwrap_or_default();
+        let oldest = last - window_ms;
+        while w.front().is_some_and(|(at, _)| *at < oldest) {
+            w.pop_front();
+        }
+        let mut pushed = 0;
+        for &at in &times[times.len().saturating_sub(max)..] {
+            if at >= oldest {
+                w.push_back((at, sample));
+                pushed += 1;
+            }
+        }
+        while w.len() > max {
             w.pop_front();
         }
         let len = w.len();
-        t.same = t.same.map(|n| n.min(len));
-        // Only a candidate's headroom reads the level before the next
-        // refresh (see `Track::lla`).
+        for (d, same) in t.same.iter_mut().enumerate() {
+            *same = if goes_on[d] { *same + pushed } else { pushed }.min(len);
+        }
         t.lla = if candidate { t.window_lla(self.cfg.segments, self.cfg.fence) } else { None };
     }
 
@@ -266,15 +299,8 @@ impl Plugin for Rose {
             // Samples are stamped with the engine's clock: drivers send a
             // node's utilization with its heartbeat.
             Event::NodeUtilization { node, used } => {
-                let now = ctx.state.now_ms;
-                let was_fresh = self.newest(*node, now).is_some();
                 let Some(capacity) = ctx.state.nodes.get(node).map(Self::capacity) else { return };
-                self.record(*node, capacity, now, used);
-                // A node that had no fresh estimate (new, or back from
-                // stale) is ranked at the next pass, not a refresh later.
-                if !was_fresh {
-                    self.next_refresh_ms = self.next_refresh_ms.min(now);
-                }
+                self.sample(*node, capacity, ctx.state.now_ms, used);
             }
             Event::NodeRemoved { node } => {
                 if let Some(t) = self.tracks.get_mut(*node as usize) {
@@ -287,6 +313,13 @@ impl Plugin for Rose {
             }
             _ => {}
         }
+    }
+
+    /// A quiet node's folded heartbeats: each sample as its event would
+    /// have brought it, at its time.
+    fn on_utilization_run(&mut self, ctx: &Ctx, node: NodeId, used: &Resources, times: &[i64]) {
+        let Some(capacity) = ctx.state.nodes.get(&node).map(Self::capacity) else { return };
+        self.sample_run(node, capacity, times, used);
     }
 
     fn on_allocated(&mut self, _ctx: &Ctx, c: &Container) {
@@ -481,6 +514,59 @@ impl Oversubscribe for Rose {
 mod tests {
     use super::*;
 
+    /// A run of equal samples handed over at once (a quiet node's folded
+    /// heartbeats) leaves ROSE as the samples one at a time do: the window,
+    /// the run of equal samples, the time over the eviction bound, the
+    /// level and the refresh a stale node brings forward — through gaps
+    /// longer than `stale_ms`, runs longer than the window, and use over
+    /// the eviction bound.
+    #[test]
+    fn a_run_of_samples_is_each_sample_in_turn() {
+        let cfg = RoseConfig { max_samples: 8, window_ms: 6_000, stale_ms: 2_500, ..RoseConfig::default() };
+        let capacity = [4096.0, 4.0];
+        let uses = [Resources::new(1024, 1000), Resources::new(4000, 3900), Resources::new(2048, 500)];
+        let mut rng = crate::workload::rng::Rng::seeded(7);
+        for case in 0..200 {
+            let (mut one, mut run) = (Rose::new(&cfg), Rose::new(&cfg));
+            for r in [&mut one, &mut run] {
+                if case % 2 == 0 {
+                    r.candidates.insert(1);
+                }
+            }
+            let mut t = 0;
+            let mut all: Vec<Sample> = Vec::new();
+            for _ in 0..6 {
+                let used = *rng.pick(&uses);
+                let k = rng.int(1, 14) as usize;
+                one.next_refresh_ms = 1_000_000;
+                run.next_refresh_ms = 1_000_000;
+                let mut times = Vec::new();
+                for _ in 0..k {
+                    // Mostly a second apart, now and then a gap past stale.
+                    t += if rng.chance(0.15) { 3_000 } else { 1_000 };
+                    times.push(t);
+                }
+                for at in &times {
+                    one.sample(1, capacity, *at, &used);
+                    all.push((*at, [used.0[0] as f64, used.0[1] as f64 / 1000.0]));
+                }
+                run.sample_run(1, capacity, &times, &used);
+                let (a, b) = (one.track(1).unwrap(), run.track(1).unwrap());
+                // The window by its definition: the samples within
+                // `window_ms` of the newest, at most `max_samples` of them.
+                let kept: Vec<Sample> = all.iter().copied().filter(|(at, _)| *at >= t - cfg.window_ms).collect();
+                let want: Vec<Sample> = kept[kept.len().saturating_sub(cfg.max_samples)..].to_vec();
+                assert_eq!(a.window.iter().copied().collect::<Vec<Sample>>(), want, "case {case} at {t}");
+                let newest = want.last().unwrap().1;
+                let same = |d: usize| want.iter().rev().take_while(|(_, u)| u[d] == newest[d]).count();
+                assert_eq!(a.same, [same(0), same(1)], "case {case} at {t}");
+                assert_eq!(a.window, b.window, "case {case} at {t}");
+                assert_eq!((a.same, a.over_since, a.lla), (b.same, b.over_since, b.lla), "case {case} at {t}");
+                assert_eq!(one.next_refresh_ms, run.next_refresh_ms, "case {case} at {t}");
+            }
+        }
+    }
+
     /// The level found with the run of equal samples (`Track::same`) is
     /// Algorithm 1 over the whole window, sample after sample: through a
     /// change of use in one dimension, the other, both, and a window that
@@ -498,7 +584,7 @@ mod tests {
             for (m, v, held) in uses {
                 for _ in 0..held {
                     t += 1000;
-                    rose.record(1, [4096.0, 4.0], t, &Resources::new(m, v));
+                    rose.sample(1, [4096.0, 4.0], t, &Resources::new(m, v));
                     let track = rose.track(1).unwrap();
                     let dim = |d: usize| track.window.iter().map(|(_, u)| u[d]).collect::<Vec<f64>>();
                     let want = [lla::lla(&dim(0), cfg.segments, cfg.fence).unwrap(), lla::lla(&dim(1), cfg.segments, cfg.fence).unwrap()];

@@ -143,7 +143,7 @@ impl Plugin for Gs {
     /// `primary`, and nothing else in its key moves when another app gets
     /// a container.
     fn capabilities(&self) -> Capabilities {
-        Capabilities { keys_go_stale: true, levels: self.queues(), ..Capabilities::NONE }
+        Capabilities { keys_go_stale: true, levels: self.queues(), prepare_moves_state: true, ..Capabilities::NONE }
     }
 
     /// Recount each queue's usage and apps.

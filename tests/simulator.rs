@@ -215,6 +215,67 @@ fn skipping_idle_heartbeats_equals_naive_ticking() {
     }
 }
 
+/// Under ROSE every node heartbeats every interval (each heartbeat carries
+/// a utilization sample); the heartbeats of quiet nodes, which the
+/// simulator folds (`sim::quiet`), give exactly the outcome of sending each
+/// one: job timings, the speculative containers placed and evicted, and the
+/// engine's passes and events. Bounds that over-subscribe freely (and evict
+/// at once) make speculative containers on most nodes; with the cluster
+/// model's AMs and phases, and with ends reported at once, at the node's
+/// heartbeat or out of band (a pass between rounds, where ROSE's refresh
+/// may fall).
+#[test]
+fn folding_quiet_heartbeats_under_rose_equals_sending_each() {
+    use shepherd::sim::experiment::{Experiment, Source};
+    use shepherd::workload::gen::GenParams;
+    let hot = Config::parse(
+        "[scheduler]\npolicy = \"rose\"\n[rose]\nbound_memory = 1.0\nbound_vcores = 1.0\nevict_memory = 1.05\nevict_vcores = 1.05\nmax_ratio = 1.5\n",
+    )
+    .unwrap();
+    let defaults = Config::parse("[scheduler]\npolicy = \"rose\"\n").unwrap();
+    let all = [
+        (None, false, false),
+        (Some(busy_cluster()), false, false),
+        (Some(busy_cluster()), true, false),
+        (Some(busy_cluster()), false, true),
+    ];
+    // (A larger cluster, out of band only: Algorithm 3's refresh then falls
+    // in a pass between rounds and moves nodes in and out of the candidates.)
+    let oob = [(Some(busy_cluster()), false, true)];
+    for (kind, config, jobs, nodes, modes) in [
+        ("facebook", hot.clone(), 60, 8, &all[..]),
+        ("tpcds", hot.clone(), 60, 8, &all[..]),
+        ("google", defaults, 60, 8, &all[..]),
+        ("facebook", hot, 300, 100, &oob[..]),
+    ] {
+        let params = GenParams { seed: 5, jobs: Some(jobs), nodes: Some(nodes), ..Default::default() };
+        for (model, ends_at_heartbeat, oob_heartbeats) in modes.iter().cloned() {
+            let run = |naive: bool| {
+                let opts = SimOptions {
+                    naive_heartbeats: naive,
+                    cluster_model: model.clone(),
+                    ends_at_heartbeat,
+                    oob_heartbeats,
+                    ..SimOptions::default()
+                };
+                let exp = Experiment::new(&Source::Generate(kind.into(), params.clone()), config.clone(), None, opts).unwrap();
+                let out = exp.run("rose").unwrap();
+                let s = &out.summary;
+                let rose = s.oversubscription.as_ref().map(|o| (o.speculative_containers, o.evictions));
+                (shepherd::report::files::jobs_csv(&out.jobs), rose, s.engine_passes, s.engine_events, out.heartbeats_folded)
+            };
+            let (jobs, rose, passes, events, folded) = run(false);
+            let (naive_jobs, naive_rose, naive_passes, naive_events, naive_folded) = run(true);
+            let case =
+                format!("{kind} (model: {}, ends at heartbeat: {ends_at_heartbeat}, out of band: {oob_heartbeats})", model.is_some());
+            let first = jobs.lines().zip(naive_jobs.lines()).position(|(a, b)| a != b);
+            assert!(jobs == naive_jobs, "{case}: jobs.csv differs from line {first:?}");
+            assert_eq!((rose, passes, events), (naive_rose, naive_passes, naive_events), "{case}");
+            assert!(folded > 0 && naive_folded == 0, "{case}: {folded} folded");
+        }
+    }
+}
+
 /// A cluster model with every delay non-zero and NodeManagers heartbeating
 /// at their own phases.
 fn busy_cluster() -> shepherd::sim::calibration::Calibration {

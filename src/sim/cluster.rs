@@ -15,6 +15,9 @@ pub struct SimCluster {
     /// Component-wise minimum task demand over the trace.
     pub min_demand: Resources,
     pub capacity: Resources,
+    /// Per node: how many times its allocation changed (a quiet node wakes
+    /// on a change, `sim::quiet`).
+    pub changes: Vec<u64>,
 }
 
 impl SimCluster {
@@ -30,7 +33,12 @@ impl SimCluster {
                 attributes: vec![],
             });
         }
-        let mut c = SimCluster { roomy: BTreeSet::new(), min_demand, capacity: spec.capacity().times(spec.nodes as i64) };
+        let mut c = SimCluster {
+            roomy: BTreeSet::new(),
+            min_demand,
+            capacity: spec.capacity().times(spec.nodes as i64),
+            changes: vec![0; spec.nodes as usize],
+        };
         for i in 0..spec.nodes {
             c.refresh(engine, i);
         }
@@ -39,6 +47,9 @@ impl SimCluster {
 
     /// Re-check one node after its allocation changed.
     pub fn refresh(&mut self, engine: &Engine, node: NodeId) {
+        if let Some(n) = self.changes.get_mut(node as usize) {
+            *n += 1;
+        }
         let fits = engine.state().nodes.get(&node).is_some_and(|n| self.min_demand.fits_in(&n.free()));
         if fits {
             self.roomy.insert(node);

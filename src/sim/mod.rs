@@ -8,6 +8,7 @@
 //! * [`am`]      — one ApplicationMaster per job, asking stage by stage; its lifecycle in a run.
 //! * [`calibration`] — the cluster-side model: AM containers, launch and tear-down times, heartbeat phases.
 //! * [`run`]     — the event loop: arrivals, task ends, heartbeat rounds.
+//! * [`quiet`]   — heartbeats of nodes on which nothing can change, folded under an over-subscribing policy.
 //! * [`host`]    — CPU contention: start-ups on a shared host, work on an over-subscribed node.
 //! * [`eviction`] — ROSE's speculative containers, and their eviction.
 //! * [`recorder`] — what a run records (job records, utilization timeline, shares, latencies) and its [`RunOutcome`](crate::metrics::RunOutcome).
@@ -24,6 +25,7 @@ pub mod experiment;
 pub mod host;
 pub mod options;
 pub mod parallel;
+mod quiet;
 pub mod recorder;
 pub mod run;
 pub mod scale;

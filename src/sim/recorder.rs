@@ -285,7 +285,15 @@ impl Recorder {
             }),
         };
         let activity = engine.activity_json();
-        RunOutcome { summary, utilization: timeline.points(start, end), fairness: per_window, jobs, sim_events, activity }
+        RunOutcome {
+            summary,
+            utilization: timeline.points(start, end),
+            fairness: per_window,
+            jobs,
+            sim_events,
+            heartbeats_folded: 0,
+            activity,
+        }
     }
 }
 

@@ -26,6 +26,7 @@ use super::clock::{grid_ceil, next_heartbeat, Clock, SimEvent};
 use super::cluster::SimCluster;
 use super::host::SharedCpu;
 use super::options::SimOptions;
+use super::quiet::QuietNodes;
 use super::recorder::Recorder;
 use super::sls::{self, SlsModel, SlsState};
 use crate::config::Config;
@@ -87,6 +88,9 @@ pub(super) struct Sim<'a> {
     pub(super) slot: Vec<u32>,
     /// Heartbeat sub-intervals per period: 1 (a common grid) or `PHASE_SLOTS`.
     pub(super) slots: i64,
+    /// The nodes of each slot, ascending (the simulated cluster's nodes
+    /// never change).
+    pub(super) slot_nodes: Vec<Vec<NodeId>>,
     /// Until when every node must be offered a heartbeat after a change.
     pub(super) dirty_until: i64,
     /// The policy over-subscribes (ROSE): every node heartbeats every
@@ -105,10 +109,25 @@ pub(super) struct Sim<'a> {
     pub(super) oob_due: BTreeSet<NodeId>,
     /// The SLS model's AM simulators and NM phases (`SimOptions::sls`).
     pub(super) sls: Option<SlsState>,
+    /// Nodes whose heartbeats are folded (over-subscription).
+    pub(super) quiet: QuietNodes,
 }
 
 /// Heartbeat phases are resolved to a tenth of the heartbeat interval.
 const PHASE_SLOTS: i64 = 10;
+
+/// Node ids by heartbeat slot, each list ascending.
+fn nodes_by_slot(slot: &[u32]) -> Vec<Vec<NodeId>> {
+    let mut by: Vec<Vec<NodeId>> = Vec::new();
+    for (n, s) in slot.iter().enumerate() {
+        let s = *s as usize;
+        if by.len() <= s {
+            by.resize_with(s + 1, Vec::new);
+        }
+        by[s].push(n as NodeId);
+    }
+    by
+}
 
 /// Simulate `trace` (jobs sorted by submission) on `cluster` under `config`.
 pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &SimOptions) -> Result<crate::metrics::RunOutcome, String> {
@@ -189,6 +208,7 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         rng,
         am_of: vec![None; trace.jobs.len()],
         job_of_am: HashMap::new(),
+        slot_nodes: nodes_by_slot(&slot),
         slot,
         slots,
         dirty_until: i64::MIN,
@@ -198,14 +218,22 @@ pub fn simulate(trace: &Trace, cluster: &ClusterSpec, config: Config, opts: &Sim
         unreported: HashMap::new(),
         oob_due: BTreeSet::new(),
         sls: sls_state,
+        quiet: QuietNodes::default(),
     };
     sim.over = sim.engine.policies().has_oversubscribe();
+    // Heartbeats are folded only where every one is simulated for the
+    // samples it carries, and passes run at heartbeats alone.
+    let fold = sim.over && !opts.naive_heartbeats && !opts.report_only_heartbeats && opts.round_ms == 0;
+    sim.quiet = QuietNodes::new(fold, cluster.nodes as usize);
     for (i, j) in trace.jobs.iter().enumerate() {
         sim.clock.push(j.submit_ms, SimEvent::Arrival(i as u32));
     }
     sim.run();
+    sim.wake_all();
     let node_used = sim.over.then_some(&sim.node_used[..]);
-    Ok(sim.rec.outcome(&trace, &sim.runs, &sim.engine, node_used, sim.sim_events))
+    let mut out = sim.rec.outcome(&trace, &sim.runs, &sim.engine, node_used, sim.sim_events);
+    out.heartbeats_folded = sim.quiet.folded;
+    Ok(out)
 }
 
 impl<'a> Sim<'a> {
@@ -269,7 +297,7 @@ impl<'a> Sim<'a> {
                 let t = wake.expect("wake-up due");
                 let changed = timer_due == Some(t) && {
                     timer_due = None;
-                    self.engine.tick(t)
+                    self.tick(t)
                 };
                 if changed {
                     self.dirty_until = self.dirty_until.max(t + hb);
@@ -316,11 +344,11 @@ impl<'a> Sim<'a> {
     /// One heartbeat round at `t`: every node of heartbeat slot `slot` with
     /// room (every node, naively), in node order.
     fn round(&mut self, t: i64, slot: u32, decisions: &mut Vec<Decision>) -> usize {
-        let in_slot = |n: &NodeId| self.slot.get(*n as usize).is_none_or(|s| *s == slot);
         if self.over {
             // The heartbeats' utilization is stamped with the engine's clock.
-            self.engine.tick(t);
+            self.tick(t);
         }
+        let in_slot = |n: &NodeId| self.slot.get(*n as usize).is_none_or(|s| *s == slot);
         let nodes: Vec<NodeId> = if let Some(s) = &self.sls {
             // SLS: the nodes of this ms phase, from their first heartbeat
             // on (`NMSimulator.firstStep` sends none).
@@ -331,17 +359,25 @@ impl<'a> Sim<'a> {
                 _ => Vec::new(),
             }
         } else if self.every_heartbeat() {
-            self.engine.state().nodes.keys().copied().filter(in_slot).collect()
+            self.slot_nodes.get(slot as usize).cloned().unwrap_or_default()
         } else {
             self.cluster.roomy.iter().copied().filter(in_slot).collect()
         };
+        if self.every_heartbeat() && !nodes.is_empty() {
+            self.quiet_round(slot, t);
+        }
         let mut made = 0;
         for node in nodes {
             if !self.every_heartbeat() && self.pending <= 0 {
                 break;
             }
+            if self.skips(node) {
+                continue;
+            }
+            self.visiting(Some((slot, t, node)));
             made += self.heartbeat(node, t, decisions);
         }
+        self.visiting(None);
         made
     }
 
@@ -351,13 +387,15 @@ impl<'a> Sim<'a> {
     /// always with `report_only_heartbeats`).
     /// Returns the containers allocated.
     fn heartbeat(&mut self, node: NodeId, t: i64, decisions: &mut Vec<Decision>) -> usize {
+        self.wake(node, t);
+        let mut sample = Resources::ZERO;
         if self.over {
             let u = self.node_used[node as usize];
             let cap = self.node_capacity;
             // What the NodeManager measures: memory MB, vcores in millis;
             // CPU cannot exceed the node's cores.
-            let used = Resources::new(u.0[0], u.0[1].min(cap.0[1] * 1000));
-            self.engine.apply(Event::NodeUtilization { node, used });
+            sample = Resources::new(u.0[0], u.0[1].min(cap.0[1] * 1000));
+            self.engine.apply(Event::NodeUtilization { node, used: sample });
         }
         if self.opts.report_only_heartbeats {
             return 0;
@@ -370,12 +408,23 @@ impl<'a> Sim<'a> {
         }
         decisions.clear();
         self.sim_events += 1;
+        // A periodic step due now runs at the start of this pass: the
+        // heartbeats quiet nodes skipped must reach it (a round's own step
+        // ran at its start; this is one out of band).
+        let step = self.catch_up_before_step(t);
         if let Err(e) = self.engine.schedule_node(node, t, decisions) {
             tracing::error!(%e, "scheduling pass failed");
             return 0;
         }
+        if step {
+            self.recheck(t);
+        }
+        let decided = !decisions.is_empty();
         let made = self.carry_out(decisions, t);
         self.cluster.refresh(&self.engine, node);
+        if !decided {
+            self.maybe_quiet(node, sample);
+        }
         made
     }
 

@@ -56,6 +56,9 @@ pub fn sim(w: &WorkloadArgs, policy: &str) -> Result<(), String> {
         s.engine_passes,
         s.engine_passes as f64 / wall
     );
+    if out.heartbeats_folded > 0 {
+        println!("heartbeats of quiet nodes folded: {} (no pass each; the same decisions)", out.heartbeats_folded);
+    }
     match peak_rss_kib() {
         Some(k) => println!("peak memory (VmHWM): {:.1} MiB", k as f64 / 1024.0),
         None => println!("peak memory: unavailable (no /proc/self/status)"),

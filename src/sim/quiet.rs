@@ -4,18 +4,19 @@
 //! ROSE reads every heartbeat's utilization, so every node heartbeats every
 //! interval while work remains (~80 million heartbeats on `bench-sim`'s
 //! workload), and nearly all of them come from nodes on which nothing
-//! changed and whose pass ends at once. After a heartbeat that placed
-//! nothing on a node the engine calls quiet ([`Engine::quiet_room`]), and
-//! while the smallest outstanding ask does not fit its room, the node skips
-//! its heartbeats: the round notes their times. They are handed to the
-//! engine together ([`Engine::fold_heartbeats`]) before anything could read
-//! them:
+//! changed and whose pass ends at once. After a heartbeat whose pass
+//! decided nothing (no container placed, none evicted) on a node the engine
+//! calls quiet ([`Engine::quiet_room`]), and while the smallest outstanding
+//! ask does not fit its room, the node skips its heartbeats: the round
+//! notes their times. They are handed to the engine together
+//! ([`Engine::fold_heartbeats`]) before anything could read them:
 //!
 //! * before the node heartbeats again — when anything on it changed (its
 //!   containers, as `SimCluster::refresh` counts them, or its actual use),
 //!   or when the asks changed so that the smallest one fits its room;
-//! * before a periodic step (ROSE's Algorithm 3 reads every node's samples),
-//!   after which a node the step gave headroom wakes;
+//! * before a periodic step (ROSE's Algorithm 3 reads every node's
+//!   samples), at a round's start or in a pass out of band, after which a
+//!   node the step gave headroom wakes;
 //! * at the end of the run, so the engine's state and counters are those of
 //!   every heartbeat sent.
 //!

@@ -31,9 +31,7 @@ use crate::model::{NodeId, Resources};
 struct Quiet {
     /// Its first folded heartbeat: an index into its slot's round times.
     from: usize,
-    /// The utilization its heartbeats carry, and the actual use it is
-    /// measured from (a change wakes the node).
-    sample: Resources,
+    /// The actual use its heartbeats measure (a change wakes the node).
     used: Resources,
     /// Its free room, which no outstanding ask fitted.
     free: Resources,
@@ -117,17 +115,18 @@ impl Sim<'_> {
         let slot = self.slot.get(node as usize).copied().unwrap_or(0) as usize;
         let Some(times) = self.quiet.rounds.get(slot) else { return q.from };
         let to = q.from + times[q.from..].partition_point(|r| *r < t);
-        self.engine.fold_heartbeats(node, q.sample, &times[q.from..to]);
+        let sample = self.measured(q.used);
+        self.engine.fold_heartbeats(node, sample, &times[q.from..to]);
         self.sim_events += (to - q.from) as u64;
         self.quiet.folded += (to - q.from) as u64;
         to
     }
 
     /// After a heartbeat of `node` whose pass decided nothing (no
-    /// container placed, none evicted), carrying `sample`: the node goes
+    /// container placed, none evicted): the node goes
     /// quiet if the engine says a pass would place nothing while the
     /// smallest ask does not fit its room, and that ask does not.
-    pub(super) fn maybe_quiet(&mut self, node: NodeId, sample: Resources) {
+    pub(super) fn maybe_quiet(&mut self, node: NodeId) {
         let i = node as usize;
         if !self.quiet.on || i >= self.quiet.nodes.len() {
             return;
@@ -138,8 +137,7 @@ impl Sim<'_> {
         }
         let slot = self.slot.get(i).copied().unwrap_or(0) as usize;
         let from = self.quiet.rounds.get(slot).map_or(0, Vec::len);
-        let q =
-            Quiet { from, sample, used: self.node_used[i], free, changes: self.cluster.changes[i], asks_epoch: self.engine.asks_epoch() };
+        let q = Quiet { from, used: self.node_used[i], free, changes: self.cluster.changes[i], asks_epoch: self.engine.asks_epoch() };
         if self.quiet.nodes[i].replace(q).is_none() {
             self.quiet.count += 1;
         }

@@ -388,14 +388,9 @@ impl<'a> Sim<'a> {
     /// Returns the containers allocated.
     fn heartbeat(&mut self, node: NodeId, t: i64, decisions: &mut Vec<Decision>) -> usize {
         self.wake(node, t);
-        let mut sample = Resources::ZERO;
         if self.over {
-            let u = self.node_used[node as usize];
-            let cap = self.node_capacity;
-            // What the NodeManager measures: memory MB, vcores in millis;
-            // CPU cannot exceed the node's cores.
-            sample = Resources::new(u.0[0], u.0[1].min(cap.0[1] * 1000));
-            self.engine.apply(Event::NodeUtilization { node, used: sample });
+            let used = self.measured(self.node_used[node as usize]);
+            self.engine.apply(Event::NodeUtilization { node, used });
         }
         if self.opts.report_only_heartbeats {
             return 0;
@@ -423,9 +418,15 @@ impl<'a> Sim<'a> {
         let made = self.carry_out(decisions, t);
         self.cluster.refresh(&self.engine, node);
         if !decided {
-            self.maybe_quiet(node, sample);
+            self.maybe_quiet(node);
         }
         made
+    }
+
+    /// What a NodeManager measures of its actual use `u`: memory MB,
+    /// vcores in millis; CPU cannot exceed the node's cores.
+    pub(super) fn measured(&self, u: Resources) -> Resources {
+        Resources::new(u.0[0], u.0[1].min(self.node_capacity.0[1] * 1000))
     }
 
     /// `node` heartbeats out of band at `t` (a container on it ended).

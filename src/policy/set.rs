@@ -44,6 +44,10 @@ pub struct PolicySet {
     pipelines: Vec<Pipeline>,
     /// Testing only: see `set_flat_candidates`.
     flat_candidates: bool,
+    /// `prepare_moves_state()`, found once when the set is built: the
+    /// plugins' capabilities do not change, and a driver asks for every
+    /// node it may fold the heartbeats of (`Engine::quiet_room`).
+    prepare_moves_state: bool,
 }
 
 static NO_ESTIMATE: NoEstimate = NoEstimate;
@@ -299,10 +303,14 @@ impl PolicySet {
         self.allows_parallel_passes() && self.pipelines.iter().all(|p| p.keys_move_only_with_own_containers(&self.estimators))
     }
 
-    /// Does any pipeline place speculative containers (ROSE)?
     /// Does some plugin's `prepare` move its state with the clock
     /// (`Capabilities::prepare_moves_state`)? Then every pass counts.
     pub fn prepare_moves_state(&self) -> bool {
+        self.prepare_moves_state
+    }
+
+    /// What [`PolicySet::prepare_moves_state`] answers, from the plugins.
+    fn find_prepare_moves_state(&self) -> bool {
         self.estimators.iter().any(|e| e.caps.prepare_moves_state)
             || self.queue_order.caps.prepare_moves_state
             || self.pipelines.iter().any(|p| p.each().any(|(_, _, caps)| caps.prepare_moves_state))
@@ -314,6 +322,7 @@ impl PolicySet {
         self.visit(state, None, &mut |p, ctx| p.on_utilization_run(ctx, node, used, times));
     }
 
+    /// Does any pipeline place speculative containers (ROSE)?
     pub fn has_oversubscribe(&self) -> bool {
         self.pipelines.iter().any(|p| !p.oversubscribe.caps.noop)
     }

@@ -58,7 +58,8 @@ impl PolicySet {
         let order_name = config.queue_order();
         let queue_order = registry::slot(Point::QueueOrder, order_name, &Sections::global(config), &mut old_queue_order)
             .ok_or_else(|| unknown("scheduler.queue_order".into(), Point::QueueOrder, order_name))?;
-        let mut set = PolicySet { queue_order, estimators: Vec::new(), pipelines: Vec::new(), flat_candidates: false };
+        let mut set =
+            PolicySet { queue_order, estimators: Vec::new(), pipelines: Vec::new(), flat_candidates: false, prepare_moves_state: false };
         let scopes: Vec<(Scope, usize)> =
             if set.is_flat() { vec![(Scope::Cluster, 0)] } else { (0..state.queues.len()).map(|i| (Scope::Queue(i), i)).collect() };
         for (scope, qi) in scopes {
@@ -120,6 +121,7 @@ impl PolicySet {
                 oversubscribe,
             });
         }
+        set.prepare_moves_state = set.find_prepare_moves_state();
         Ok(set)
     }
 
@@ -141,6 +143,7 @@ impl PolicySet {
             estimators: Vec::new(),
             pipelines: Vec::new(),
             flat_candidates: false,
+            prepare_moves_state: false,
         }
     }
 }

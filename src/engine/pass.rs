@@ -102,6 +102,9 @@ pub(super) trait Host {
     fn smallest_ask_bound(&mut self) -> Option<Option<Resources>> {
         None
     }
+    /// The per-resource minimum of every ask outstanding now, found by a
+    /// walk over the backlog: a host that keeps a bound may tighten it.
+    fn note_smallest_ask(&mut self, _smallest: Option<Resources>) {}
 }
 
 /// A leftover hold older than this is released: by then the ask may fit
@@ -147,6 +150,9 @@ impl Host for Engine {
     }
     fn smallest_ask_bound(&mut self) -> Option<Option<Resources>> {
         Some(self.smallest_ask.bound(&self.state))
+    }
+    fn note_smallest_ask(&mut self, smallest: Option<Resources>) {
+        self.smallest_ask.found(self.state.asks_epoch, smallest);
     }
 }
 
@@ -318,9 +324,9 @@ pub(super) struct MainQueue {
 }
 
 impl MainQueue {
-    /// The candidates as the state stands, keyed; `None` when `node` is
-    /// given and cannot hold the smallest ask (no keys computed).
-    fn build(s: &ClusterState, policies: &PolicySet, node: Option<NodeId>, kept: bool) -> Option<MainQueue> {
+    /// The candidates as the state stands, keyed; when `node` is given and
+    /// cannot hold the smallest ask, `Err` with that ask (no keys computed).
+    fn build(s: &ClusterState, policies: &PolicySet, node: Option<NodeId>, kept: bool) -> Result<MainQueue, Option<Resources>> {
         let by_queue = !policies.is_flat();
         let mut smallest: Option<Resources> = None;
         let mut lists: Vec<Vec<&App>> = vec![Vec::new(); if by_queue { s.queues.len() } else { 1 }];
@@ -331,10 +337,10 @@ impl MainQueue {
             ids.push(app.id);
         }
         if node.is_some_and(|n| !room_for(s, smallest, n)) {
-            return None;
+            return Err(smallest);
         }
         let groups = lists.into_iter().enumerate().map(|(q, apps)| Candidates::new(q, s, policies, apps.into_iter())).collect();
-        Some(MainQueue { groups, ids, smallest, popped: Vec::new(), kept: kept.then(LastFill::default) })
+        Ok(MainQueue { groups, ids, smallest, popped: Vec::new(), kept: kept.then(LastFill::default) })
     }
 
     /// No app has anything left to ask (kept up to date by `after_pass`,
@@ -345,7 +351,7 @@ impl MainQueue {
 
     /// Candidates for every pass of a round (`PolicySet::allows_shared_candidates`).
     pub(super) fn for_round(s: &ClusterState, policies: &PolicySet) -> Option<MainQueue> {
-        Self::build(s, policies, None, true)
+        Self::build(s, policies, None, true).ok()
     }
 
     /// After a pass that made `decisions`: the apps it popped and did not
@@ -407,12 +413,17 @@ fn phases(host: &mut impl Host, node: NodeId, now_ms: i64, out: &mut Vec<Decisio
         // No outstanding ask fits (the kept bound says so without walking
         // the backlog): where the build below would find the same.
         None if reserving == 0 && host.smallest_ask_bound().is_some_and(|b| !room_for(host.state(), b, node)) => return 0,
+        // The build walks the backlog: what it finds is the smallest ask.
         None => match MainQueue::build(host.state(), host.policies(), (reserving == 0).then_some(node), false) {
-            Some(m) => {
+            Ok(m) => {
+                host.note_smallest_ask(m.smallest);
                 built = m;
                 &mut built
             }
-            None => return 0,
+            Err(smallest) => {
+                host.note_smallest_ask(smallest);
+                return 0;
+            }
         },
     };
     let smallest = main.smallest;

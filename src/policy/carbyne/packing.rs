@@ -29,24 +29,57 @@
 
 use super::amount::Amount;
 use super::stages::StageModel;
-use std::cmp::{Ordering, Reverse};
-use std::collections::BinaryHeap;
+use std::cmp::Ordering;
+use std::collections::VecDeque;
 
-/// A time (ms) ordered totally, for the event heaps.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct At(f64);
-
-impl Eq for At {}
-
-impl PartialOrd for At {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
+/// The ends of the steps a packing has placed, stage by stage: each
+/// stage's `(end, count)` in the order a heap of `(end, stage, count)`
+/// would give them up (ends under `total_cmp`, then the stage, then the
+/// count), so that what is freed is subtracted in the same order.
+///
+/// A stage's steps are placed at growing times and all last its task
+/// time, so they end in the order they were placed and each stage's
+/// queue takes a new step at its back; a heap over every step paid a
+/// logarithm per step, and a large job's packing places a step at each
+/// of its running tasks' ends. The ends of two stages are merged by
+/// looking at every stage's first: a job has few stages.
+struct Ends {
+    queues: Vec<VecDeque<(f64, i64)>>,
 }
 
-impl Ord for At {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.0.total_cmp(&other.0)
+impl Ends {
+    fn new(stages: usize) -> Ends {
+        Ends { queues: vec![VecDeque::new(); stages] }
+    }
+
+    /// Stage `s` placed `k` tasks that end at `end`.
+    fn push(&mut self, s: usize, end: f64, k: i64) {
+        let q = &mut self.queues[s];
+        // Usually at the back; two steps rounded to the same end are kept
+        // in count order, as the heap gave them up.
+        let mut at = q.len();
+        while at > 0 && q[at - 1].0.total_cmp(&end).then(q[at - 1].1.cmp(&k)) == Ordering::Greater {
+            at -= 1;
+        }
+        q.insert(at, (end, k));
+    }
+
+    /// The earliest end and its stage (the lower stage among equal ends).
+    fn first(&self) -> Option<(f64, usize)> {
+        let mut best: Option<(f64, usize)> = None;
+        for (s, q) in self.queues.iter().enumerate() {
+            if let Some(&(e, _)) = q.front() {
+                if best.is_none_or(|(b, _)| e.total_cmp(&b) == Ordering::Less) {
+                    best = Some((e, s));
+                }
+            }
+        }
+        best
+    }
+
+    /// Take stage `s`'s first step: its count.
+    fn pop(&mut self, s: usize) -> i64 {
+        self.queues[s].pop_front().map_or(0, |(_, k)| k)
     }
 }
 
@@ -145,7 +178,11 @@ impl RunningTimes {
         for s in stages {
             let from = times.len();
             times.extend_from_slice(&s.running);
-            times[from..].sort_unstable_by(f64::total_cmp);
+            // Stable: equal times under `total_cmp` are the same bits, so it
+            // orders them as the unstable sort did, and a stage's times come
+            // nearly ascending (containers in start order), which its run
+            // detection takes in one walk.
+            times[from..].sort_by(f64::total_cmp);
             bounds.push(times.len());
         }
         let running = (0..stages.len()).filter(|s| bounds[*s + 1] > bounds[*s]).collect();
@@ -303,7 +340,7 @@ fn schedule(p: &Problem) -> Option<Schedule> {
     let mut open: Vec<i64> = left.clone();
     let mut to_place: i64 = left.iter().sum();
     let mut used = Amount::ZERO;
-    let mut ends: BinaryHeap<Reverse<(At, usize, i64)>> = BinaryHeap::new();
+    let mut ends = Ends::new(n);
     let mut out: Vec<Vec<(f64, i64)>> = vec![Vec::new(); n];
     // Times at which what is held changes, sorted and without repeats:
     // every hold's start and end after 0, a run of equal values kept once
@@ -370,7 +407,7 @@ fn schedule(p: &Problem) -> Option<Schedule> {
                 left[s] -= k;
                 to_place -= k;
                 used = used.plus(&stages[s].demand.scaled(k as f64));
-                ends.push(Reverse((At(t + d), s, k)));
+                ends.push(s, t + d, k);
                 out[s].push((t, k));
                 span = span.max(t + d);
             }
@@ -378,7 +415,7 @@ fn schedule(p: &Problem) -> Option<Schedule> {
         if to_place == 0 {
             break;
         }
-        let next_end = ends.peek().map(|Reverse((At(e), _, _))| *e);
+        let next_end = ends.first().map(|(e, _)| e);
         while next_mark_at < marks.len() && marks[next_mark_at] <= t {
             next_mark_at += 1;
         }
@@ -394,11 +431,11 @@ fn schedule(p: &Problem) -> Option<Schedule> {
             (a, b) => a.or(b)?,
         };
         t = next;
-        while let Some(Reverse((At(e), s, k))) = ends.peek().copied() {
+        while let Some((e, s)) = ends.first() {
             if e > t {
                 break;
             }
-            ends.pop();
+            let k = ends.pop(s);
             open[s] -= k;
             used = used.minus(&stages[s].demand.scaled(k as f64));
         }
@@ -711,5 +748,60 @@ pub(crate) mod tests {
     #[test]
     fn a_task_larger_than_the_share_never_fits() {
         assert_eq!(forward(&[stage(1, 10, 1.0, &[], &[])], &share(5)), None);
+    }
+    /// The steps' ends come out as a heap of `(end, stage, count)` gives
+    /// them up, ends equal within and across stages included, and also
+    /// when a stage's ends do not come in order.
+    #[test]
+    fn ends_come_out_in_the_order_of_a_heap() {
+        use crate::workload::rng::Rng;
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        #[derive(PartialEq)]
+        struct Total(f64);
+        impl Eq for Total {}
+        impl PartialOrd for Total {
+            fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+                Some(self.cmp(other))
+            }
+        }
+        impl Ord for Total {
+            fn cmp(&self, other: &Self) -> Ordering {
+                self.0.total_cmp(&other.0)
+            }
+        }
+        let mut rng = Rng::seeded(7);
+        for round in 0..200 {
+            let stages = rng.int(1, 4) as usize;
+            let in_order = round % 2 == 0;
+            let (mut ends, mut heap) = (Ends::new(stages), BinaryHeap::new());
+            let (mut got, mut want) = (Vec::new(), Vec::new());
+            let mut t = 0.0;
+            for _ in 0..rng.int(1, 60) {
+                let s = rng.int(0, stages as i64 - 1) as usize;
+                // Few distinct values, so that ends repeat.
+                let end = if in_order { t + (s + 1) as f64 } else { rng.int(0, 7) as f64 };
+                let k = rng.int(1, 3);
+                ends.push(s, end, k);
+                heap.push(Reverse((Total(end), s, k)));
+                if rng.chance(0.3) {
+                    t += 1.0;
+                    while let Some((e, s)) = ends.first().filter(|(e, _)| *e <= t) {
+                        got.push((e, s, ends.pop(s)));
+                    }
+                    while let Some(Reverse((Total(e), s, k))) = heap.peek().filter(|Reverse((e, _, _))| e.0 <= t) {
+                        want.push((*e, *s, *k));
+                        heap.pop();
+                    }
+                }
+            }
+            while let Some((e, s)) = ends.first() {
+                got.push((e, s, ends.pop(s)));
+            }
+            while let Some(Reverse((Total(e), s, k))) = heap.pop() {
+                want.push((e, s, k));
+            }
+            assert_eq!(got, want, "round {round}");
+        }
     }
 }

@@ -749,27 +749,20 @@ pub(crate) mod tests {
     fn a_task_larger_than_the_share_never_fits() {
         assert_eq!(forward(&[stage(1, 10, 1.0, &[], &[])], &share(5)), None);
     }
+
     /// The steps' ends come out as a heap of `(end, stage, count)` gives
     /// them up, ends equal within and across stages included, and also
     /// when a stage's ends do not come in order.
     #[test]
     fn ends_come_out_in_the_order_of_a_heap() {
+        use crate::policy::SortKey;
         use crate::workload::rng::Rng;
         use std::cmp::Reverse;
         use std::collections::BinaryHeap;
-        #[derive(PartialEq)]
-        struct Total(f64);
-        impl Eq for Total {}
-        impl PartialOrd for Total {
-            fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-                Some(self.cmp(other))
-            }
-        }
-        impl Ord for Total {
-            fn cmp(&self, other: &Self) -> Ordering {
-                self.0.total_cmp(&other.0)
-            }
-        }
+        // The heap's entries as sort keys: (end, stage, count) under
+        // `total_cmp`, stages being small whole numbers.
+        let entry = |end: f64, s: usize, k: i64| Reverse(SortKey::new(end, s as f64, k));
+        let out = |Reverse(key): Reverse<SortKey>| (key.primary, key.secondary as usize, key.tie_break);
         let mut rng = Rng::seeded(7);
         for round in 0..200 {
             let stages = rng.int(1, 4) as usize;
@@ -783,23 +776,22 @@ pub(crate) mod tests {
                 let end = if in_order { t + (s + 1) as f64 } else { rng.int(0, 7) as f64 };
                 let k = rng.int(1, 3);
                 ends.push(s, end, k);
-                heap.push(Reverse((Total(end), s, k)));
+                heap.push(entry(end, s, k));
                 if rng.chance(0.3) {
                     t += 1.0;
                     while let Some((e, s)) = ends.first().filter(|(e, _)| *e <= t) {
                         got.push((e, s, ends.pop(s)));
                     }
-                    while let Some(Reverse((Total(e), s, k))) = heap.peek().filter(|Reverse((e, _, _))| e.0 <= t) {
-                        want.push((*e, *s, *k));
-                        heap.pop();
+                    while heap.peek().is_some_and(|Reverse(key)| key.primary <= t) {
+                        want.extend(heap.pop().map(out));
                     }
                 }
             }
             while let Some((e, s)) = ends.first() {
                 got.push((e, s, ends.pop(s)));
             }
-            while let Some(Reverse((Total(e), s, k))) = heap.pop() {
-                want.push((e, s, k));
+            while let Some(top) = heap.pop() {
+                want.push(out(top));
             }
             assert_eq!(got, want, "round {round}");
         }

@@ -138,13 +138,15 @@ impl PolicySet {
     /// A set with no pipelines, only as a placeholder while a new one is built.
     pub fn empty() -> PolicySet {
         let flat = Identity { name: "flat", config: PluginConfig::FlatQueues };
-        PolicySet {
+        let mut set = PolicySet {
             queue_order: registry::keep_or_build(flat, &mut Vec::new()),
             estimators: Vec::new(),
             pipelines: Vec::new(),
             flat_candidates: false,
             prepare_moves_state: false,
-        }
+        };
+        set.prepare_moves_state = set.find_prepare_moves_state();
+        set
     }
 }
 

@@ -20,8 +20,9 @@ import org.shepherd.yarn.sls.bench.SynthTrace;
  * jobs of 30 one-second maps each, submitted in the first 2 s; the AMs ask
  * node-, rack- and any-locality, as SLS's synthetic MapReduce jobs do.
  *
- * <p>Checks that every job of the trace finished, and that every container
- * (AMs and maps) was placed by the engine, none by the shim's fallback FIFO;
+ * <p>Checks that every job of the trace finished (FINISHED in the RM), and
+ * that every container (AMs and maps) was placed by the engine, none by the
+ * shim's fallback FIFO;
  * once with heartbeats only and once with Shepherd's scheduling rounds
  * between heartbeats. No wall-clock assertion. About 30 s a run.
  *
@@ -107,6 +108,10 @@ public class ShepherdInSlsTest {
   private static void assertEveryJobFinishedOnTheEngine(JsonNode s) {
     assertEquals("jobs in the trace", 6, s.path("jobs").asInt());
     assertEquals("jobs finished", 6, s.path("jobs_finished").asInt());
+    // Every app ended FINISHED in the RM, none FAILED with its tasks done
+    // (SLS's own AM released its AM container before unregistering).
+    assertEquals("apps the RM ended FINISHED: " + s.path("app_states"), 6,
+        s.path("app_states").path("FINISHED").asInt());
     assertEquals("tasks in the trace", 180, s.path("tasks").asInt());
     // One container per map plus one per AM.
     assertEquals("containers allocated", 186, s.path("containers_allocated").asLong());

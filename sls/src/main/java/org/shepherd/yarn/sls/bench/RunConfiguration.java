@@ -7,7 +7,6 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity.ProportionalCapacityPreemptionPolicy;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
-import org.apache.hadoop.yarn.sls.appmaster.MRAMSimulator;
 import org.apache.hadoop.yarn.sls.conf.SLSConfiguration;
 import org.apache.hadoop.yarn.sls.scheduler.CapacitySchedulerMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler;
@@ -16,6 +15,7 @@ import org.shepherd.yarn.ShepherdScheduler;
 import org.shepherd.yarn.sls.ShepherdSlsScheduler;
 import org.shepherd.yarn.sls.TimedSlsCapacityScheduler;
 import org.shepherd.yarn.sls.TimedSlsFairScheduler;
+import org.shepherd.yarn.sls.UnregisterFirstMRAMSimulator;
 import org.shepherd.yarn.sls.compare.QueueSetup;
 
 /**
@@ -43,7 +43,11 @@ final class RunConfiguration {
     conf.setInt(SLSConfiguration.NM_VCORES, o.nmVcores);
     conf.setInt(SLSConfiguration.NM_HEARTBEAT_INTERVAL_MS, o.nmHeartbeatMs);
     conf.setInt(SLSConfiguration.AM_HEARTBEAT_INTERVAL_MS, o.amHeartbeatMs);
-    conf.set(SLSConfiguration.AM_TYPE_PREFIX + "mapreduce", MRAMSimulator.class.getName());
+    // SLS's MapReduce AM, unregistering before its AM container ends (SLS's
+    // own releases the container first and can fail every attempt; see the
+    // class), for every scheduler alike.
+    conf.set(SLSConfiguration.AM_TYPE_PREFIX + "mapreduce",
+        UnregisterFirstMRAMSimulator.class.getName());
     conf.setInt(SLSConfiguration.CONTAINER_MEMORY_MB, o.containerMb);
     conf.setInt(SLSConfiguration.CONTAINER_VCORES, o.containerVcores);
     conf.setInt(SLSConfiguration.AM_CONTAINER_MEMORY, o.containerMb);

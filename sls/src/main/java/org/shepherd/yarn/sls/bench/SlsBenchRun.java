@@ -6,9 +6,14 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.File;
 import java.time.Instant;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEventType;
 import org.apache.hadoop.yarn.sls.SLSRunner;
@@ -125,6 +130,7 @@ public final class SlsBenchRun {
     if (!timedOut) {
       awaitJobRuntimes(new File(o.out, "jobruntime.csv"),
           number(SLSRunner.getSimulateInfoMap().get("Number of applications")));
+      awaitFinalStates(scheduler.rmContext());
     }
     if (recorder != null) {
       // The RM records an app FINISHED once its AM container's release
@@ -231,8 +237,38 @@ public final class SlsBenchRun {
     s.put("heap_max_mb", Runtime.getRuntime().maxMemory() >> 20);
     ObjectNode counters = s.putObject("counters");
     scheduler.counters().forEach(counters::put);
+    // How the RM ended each app: every job of a clean run FINISHED (an app
+    // FAILED with all its tasks done is SLS's AM ending out of order, which
+    // UnregisterFirstMRAMSimulator prevents).
+    ObjectNode states = s.putObject("app_states");
+    appStates(scheduler.rmContext()).forEach(states::put);
     return s;
   }
+
+  /** How many of the RM's apps are in each state, by state name. */
+  private static Map<String, Integer> appStates(RMContext rm) {
+    Map<String, Integer> states = new TreeMap<>();
+    for (RMApp app : rm.getRMApps().values()) {
+      states.merge(app.getState().toString(), 1, Integer::sum);
+    }
+    return states;
+  }
+
+  /**
+   * SLS counts an app done when its attempt is removed; the app's own final
+   * state follows on the RM's dispatcher. Wait up to 10 s for every app to
+   * reach one, so app_states reports how each ended.
+   */
+  private static void awaitFinalStates(RMContext rm) throws InterruptedException {
+    long until = System.nanoTime() + 10_000_000_000L;
+    while (System.nanoTime() < until && rm.getRMApps().values().stream()
+        .anyMatch(a -> !FINAL.contains(a.getState()))) {
+      Thread.sleep(50);
+    }
+  }
+
+  private static final EnumSet<RMAppState> FINAL =
+      EnumSet.of(RMAppState.FINISHED, RMAppState.FAILED, RMAppState.KILLED);
 
   private static void put(ObjectNode n, LatencyHistogram h, double wallS) {
     n.put("count", h.count());

@@ -216,6 +216,8 @@ public final class JobRecorder implements Runnable {
       // the RM fails the attempt although every task finished and SLS wrote
       // the job's row. That is the simulator's race, not the scheduler's: the
       // job counts as finished, at the RM's finish time (the same instant).
+      // The runs' AM (UnregisterFirstMRAMSimulator) unregisters first, so
+      // this count stays 0 unless an AM could not unregister.
       boolean race = app != null && app.getState() == RMAppState.FAILED
           && slsFinished.contains(app.getApplicationId().toString());
       races += race ? 1 : 0;

@@ -23,6 +23,7 @@
 //! unmodified AMs. The queue index is the number of speculative
 //! containers already on the node. Nothing is waiting in an NM queue.
 
+mod extremes;
 pub mod filter;
 pub mod lla;
 pub mod rating;
@@ -58,6 +59,9 @@ struct Track {
     /// series, whose level is that value (Algorithm 1, lines 1–2), found
     /// without a walk.
     same: [usize; 2],
+    /// The window's smallest and largest sample, kept as samples come and
+    /// go: where the level lies before Algorithm 1 runs.
+    extremes: extremes::Extremes,
     /// The sample the controller last evicted on (one decision per sample,
     /// so a kill in flight is not repeated).
     evicted_on: Option<i64>,
@@ -70,6 +74,31 @@ impl Track {
     /// LLA over the window per dimension; `None` for an empty window.
     fn level(&self, k: usize, fence: f64) -> Option<[f64; 2]> {
         self.lla.or_else(|| self.window_lla(k, fence))
+    }
+
+    /// Where the level lies per dimension, `(low, high)`, without running
+    /// Algorithm 1: exactly the level when it is known (computed, or a
+    /// constant series), else the window's range. Every branch of the
+    /// algorithm gives the newest sample, a mean of samples or a mean of
+    /// segment means, all within the range; a float mean of n values can
+    /// round past it by about n ulps of the largest, far inside `SLACK`.
+    /// `None` for an empty window.
+    fn level_range(&self) -> Option<([f64; 2], [f64; 2])> {
+        const SLACK: f64 = 1e-12;
+        if let Some(l) = self.lla {
+            return Some((l, l));
+        }
+        let (mut lo, mut hi) = self.extremes.range()?;
+        for d in 0..2 {
+            if self.same[d] >= self.window.len() {
+                // A constant series: its value, exactly.
+                continue;
+            }
+            let pad = SLACK * hi[d].abs().max(lo[d].abs());
+            lo[d] -= pad;
+            hi[d] += pad;
+        }
+        Some((lo, hi))
     }
 
     /// Algorithm 1 over each dimension of the window.
@@ -102,6 +131,10 @@ pub struct Rose {
     evicting: BTreeSet<ContainerId>,
     evictions_total: u64,
     placed_total: u64,
+    /// Refreshes' node levels computed by Algorithm 1, and nodes whose
+    /// exact level could not change C (`filter::needs_exact_load`).
+    levels_computed: u64,
+    levels_skipped: u64,
 }
 
 impl Rose {
@@ -116,6 +149,8 @@ impl Rose {
             evicting: BTreeSet::new(),
             evictions_total: 0,
             placed_total: 0,
+            levels_computed: 0,
+            levels_skipped: 0,
         }
     }
 
@@ -146,16 +181,35 @@ impl Rose {
     /// over-subscribed.
     pub fn estimate(&self, node: &Node, now: i64) -> Option<[f64; 2]> {
         let own = self.track(node.id).filter(|t| self.fresh(t, now).is_some()).and_then(|t| t.level(self.cfg.segments, self.cfg.fence));
-        let sidecar = node.load_estimate_at(now).map(|r| [r.0[0] as f64, r.0[1] as f64 / 1000.0]);
+        let sidecar = Self::sidecar(node, now);
         match (own, sidecar) {
             (Some(a), Some(b)) => Some([a[0].max(b[0]), a[1].max(b[1])]),
             (a, b) => a.or(b),
         }
     }
 
+    /// The sidecar's unexpired load estimate of `node` (memory MB, vcores).
+    fn sidecar(node: &Node, now: i64) -> Option<[f64; 2]> {
+        node.load_estimate_at(now).map(|r| [r.0[0] as f64, r.0[1] as f64 / 1000.0])
+    }
+
+    /// Where [`Rose::estimate`] lies, `(low, high)` per dimension, without
+    /// running Algorithm 1 (exact where the level is known).
+    fn estimate_range(&self, node: &Node, now: i64) -> Option<([f64; 2], [f64; 2])> {
+        let own = self.track(node.id).filter(|t| self.fresh(t, now).is_some()).and_then(Track::level_range);
+        let sidecar = Self::sidecar(node, now);
+        match (own, sidecar) {
+            // The higher per dimension, as the estimate takes it: max is
+            // monotone, so the bounds carry over.
+            (Some((lo, hi)), Some(b)) => Some(([lo[0].max(b[0]), lo[1].max(b[1])], [hi[0].max(b[0]), hi[1].max(b[1])])),
+            (Some(r), None) => Some(r),
+            (None, b) => b.map(|b| (b, b)),
+        }
+    }
+
     /// The newest measured use (the fresh NM sample, else the sidecar's).
     fn measured(&self, node: &Node, now: i64) -> Option<[f64; 2]> {
-        self.newest(node.id, now).map(|(_, u)| u).or_else(|| node.load_estimate_at(now).map(|r| [r.0[0] as f64, r.0[1] as f64 / 1000.0]))
+        self.newest(node.id, now).map(|(_, u)| u).or_else(|| Self::sidecar(node, now))
     }
 
     /// Measured use above the eviction bound in any dimension.
@@ -211,8 +265,8 @@ impl Rose {
         // equals this sample.
         let goes_on = w.back().map(|(_, u)| [u[0] == sample[0], u[1] == sample[1]]).unwrap_or_default();
         let oldest = last - window_ms;
-        while w.front().is_some_and(|(at, _)| *at < oldest) {
-            w.pop_front();
+        while let Some((_, u)) = w.pop_front_if(|(at, _)| *at < oldest) {
+            t.extremes.pop(u);
         }
         let mut pushed = 0;
         for &at in &times[times.len().saturating_sub(max)..] {
@@ -221,10 +275,14 @@ impl Rose {
                 pushed += 1;
             }
         }
+        t.extremes.push(sample, pushed);
         while w.len() > max {
-            w.pop_front();
+            if let Some((_, u)) = w.pop_front() {
+                t.extremes.pop(u);
+            }
         }
         let len = w.len();
+        t.extremes.settle(w.iter().map(|(_, u)| *u));
         for (d, same) in t.same.iter_mut().enumerate() {
             *same = if goes_on[d] { *same + pushed } else { pushed }.min(len);
         }
@@ -233,36 +291,51 @@ impl Rose {
 
     /// Algorithm 3 over the current state.
     fn refresh(&mut self, ctx: &Ctx, now: i64) -> bool {
-        // The level of every node with a fresh sample, for the views below
-        // and for the headroom of the nodes that become candidates.
-        let (k, f, stale_ms) = (self.cfg.segments, self.cfg.fence, self.cfg.stale_ms);
-        for t in self.tracks.iter_mut().flatten() {
-            if t.lla.is_none() && t.window.back().is_some_and(|(at, _)| now - *at <= stale_ms) {
-                t.lla = t.window_lla(k, f);
-            }
-        }
         self.rating.expire(now, self.cfg.rating_window_ms);
         self.penalties = self.rating.scores(self.cfg.top_k);
         self.evicting.retain(|c| ctx.state.containers.contains_key(c));
-        let views: Vec<filter::NodeView> = ctx
-            .state
-            .nodes
-            .values()
-            .map(|n| {
-                let cap = Self::capacity(n);
-                filter::NodeView {
-                    node: n.id,
-                    load: self.estimate(n, now).map(|e| [ratio(e[0], cap[0]), ratio(e[1], cap[1])]),
-                    queued: n.speculative as usize,
-                }
-            })
-            .collect();
         let params = filter::Params {
             top_k: self.cfg.top_k,
             thresholds: self.bounds(),
             candidates: self.cfg.candidates,
             factor: self.cfg.candidates_factor,
         };
+        let normalised = |e: [f64; 2], cap: [f64; 2]| [ratio(e[0], cap[0]), ratio(e[1], cap[1])];
+        // Algorithm 1 only where a node's level can change C: first every
+        // node's load within its window's range, then the exact level of
+        // the nodes that can be among the d·mL least loaded (and so become
+        // candidates, whose headroom reads it). The rest need none; C is
+        // the same as with every level computed (`filter::needs_exact_load`).
+        let nodes: Vec<&Node> = ctx.state.nodes.values().collect();
+        let ranges: Vec<(NodeId, Option<filter::LoadRange>)> = nodes
+            .iter()
+            .map(|n| {
+                let cap = Self::capacity(n);
+                let range =
+                    self.estimate_range(n, now).map(|(lo, hi)| filter::LoadRange { lo: normalised(lo, cap), hi: normalised(hi, cap) });
+                (n.id, range)
+            })
+            .collect();
+        let exact = filter::needs_exact_load(&ranges, &self.penalties, params);
+        let (k, f) = (self.cfg.segments, self.cfg.fence);
+        let mut computed = 0;
+        for (n, _) in nodes.iter().zip(&exact).filter(|(_, e)| **e) {
+            if let Some(t) = self.track_mut(n.id).filter(|t| t.lla.is_none()) {
+                t.lla = t.window_lla(k, f);
+                computed += 1;
+            }
+        }
+        self.levels_computed += computed;
+        self.levels_skipped += exact.iter().filter(|e| !**e).count() as u64;
+        let views: Vec<filter::NodeView> = nodes
+            .iter()
+            .zip(&exact)
+            .map(|(n, exact)| filter::NodeView {
+                node: n.id,
+                load: if *exact { self.estimate(n, now).map(|e| normalised(e, Self::capacity(n))) } else { None },
+                queued: n.speculative as usize,
+            })
+            .collect();
         let fresh = filter::candidates(&views, &self.penalties, params);
         let changed = fresh != self.candidates;
         self.candidates = fresh;
@@ -377,6 +450,8 @@ impl Plugin for Rose {
             "evictions_total": self.evictions_total,
             "speculative_total": self.placed_total,
             "evicting": self.evicting.len(),
+            "refresh_levels_computed": self.levels_computed,
+            "refresh_levels_skipped": self.levels_skipped,
             "nodes": nodes,
         })
     }
@@ -560,11 +635,56 @@ mod tests {
                 let newest = want.last().unwrap().1;
                 let same = |d: usize| want.iter().rev().take_while(|(_, u)| u[d] == newest[d]).count();
                 assert_eq!(a.same, [same(0), same(1)], "case {case} at {t}");
+                let lowest = |d: usize| want.iter().map(|(_, u)| u[d]).fold(f64::INFINITY, f64::min);
+                let highest = |d: usize| want.iter().map(|(_, u)| u[d]).fold(f64::NEG_INFINITY, f64::max);
+                let range = ([lowest(0), lowest(1)], [highest(0), highest(1)]);
+                assert_eq!((a.extremes.range(), b.extremes.range()), (Some(range), Some(range)), "case {case} at {t}");
                 assert_eq!(a.window, b.window, "case {case} at {t}");
                 assert_eq!((a.same, a.over_since, a.lla), (b.same, b.over_since, b.lla), "case {case} at {t}");
                 assert_eq!(one.next_refresh_ms, run.next_refresh_ms, "case {case} at {t}");
             }
         }
+    }
+
+    /// A window's level lies in its `level_range`: random windows of
+    /// random lengths (constant, monotone, spiky, values that sum with
+    /// rounding such as 0.1), with the level computed and not.
+    #[test]
+    fn the_level_lies_in_the_window_range() {
+        let cfg = RoseConfig::default();
+        let mut rng = crate::workload::rng::Rng::seeded(5);
+        let values = [0.1, 0.2, 0.3, 1024.0, 4096.0, 3.7, 0.0, 1e-3, 12_345.678];
+        for case in 0..2_000 {
+            let mut rose = Rose::new(&cfg);
+            let len = rng.int(1, 70);
+            for t in 0..len {
+                let m = if rng.chance(0.6) { 0.1 } else { *rng.pick(&values) };
+                let v = *rng.pick(&values);
+                // Sampled as MB and millicores (vcores = millicores / 1000).
+                rose.sample(1, [16_384.0, 16.0], 1_000 * t, &Resources::new((m * 10.0) as i64, (v * 1000.0) as i64));
+            }
+            let track = rose.track(1).unwrap();
+            let level = track.window_lla(cfg.segments, cfg.fence).unwrap();
+            let (lo, hi) = track.level_range().unwrap();
+            for d in 0..2 {
+                assert!(lo[d] <= level[d] && level[d] <= hi[d], "case {case}, dim {d}: {} not in {}..={}", level[d], lo[d], hi[d]);
+            }
+            // Once computed, the range is the level itself.
+            let known = Track { lla: Some(level), ..Track::default() };
+            assert_eq!(known.level_range(), Some((level, level)));
+        }
+        // A level rounded above the window's largest sample: 0.1, 0, 0.1,
+        // 0.1 vcores (≤ k samples, not monotone) fences out the 0 and
+        // takes (0.1 + 0.1 + 0.1) / 3, which rounds to 0.1 + 1 ulp.
+        let mut rose = Rose::new(&cfg);
+        for (t, millicores) in [100, 0, 100, 100].into_iter().enumerate() {
+            rose.sample(1, [16_384.0, 16.0], 1_000 * t as i64, &Resources::new(1024, millicores));
+        }
+        let track = rose.track(1).unwrap();
+        let level = track.window_lla(cfg.segments, cfg.fence).unwrap()[1];
+        assert!(level > 0.1, "{level}");
+        let (lo, hi) = track.level_range().unwrap();
+        assert!(lo[1] <= level && level <= hi[1], "{level} not in {}..={}", lo[1], hi[1]);
     }
 
     /// The level found with the run of equal samples (`Track::same`) is

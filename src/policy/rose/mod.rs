@@ -90,7 +90,7 @@ impl Track {
         }
         let (mut lo, mut hi) = self.extremes.range()?;
         for d in 0..2 {
-            if self.same[d] >= self.window.len() {
+            if lo[d] == hi[d] {
                 // A constant series: its value, exactly.
                 continue;
             }

@@ -6,14 +6,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.File;
 import java.time.Instant;
 import java.util.Collections;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEventType;
 import org.apache.hadoop.yarn.sls.SLSRunner;
@@ -262,13 +260,10 @@ public final class SlsBenchRun {
   private static void awaitFinalStates(RMContext rm) throws InterruptedException {
     long until = System.nanoTime() + 10_000_000_000L;
     while (System.nanoTime() < until && rm.getRMApps().values().stream()
-        .anyMatch(a -> !FINAL.contains(a.getState()))) {
+        .anyMatch(a -> !JobRecorder.isFinal(a.getState()))) {
       Thread.sleep(50);
     }
   }
-
-  private static final EnumSet<RMAppState> FINAL =
-      EnumSet.of(RMAppState.FINISHED, RMAppState.FAILED, RMAppState.KILLED);
 
   private static void put(ObjectNode n, LatencyHistogram h, double wallS) {
     n.put("count", h.count());

@@ -177,7 +177,8 @@ public final class JobRecorder implements Runnable {
     return queue == null ? "" : queue.substring(queue.lastIndexOf('.') + 1);
   }
 
-  private static boolean isFinal(RMAppState s) {
+  /** FINISHED, FAILED or KILLED: the RM is done with the app. */
+  public static boolean isFinal(RMAppState s) {
     return s == RMAppState.FINISHED || s == RMAppState.FAILED || s == RMAppState.KILLED;
   }
 

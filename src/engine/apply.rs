@@ -160,10 +160,8 @@ impl Engine {
             Event::ContainerLaunched { container, at_ms } => {
                 let Some(c) = s.containers.get_mut(container) else { return Applied::Unknown };
                 c.launched_ms = Some(*at_ms);
-                if let Some(live) =
-                    s.apps.get_mut(&c.app).map(Arc::make_mut).and_then(|a| Arc::make_mut(&mut a.containers).get_mut(container))
-                {
-                    live.started_ms = *at_ms;
+                if let Some(a) = s.apps.get_mut(&c.app).map(Arc::make_mut) {
+                    Arc::make_mut(&mut a.containers).set_started(container, *at_ms);
                 }
             }
             Event::ContainerFinished { container, at_ms, .. } => {

@@ -175,10 +175,10 @@ fn app_live_containers_follow_allocation_launch_and_release() {
     let live = |e: &Engine| e.state.apps[&1].containers.clone();
     let expect =
         LiveContainer { key: SchedulerKey { priority: 20, allocation_request_id: 0 }, resources: Resources::new(1024, 1), started_ms: 7 };
-    assert!(live(&e).values().all(|c| *c == expect));
+    assert!(live(&e).values().all(|c| c == expect));
     e.apply(Event::ContainerLaunched { container: ids[0], at_ms: 12 });
-    assert_eq!(live(&e)[&ids[0]].started_ms, 12);
-    assert_eq!(live(&e)[&ids[1]].started_ms, 7);
+    assert_eq!(live(&e).get(&ids[0]).unwrap().started_ms, 12);
+    assert_eq!(live(&e).get(&ids[1]).unwrap().started_ms, 7);
     e.apply(Event::ContainerFinished { container: ids[0], exit_status: 0, at_ms: 20 });
     e.apply(Event::AllocationRejected { container: ids[1] });
     assert_eq!(live(&e).keys().copied().collect::<Vec<_>>(), vec![ids[2]]);

@@ -1,6 +1,7 @@
 //! An application (YARN app + its current attempt) and its outstanding asks.
 
 use super::ask::{Ask, SchedulerKey};
+use super::live_containers::LiveContainers;
 use super::queue::QueueId;
 use super::resource::Resources;
 use serde::Serialize;
@@ -37,7 +38,7 @@ pub struct App {
     /// copy-on-write (change it through `Arc::make_mut`): a parallel
     /// round's proposer copies the apps it books into but not their live
     /// containers, which it leaves as they were (`engine::propose`).
-    pub containers: Arc<BTreeMap<u64, LiveContainer>>,
+    pub containers: Arc<LiveContainers>,
     /// When the first container of the app was allocated (waiting time ends).
     pub first_allocation_ms: Option<i64>,
     /// Containers allocated over the app's life.

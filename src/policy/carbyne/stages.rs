@@ -361,9 +361,10 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, apps: &App
             .seen
             .iter()
             .map(|(k, _)| k)
-            .chain(app.asks.values().filter(|a| a.count > 0 && !log.is_am_ask(&a.key)).map(|a| &a.key))
-            .chain(app.containers.iter().filter(|(id, _)| log.am != Some(**id)).map(|(_, c)| &c.key))
-            .map(|k| tez_vertex_band(k.priority))
+            .map(|k| k.priority)
+            .chain(app.asks.values().filter(|a| a.count > 0 && !log.is_am_ask(&a.key)).map(|a| a.key.priority))
+            .chain(app.containers.starts().filter(|(id, _, _)| log.am != Some(*id)).map(|(_, k, _)| k.priority))
+            .map(tez_vertex_band)
             .collect();
         bands.sort_unstable();
         bands.dedup();
@@ -406,16 +407,18 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, apps: &App
     // An app's running containers mostly share a few keys: remember the
     // last key's stage rather than look every container's up.
     let mut last: Option<(SchedulerKey, usize)> = None;
-    for (id, c) in app.containers.iter() {
-        if log.am == Some(*id) {
-            reserved = reserved.plus(&Amount::of(&c.resources));
+    // The walk reads each container's key and start only; the sizes (the
+    // AM's, each stage's first) are looked up by id.
+    for (id, key, started_ms) in app.containers.starts() {
+        if log.am == Some(id) {
+            reserved = reserved.plus(&Amount::of(&app.containers.get(&id).map_or(Resources::ZERO, |c| c.resources)));
             continue;
         }
         let i = match last {
-            Some((k, i)) if k == c.key => i,
+            Some((k, i)) if k == key => i,
             _ => {
-                let i = layout.stage_of(c.key, &*by_priority);
-                last = Some((c.key, i));
+                let i = layout.stage_of(key, &*by_priority);
+                last = Some((key, i));
                 i
             }
         };
@@ -428,7 +431,10 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, apps: &App
             // hundreds, and growing by doubling copied them ~9 times.
             stage.ages.reserve(app.containers.len());
         }
-        stage.add((now - c.started_ms).max(0) as f64, c.key, c.resources);
+        stage.add((now - started_ms).max(0) as f64, key);
+        if stage.first.is_none() {
+            stage.first = app.containers.get(&id).map(|c| c.resources);
+        }
     }
     let n = layout.parents.len();
     grow(&mut asked_keys, n);
@@ -553,12 +559,11 @@ struct Running {
 }
 
 impl Running {
-    fn add(&mut self, age: f64, key: SchedulerKey, size: Resources) {
+    fn add(&mut self, age: f64, key: SchedulerKey) {
         self.ages.push(age);
         if self.keys.last() != Some(&key) {
             self.keys.push(key);
         }
-        self.first.get_or_insert(size);
     }
 }
 

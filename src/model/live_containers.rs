@@ -1,0 +1,268 @@
+//! An app's live containers by id, kept in flat arrays.
+//!
+//! Policies walk all of an app's live containers each time they plan it
+//! (Carbyne's job model reads every running task's age at each replan, and a
+//! large job runs over a thousand). In a B-tree that walk chases a pointer
+//! per node, scattered over the heap; here it streams through an array of
+//! small heads (id, key, start), with the sizes (an eight-type resource
+//! vector each) in an array of their own. Containers are allocated in
+//! ascending id order, so an insert appends; an ended container leaves a
+//! hole that later walks skip, and the holes are squeezed out once they
+//! outnumber the live containers (amortized O(1) per removal). Iteration is
+//! in ascending id order, as a `BTreeMap`'s, so every walk sees the
+//! containers in the order it did before.
+
+use super::app::LiveContainer;
+use super::ask::SchedulerKey;
+use super::resource::Resources;
+use serde::ser::{Serialize, SerializeMap, Serializer};
+
+#[derive(Debug, Clone, Default)]
+pub struct LiveContainers {
+    /// Ascending by id: what a walk over the containers reads first.
+    heads: Vec<Head>,
+    /// `sizes[i]` is the size of `heads[i]`'s container. Apart from the
+    /// heads because a size is as large as the rest of a head twice over
+    /// and most walks (a job model's task ages) do not read it.
+    sizes: Vec<Resources>,
+    /// How many heads are not holes.
+    live: usize,
+    /// Every head before this one is a hole: containers mostly end oldest
+    /// first, and walks start here rather than step over them.
+    first: usize,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Head {
+    id: u64,
+    key: SchedulerKey,
+    started_ms: i64,
+    /// False: the container has ended (a hole).
+    live: bool,
+}
+
+/// Fewer slots than this are never squeezed: holes in a small array cost
+/// less than moving it.
+const SQUEEZE_FROM: usize = 32;
+
+impl LiveContainers {
+    pub fn new() -> LiveContainers {
+        LiveContainers::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    fn slot(&self, id: u64) -> Result<usize, usize> {
+        self.heads.binary_search_by_key(&id, |h| h.id)
+    }
+
+    /// Where live container `id` is. Searched from `first` outwards in
+    /// doubling steps (a galloping search): the containers that end and are
+    /// looked up are mostly the oldest, a few slots from `first`.
+    fn live_slot(&self, id: u64) -> Option<usize> {
+        let heads = &self.heads[self.first..];
+        let mut end = 1;
+        while end < heads.len() && heads[end - 1].id < id {
+            end *= 2;
+        }
+        let range = &heads[end / 2..end.min(heads.len())];
+        let i = range.binary_search_by_key(&id, |h| h.id).ok()?;
+        let i = self.first + end / 2 + i;
+        self.heads[i].live.then_some(i)
+    }
+
+    fn at(&self, i: usize) -> LiveContainer {
+        let h = &self.heads[i];
+        LiveContainer { key: h.key, resources: self.sizes[i], started_ms: h.started_ms }
+    }
+
+    pub fn get(&self, id: &u64) -> Option<LiveContainer> {
+        self.live_slot(*id).map(|i| self.at(i))
+    }
+
+    pub fn contains_key(&self, id: &u64) -> bool {
+        self.live_slot(*id).is_some()
+    }
+
+    /// Container `id` started at `at_ms` (it launched); false if it is not live.
+    pub fn set_started(&mut self, id: &u64, at_ms: i64) -> bool {
+        match self.live_slot(*id) {
+            Some(i) => {
+                self.heads[i].started_ms = at_ms;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Adds (or replaces) container `id`; returns what it replaced.
+    pub fn insert(&mut self, id: u64, c: LiveContainer) -> Option<LiveContainer> {
+        let head = Head { id, key: c.key, started_ms: c.started_ms, live: true };
+        if self.heads.last().is_none_or(|h| h.id < id) {
+            self.heads.push(head);
+            self.sizes.push(c.resources);
+            self.live += 1;
+            return None;
+        }
+        match self.slot(id) {
+            Ok(i) => {
+                let old = self.heads[i].live.then(|| self.at(i));
+                if old.is_none() {
+                    self.live += 1;
+                }
+                self.heads[i] = head;
+                self.sizes[i] = c.resources;
+                self.first = self.first.min(i);
+                old
+            }
+            Err(i) => {
+                self.heads.insert(i, head);
+                self.sizes.insert(i, c.resources);
+                self.live += 1;
+                self.first = self.first.min(i);
+                None
+            }
+        }
+    }
+
+    pub fn remove(&mut self, id: &u64) -> Option<LiveContainer> {
+        let i = self.live_slot(*id)?;
+        let old = self.at(i);
+        self.heads[i].live = false;
+        self.live -= 1;
+        if i == self.first {
+            while self.heads.get(self.first).is_some_and(|h| !h.live) {
+                self.first += 1;
+            }
+        }
+        if self.heads.len() >= SQUEEZE_FROM && self.heads.len() > 2 * self.live {
+            let mut keep = self.heads.iter().map(|h| h.live);
+            self.sizes.retain(|_| keep.next() == Some(true));
+            self.heads.retain(|h| h.live);
+            self.first = 0;
+        }
+        Some(old)
+    }
+
+    /// `(id, container)` in ascending id order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&u64, LiveContainer)> + Clone + '_ {
+        let (heads, sizes) = (&self.heads[self.first..], &self.sizes[self.first..]);
+        heads
+            .iter()
+            .zip(sizes)
+            .filter(|(h, _)| h.live)
+            .map(|(h, r)| (&h.id, LiveContainer { key: h.key, resources: *r, started_ms: h.started_ms }))
+    }
+
+    /// `(id, key, started_ms)` of each, in ascending id order: a walk that
+    /// needs no sizes reads a third of the memory.
+    pub fn starts(&self) -> impl DoubleEndedIterator<Item = (u64, SchedulerKey, i64)> + Clone + '_ {
+        self.heads[self.first..].iter().filter(|h| h.live).map(|h| (h.id, h.key, h.started_ms))
+    }
+
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &u64> + Clone + '_ {
+        self.heads[self.first..].iter().filter(|h| h.live).map(|h| &h.id)
+    }
+
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = LiveContainer> + Clone + '_ {
+        self.iter().map(|(_, c)| c)
+    }
+}
+
+/// Equal when they hold the same containers, wherever their holes are.
+impl PartialEq for LiveContainers {
+    fn eq(&self, other: &LiveContainers) -> bool {
+        self.live == other.live && self.iter().eq(other.iter())
+    }
+}
+
+impl FromIterator<(u64, LiveContainer)> for LiveContainers {
+    /// As a `BTreeMap`: a repeated id keeps its last container.
+    fn from_iter<I: IntoIterator<Item = (u64, LiveContainer)>>(iter: I) -> LiveContainers {
+        let mut m = LiveContainers::new();
+        for (id, c) in iter {
+            m.insert(id, c);
+        }
+        m
+    }
+}
+
+/// As the `BTreeMap` it replaced: a map from id to container.
+impl Serialize for LiveContainers {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.live))?;
+        for (id, c) in self.iter() {
+            m.serialize_entry(id, &c)?;
+        }
+        m.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Resources, SchedulerKey};
+    use std::collections::BTreeMap;
+
+    fn c(started_ms: i64) -> LiveContainer {
+        LiveContainer { key: SchedulerKey { priority: 1, allocation_request_id: 0 }, resources: Resources::new(1024, 1), started_ms }
+    }
+
+    /// Random inserts (mostly ascending, some out of order and repeated)
+    /// and removals (mostly the oldest) leave the same containers, in the
+    /// same order, as a `BTreeMap` given the same calls.
+    #[test]
+    fn it_holds_what_a_btree_map_holds() {
+        let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut ours = LiveContainers::new();
+        let mut theirs: BTreeMap<u64, LiveContainer> = BTreeMap::new();
+        let mut top = 0u64;
+        for step in 0..20_000i64 {
+            let r = next() % 10;
+            if r < 5 {
+                let id = if r == 0 && top > 0 { next() % top } else { top + 1 + next() % 3 };
+                top = top.max(id);
+                assert_eq!(ours.insert(id, c(step)), theirs.insert(id, c(step)));
+            } else {
+                let id = match theirs.keys().next() {
+                    Some(first) if r < 8 => *first,
+                    _ => next() % (top + 1),
+                };
+                assert_eq!(ours.remove(&id), theirs.remove(&id));
+            }
+            if step % 97 == 0 {
+                let probe = next() % (top + 2);
+                assert_eq!(ours.get(&probe), theirs.get(&probe).copied());
+                assert_eq!(ours.contains_key(&probe), theirs.contains_key(&probe));
+            }
+            assert_eq!(ours.len(), theirs.len());
+            if step % 89 == 0 {
+                if let Some(id) = theirs.keys().nth(theirs.len() / 2).copied() {
+                    theirs.get_mut(&id).unwrap().started_ms = -step;
+                    assert!(ours.set_started(&id, -step));
+                }
+            }
+            assert!(ours.heads[..ours.first].iter().all(|h| !h.live), "only holes before the first slot walked");
+            assert_eq!(ours.heads.len(), ours.sizes.len());
+        }
+        assert!(ours.iter().eq(theirs.iter().map(|(id, c)| (id, *c))));
+        assert!(ours.iter().rev().eq(theirs.iter().rev().map(|(id, c)| (id, *c))));
+        assert!(ours.starts().eq(theirs.iter().map(|(id, c)| (*id, c.key, c.started_ms))));
+        assert!(ours.heads.len() <= (2 * ours.len()).max(SQUEEZE_FROM), "holes are squeezed out");
+        assert_eq!(serde_json::to_string(&ours).unwrap(), serde_json::to_string(&theirs).unwrap());
+        let copy: LiveContainers = theirs.iter().map(|(id, c)| (*id, *c)).collect();
+        assert_eq!(copy, ours, "equal whatever the holes");
+    }
+}

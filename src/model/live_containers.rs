@@ -30,6 +30,9 @@ pub struct LiveContainers {
     /// Every head before this one is a hole: containers mostly end oldest
     /// first, and walks start here rather than step over them.
     first: usize,
+    /// How many live containers each key has (an app asks under a few):
+    /// what a walk that needs only the keys reads instead of every head.
+    per_key: Vec<(SchedulerKey, usize)>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -104,6 +107,7 @@ impl LiveContainers {
     /// Adds (or replaces) container `id`; returns what it replaced.
     pub fn insert(&mut self, id: u64, c: LiveContainer) -> Option<LiveContainer> {
         let head = Head { id, key: c.key, started_ms: c.started_ms, live: true };
+        self.count(c.key, true);
         if self.heads.last().is_none_or(|h| h.id < id) {
             self.heads.push(head);
             self.sizes.push(c.resources);
@@ -113,8 +117,9 @@ impl LiveContainers {
         match self.slot(id) {
             Ok(i) => {
                 let old = self.heads[i].live.then(|| self.at(i));
-                if old.is_none() {
-                    self.live += 1;
+                match old {
+                    Some(old) => self.count(old.key, false),
+                    None => self.live += 1,
                 }
                 self.heads[i] = head;
                 self.sizes[i] = c.resources;
@@ -136,6 +141,7 @@ impl LiveContainers {
         let old = self.at(i);
         self.heads[i].live = false;
         self.live -= 1;
+        self.count(old.key, false);
         if i == self.first {
             while self.heads.get(self.first).is_some_and(|h| !h.live) {
                 self.first += 1;
@@ -148,6 +154,27 @@ impl LiveContainers {
             self.first = 0;
         }
         Some(old)
+    }
+
+    /// One more (`up`) or one fewer live container under `key`.
+    fn count(&mut self, key: SchedulerKey, up: bool) {
+        match self.per_key.iter().position(|(k, _)| *k == key) {
+            Some(i) if up => self.per_key[i].1 += 1,
+            Some(i) => {
+                self.per_key[i].1 -= 1;
+                if self.per_key[i].1 == 0 {
+                    self.per_key.swap_remove(i);
+                }
+            }
+            None if up => self.per_key.push((key, 1)),
+            None => debug_assert!(false, "a live container's key is counted"),
+        }
+    }
+
+    /// Each key the live containers run under, with how many, in no
+    /// particular order.
+    pub fn per_key(&self) -> impl Iterator<Item = (SchedulerKey, usize)> + '_ {
+        self.per_key.iter().copied()
     }
 
     /// `(id, container)` in ascending id order.
@@ -211,7 +238,11 @@ mod tests {
     use std::collections::BTreeMap;
 
     fn c(started_ms: i64) -> LiveContainer {
-        LiveContainer { key: SchedulerKey { priority: 1, allocation_request_id: 0 }, resources: Resources::new(1024, 1), started_ms }
+        LiveContainer {
+            key: SchedulerKey { priority: started_ms.rem_euclid(4) as i32, allocation_request_id: 0 },
+            resources: Resources::new(1024, 1),
+            started_ms,
+        }
     }
 
     /// Random inserts (mostly ascending, some out of order and repeated)
@@ -253,6 +284,15 @@ mod tests {
                     theirs.get_mut(&id).unwrap().started_ms = -step;
                     assert!(ours.set_started(&id, -step));
                 }
+            }
+            if step % 101 == 0 {
+                let mut counted: Vec<(SchedulerKey, usize)> = ours.per_key().collect();
+                counted.sort_by_key(|(k, _)| *k);
+                let mut walked: BTreeMap<SchedulerKey, usize> = BTreeMap::new();
+                for c in theirs.values() {
+                    *walked.entry(c.key).or_default() += 1;
+                }
+                assert_eq!(counted, walked.into_iter().collect::<Vec<_>>());
             }
             assert!(ours.heads[..ours.first].iter().all(|h| !h.live), "only holes before the first slot walked");
             assert_eq!(ours.heads.len(), ours.sizes.len());

@@ -403,6 +403,20 @@ impl Carbyne {
                 return;
             }
         }
+        if !stages::asks_for_tasks(app, log) {
+            // No plan for an app that asks for nothing (most replans: a
+            // job's last wave runs, and each task's end replans it). What
+            // the replan keeps of its model comes without walking every
+            // running container for its age.
+            let outline = stages::outline(ctx, app, log, &self.cfg, &self.apps_cfg);
+            e.inference = Some(outline.inference);
+            e.stages = outline.stages;
+            if yields {
+                e.status = if outline.unknown_runtime { Status::NoRuntime } else { Status::NothingAsked };
+            }
+            e.live = None;
+            return;
+        }
         let model = stages::model(ctx, app, log, &self.cfg, &self.apps_cfg);
         e.inference = Some(model.inference);
         e.stages = model.stages.len();

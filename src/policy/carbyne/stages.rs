@@ -318,11 +318,31 @@ impl Layout {
     }
 }
 
-/// The job model of `app` now: Pseudocode 1's J_k as far as YARN lets us see it.
-pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, apps: &AppsConfig) -> JobModel {
-    let s = ctx.state;
-    let now = s.now_ms;
-    let scale = 1.0 + cfg.estimate_error;
+/// The keys `app`'s running task containers (all but its AM's) run
+/// under, with how many each: counted as containers start and end
+/// ([`LiveContainers::per_key`](crate::model::LiveContainers::per_key)),
+/// so finding them walks no container.
+fn task_keys(app: &App, log: &KeyLog) -> Vec<(SchedulerKey, usize)> {
+    let am_key = log.am.and_then(|id| app.containers.get(&id)).map(|c| c.key);
+    app.containers
+        .per_key()
+        .filter_map(|(k, n)| {
+            let n = if Some(k) == am_key { n - 1 } else { n };
+            (n > 0).then_some((k, n))
+        })
+        .collect()
+}
+
+/// The stages an app's keys fall into by the rule its type allows (a DAG
+/// hint, MapReduce's priorities, Tez's vertex bands, else arrival order),
+/// with the keys seen before placed.
+struct Inferred {
+    layout: Layout,
+    by_priority: Box<dyn Fn(i32) -> Option<usize>>,
+    priority_stage: BTreeMap<i32, usize>,
+}
+
+fn infer(app: &App, log: &KeyLog, cfg: &CarbyneConfig, task_keys: &[(SchedulerKey, usize)]) -> Inferred {
     let hinted = match (&log.hint, cfg.dag_hint.as_str()) {
         (_, "ignore") => None,
         (Some(Ok(h)), _) => Some(h.as_slice()),
@@ -363,7 +383,7 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, apps: &App
             .map(|(k, _)| k)
             .map(|k| k.priority)
             .chain(app.asks.values().filter(|a| a.count > 0 && !log.is_am_ask(&a.key)).map(|a| a.key.priority))
-            .chain(app.containers.starts().filter(|(id, _, _)| log.am != Some(*id)).map(|(_, k, _)| k.priority))
+            .chain(task_keys.iter().map(|(k, _)| k.priority))
             .map(tez_vertex_band)
             .collect();
         bands.sort_unstable();
@@ -387,6 +407,92 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, apps: &App
             layout.stage_of(*k, &|_| None);
         }
     }
+    Inferred { layout, by_priority, priority_stage }
+}
+
+/// A stage's task runtime, ms: the first of `keys` the estimator knows a
+/// task time for, else the app's; a key repeated in a row (running
+/// containers mostly share one) is asked once.
+///
+/// An app whose containers are executors (`[apps] executor_app_types`:
+/// Spark's run many tasks each and live as long as dynamic allocation
+/// keeps them) has no task runtime to plan with: the plan needs each
+/// task's duration (§3.1, §4.1), and one learned from other apps' tasks
+/// says nothing of an executor's lifetime. Its runtime is unknown
+/// (`opaque`), as when nothing has finished anywhere: no plan, every ask
+/// DEFAULT.
+fn task_runtime(ctx: &Ctx, app: &App, opaque: bool, keys: &mut dyn Iterator<Item = SchedulerKey>) -> Option<f64> {
+    if opaque {
+        return None;
+    }
+    let mut last = None;
+    keys.filter(|k| last.replace(*k) != Some(*k))
+        .find_map(|k| ctx.estimator.task_ms(app, Some(k)).map(|(d, _)| d))
+        .or_else(|| ctx.estimator.task_ms(app, None).map(|(d, _)| d))
+}
+
+/// A hinted stage's tasks still to come: the hint's count less those
+/// finished, running (`running`) and asked (`asked`).
+fn future_tasks(hint: Option<&HintStage>, log: &KeyLog, running: i64, asked: i64) -> i64 {
+    let Some(h) = hint else { return 0 };
+    let done: i64 = log.finished.iter().filter(|(k, _)| k.priority == h.priority).map(|(_, c)| *c).sum();
+    (h.tasks - done - running - asked).max(0)
+}
+
+/// The hint's task runtime, read only with `dag_hint = "full"`.
+fn hinted_ms(hint: Option<&HintStage>, cfg: &CarbyneConfig) -> Option<f64> {
+    hint.and_then(|h| h.task_ms).filter(|_| cfg.dag_hint == "full")
+}
+
+/// What a replan reads of an app that asks for nothing: how its stages
+/// were inferred, how many there are, and whether one with work has no
+/// known task runtime. No plan can be made for it (Pseudocode 1 has no
+/// task of it to schedule), so the replan stops there; these are what
+/// [`model`] would give, found from the running containers' counts per
+/// key rather than by walking every container for its age.
+pub struct Outline {
+    pub inference: Inference,
+    pub stages: usize,
+    pub unknown_runtime: bool,
+}
+
+/// Whether `app` asks for a task container (its AM's ask aside): a job
+/// model of an app that does not has no plan.
+pub fn asks_for_tasks(app: &App, log: &KeyLog) -> bool {
+    app.asks.values().any(|a| a.count > 0 && !log.is_am_ask(&a.key))
+}
+
+pub fn outline(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, apps: &AppsConfig) -> Outline {
+    debug_assert!(!asks_for_tasks(app, log), "an app that asks is modelled in full");
+    let keys = task_keys(app, log);
+    let Inferred { mut layout, by_priority, .. } = infer(app, log, cfg, &keys);
+    // Per stage: its running tasks, and their keys.
+    let mut running: Vec<(i64, Vec<SchedulerKey>)> = Vec::new();
+    for (k, n) in &keys {
+        let i = layout.stage_of(*k, &*by_priority);
+        grow(&mut running, layout.parents.len());
+        running[i].0 += *n as i64;
+        running[i].1.push(*k);
+    }
+    let n = layout.parents.len();
+    grow(&mut running, n);
+    let opaque = apps.runs_executors(&app.app_type);
+    let unknown_runtime = (0..n).any(|i| {
+        let hint = layout.hinted[i].as_ref();
+        let (count, keys) = &running[i];
+        let has_work = future_tasks(hint, log, *count, 0) > 0 || *count > 0;
+        has_work && hinted_ms(hint, cfg).is_none() && task_runtime(ctx, app, opaque, &mut keys.iter().copied()).is_none()
+    });
+    Outline { inference: layout.inference, stages: n, unknown_runtime }
+}
+
+/// The job model of `app` now: Pseudocode 1's J_k as far as YARN lets us see it.
+pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, apps: &AppsConfig) -> JobModel {
+    let s = ctx.state;
+    let now = s.now_ms;
+    let scale = 1.0 + cfg.estimate_error;
+    let running_keys = task_keys(app, log);
+    let Inferred { mut layout, by_priority, priority_stage } = infer(app, log, cfg, &running_keys);
 
     // Outstanding asks and running containers, per stage.
     let mut asked_keys: Vec<Vec<(SchedulerKey, i64)>> = Vec::new();
@@ -440,25 +546,7 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, apps: &App
     grow(&mut asked_keys, n);
     grow(&mut running, n);
 
-    // The first of `keys` the estimator knows a task time for, else the
-    // app's; a key repeated in a row (running containers mostly share one)
-    // is asked once.
-    // An app whose containers are executors (`[apps] executor_app_types`:
-    // Spark's run many tasks each and live as long as dynamic allocation
-    // keeps them) has no task runtime to plan with: the plan needs each
-    // task's duration (§3.1, §4.1), and one learned from other apps' tasks
-    // says nothing of an executor's lifetime. Its runtime is unknown, as
-    // when nothing has finished anywhere: no plan, every ask DEFAULT.
     let opaque = apps.runs_executors(&app.app_type);
-    let runtime = |keys: &mut dyn Iterator<Item = SchedulerKey>| -> Option<f64> {
-        if opaque {
-            return None;
-        }
-        let mut last = None;
-        keys.filter(|k| last.replace(*k) != Some(*k))
-            .find_map(|k| ctx.estimator.task_ms(app, Some(k)).map(|(d, _)| d))
-            .or_else(|| ctx.estimator.task_ms(app, None).map(|(d, _)| d))
-    };
     let mut unknown_runtime = false;
     let mut stages = Vec::with_capacity(n);
     for i in 0..n {
@@ -466,15 +554,10 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, apps: &App
         keys.sort_by_key(|(k, _)| *k);
         let asked: i64 = keys.iter().map(|(_, c)| *c).sum();
         let hint = layout.hinted[i].as_ref();
-        let done: i64 = match hint {
-            Some(h) => log.finished.iter().filter(|(k, _)| k.priority == h.priority).map(|(_, c)| *c).sum(),
-            None => 0,
-        };
-        let future = hint.map_or(0, |h| (h.tasks - done - running[i].ages.len() as i64 - asked).max(0));
-        let hinted_ms = hint.and_then(|h| h.task_ms).filter(|_| cfg.dag_hint == "full");
+        let future = future_tasks(hint, log, running[i].ages.len() as i64, asked);
         let mut own_keys = keys.iter().map(|(k, _)| *k).chain(running[i].keys.iter().copied());
         let has_work = asked + future > 0 || !running[i].ages.is_empty();
-        let task_ms = match hinted_ms.or_else(|| runtime(&mut own_keys)) {
+        let task_ms = match hinted_ms(hint, cfg).or_else(|| task_runtime(ctx, app, opaque, &mut own_keys)) {
             Some(d) => d,
             None => {
                 unknown_runtime |= has_work;
@@ -623,6 +706,82 @@ mod tests {
         let m = model_of(&mr);
         assert_eq!((m.stages.len(), m.stages[1].unfinished()), (2, 0), "the reduces have no tasks yet");
         assert_eq!(m.stages[1].demand, Amount::ZERO);
+    }
+
+    /// An estimator that knows the task time of the keys at `priorities`
+    /// only (and nothing of the app as a whole).
+    struct KnowsKeys(Vec<i32>);
+
+    impl crate::policy::points::Plugin for KnowsKeys {
+        fn name(&self) -> &'static str {
+            "knows-keys"
+        }
+    }
+
+    impl crate::policy::points::Estimator for KnowsKeys {
+        fn estimate(&self, _: &ClusterState, _: &App) -> Option<crate::policy::points::Estimate> {
+            None
+        }
+        fn task_ms(&self, _: &App, key: Option<SchedulerKey>) -> Option<(f64, f64)> {
+            key.filter(|k| self.0.contains(&k.priority)).map(|k| (1_000.0 * k.priority as f64, 1.0))
+        }
+    }
+
+    /// For an app that asks for no task, the outline says what the full
+    /// model says: how the stages were inferred, how many there are, and
+    /// whether a stage with work has no known runtime. Each inference rule
+    /// (MapReduce, Tez, a DAG hint with tasks still to come, arrival
+    /// order, an executor app), with the AM running, keys shared by several
+    /// containers and a key never seen asking, under estimators that know
+    /// no key, some keys or all of them, and each `dag_hint` mode.
+    #[test]
+    fn an_outline_is_what_the_model_says_of_an_app_that_asks_for_nothing() {
+        let r = Resources::new(512, 1);
+        let live = |p: i32| LiveContainer { key: key(p), resources: r, started_ms: 1_000 };
+        let app = |id: u32, kind: &str, running: &[i32], tags: &[&str]| {
+            let mut a = crate::policy::carbyne::tests::bare_app(id, kind);
+            a.tags = tags.iter().map(|t| t.to_string()).collect();
+            let mut containers = vec![(1, live(AM_PRIORITY))];
+            containers.extend(running.iter().enumerate().map(|(i, p)| (2 + i as u64, live(*p))));
+            a.containers = Arc::new(containers.into_iter().collect());
+            // Asked before, not now.
+            a.asks.insert(key(20), Ask::anywhere(key(20), r, 0));
+            a
+        };
+        let hint = "shepherd.dag=1:2:10000:-;2:3:10000:-;3:4:10000:0+1";
+        let apps = [
+            (app(1, "MAPREDUCE", &[20, 20, 5, 10], &[]), vec![(20, 0), (10, 2_000)]),
+            (app(2, "MAPREDUCE", &[], &[]), vec![(20, 0)]),
+            (app(3, "TEZ", &[8, 8, 20, 32, 7], &[]), vec![(8, 0), (20, 1_000)]),
+            (app(4, "TEZ", &[2, 2], &[hint]), vec![(1, 0), (2, 500)]),
+            (app(5, "OTHER", &[3, 3, 9, 4], &[]), vec![(3, 0), (9, 700)]),
+            (app(6, "SPARK", &[3, 3], &[]), vec![(3, 0)]),
+        ];
+        let estimators: Vec<Box<dyn crate::policy::points::Estimator>> =
+            vec![Box::new(NoEstimate), Box::new(KnowsKeys(vec![20, 8, 3])), Box::new(KnowsKeys(vec![1, 2, 3, 4, 5, 7, 8, 9, 10, 20, 32]))];
+        let apps_cfg = AppsConfig { executor_app_types: vec!["SPARK".into()] };
+        let mut checked = [0, 0];
+        for dag_hint in ["full", "structure", "ignore"] {
+            let cfg = CarbyneConfig { dag_hint: dag_hint.into(), ..CarbyneConfig::default() };
+            for est in &estimators {
+                let state = ClusterState { now_ms: 5_000, ..Default::default() };
+                let ctx = Ctx { state: &state, scope: Scope::Cluster, estimator: est.as_ref() };
+                for (a, seen) in &apps {
+                    let mut log = KeyLog::new(a);
+                    log.seen = seen.iter().map(|(p, t)| (key(*p), *t)).collect();
+                    log.am = Some(1);
+                    assert!(!asks_for_tasks(a, &log));
+                    let m = model(&ctx, a, &log, &cfg, &apps_cfg);
+                    let o = outline(&ctx, a, &log, &cfg, &apps_cfg);
+                    let what = format!("app {} ({}), {} estimator, dag_hint {dag_hint}", a.id, a.app_type, est.name());
+                    assert_eq!(o.inference, m.inference, "{what}");
+                    assert_eq!(o.stages, m.stages.len(), "{what}");
+                    assert_eq!(o.unknown_runtime, m.unknown_runtime, "{what}");
+                    checked[m.unknown_runtime as usize] += 1;
+                }
+            }
+        }
+        assert!(checked[0] > 0 && checked[1] > 0, "runtimes both known and unknown: {checked:?}");
     }
 
     /// The model of `app` at 5 s with a key log that saw `seen` (key

@@ -51,7 +51,7 @@ use crate::event::Event;
 use crate::model::ask::AM_PRIORITY;
 use crate::model::exit::{outcome, Outcome};
 use crate::model::waiting::ascending_minus;
-use crate::model::{App, AppId, ContainerId, Resources, SchedulerKey};
+use crate::model::{App, AppId, Ask, ContainerId, Resources, SchedulerKey};
 use crate::policy::points::Ctx;
 use std::collections::BTreeMap;
 
@@ -382,7 +382,7 @@ fn infer(app: &App, log: &KeyLog, cfg: &CarbyneConfig, task_keys: &[(SchedulerKe
             .iter()
             .map(|(k, _)| k)
             .map(|k| k.priority)
-            .chain(app.asks.values().filter(|a| a.count > 0 && !log.is_am_ask(&a.key)).map(|a| a.key.priority))
+            .chain(task_asks(app, log).map(|a| a.key.priority))
             .chain(task_keys.iter().map(|(k, _)| k.priority))
             .map(tez_vertex_band)
             .collect();
@@ -456,12 +456,18 @@ pub struct Outline {
     pub unknown_runtime: bool,
 }
 
-/// Whether `app` asks for a task container (its AM's ask aside): a job
-/// model of an app that does not has no plan.
-pub fn asks_for_tasks(app: &App, log: &KeyLog) -> bool {
-    app.asks.values().any(|a| a.count > 0 && !log.is_am_ask(&a.key))
+/// The app's outstanding asks for task containers (its AM's ask aside).
+fn task_asks<'a>(app: &'a App, log: &'a KeyLog) -> impl Iterator<Item = &'a Ask> + 'a {
+    app.asks.values().filter(|a| a.count > 0 && !log.is_am_ask(&a.key))
 }
 
+/// Whether `app` asks for a task container: a job model of an app that
+/// does not has no plan.
+pub fn asks_for_tasks(app: &App, log: &KeyLog) -> bool {
+    task_asks(app, log).next().is_some()
+}
+
+/// The [`Outline`] of an app that asks for nothing.
 pub fn outline(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, apps: &AppsConfig) -> Outline {
     debug_assert!(!asks_for_tasks(app, log), "an app that asks is modelled in full");
     let keys = task_keys(app, log);
@@ -498,13 +504,10 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, apps: &App
     let mut asked_keys: Vec<Vec<(SchedulerKey, i64)>> = Vec::new();
     // Running containers per stage: their ages (ms; turned into their
     // remaining times once the stage's runtime is known), their keys with
-    // repeats in a row left out (what `runtime` asks the estimator about),
+    // repeats in a row left out (what `task_runtime` asks the estimator about),
     // and the first one's size.
     let mut running: Vec<Running> = Vec::new();
-    for ask in app.asks.values().filter(|a| a.count > 0) {
-        if log.is_am_ask(&ask.key) {
-            continue;
-        }
+    for ask in task_asks(app, log) {
         let i = layout.stage_of(ask.key, &*by_priority);
         grow(&mut asked_keys, layout.parents.len());
         asked_keys[i].push((ask.key, ask.count as i64));
@@ -655,7 +658,7 @@ impl Running {
 /// run yet and whose hint gives no size. Found only for such a stage: other
 /// models do not visit the containers' sizes.
 fn largest_task(app: &App, log: &KeyLog) -> Resources {
-    let asked = app.asks.values().filter(|a| a.count > 0 && !log.is_am_ask(&a.key)).map(|a| a.capability);
+    let asked = task_asks(app, log).map(|a| a.capability);
     let running = app.containers.iter().filter(|(id, _)| log.am != Some(**id)).map(|(_, c)| c.resources);
     asked.chain(running).fold(Resources::ZERO, |m, r| m.max_each(&r))
 }

@@ -288,8 +288,13 @@ public class SparkOnShepherdTest {
       return 0;
     }
     RMAppAttempt attempt = a.getCurrentAppAttempt();
-    ContainerId am = attempt == null || attempt.getMasterContainer() == null ? null
-        : attempt.getMasterContainer().getId();
+    // Until the attempt holds its master container, the one live container
+    // may be the AM itself (the scheduler allocated it, the attempt has not
+    // taken it yet); no task can run before the AM does.
+    if (attempt == null || attempt.getMasterContainer() == null) {
+      return 0;
+    }
+    ContainerId am = attempt.getMasterContainer().getId();
     int n = 0;
     for (RMContainer c : ClusterAssertions.liveContainers(cluster, a)) {
       if (!c.getContainerId().equals(am)) {

@@ -183,11 +183,12 @@ public class TezOnShepherdTest {
         a.getCurrentAppAttempt();
     org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerAppReport report =
         cluster.scheduler().getSchedulerAppInfo(attempt.getAppAttemptId());
-    if (report == null) {
+    // Until the attempt holds its master container, a live container may be
+    // the AM itself; no task runs before the AM does.
+    if (report == null || attempt.getMasterContainer() == null) {
       return;
     }
-    String am = attempt.getMasterContainer() == null ? null
-        : attempt.getMasterContainer().getId().toString();
+    String am = attempt.getMasterContainer().getId().toString();
     for (org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer c
         : report.getLiveContainers()) {
       String id = c.getContainerId().toString();

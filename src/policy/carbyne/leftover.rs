@@ -66,7 +66,7 @@ impl CarbyneLeftover {
             return v;
         }
         let v = match self.logs.get(app.id) {
-            Some(log) => stages::model(ctx, app, log, &self.cfg, &self.apps_cfg).remaining_ms(),
+            Some(log) => stages::remaining_ms(ctx, app, log, &self.cfg, &self.apps_cfg),
             // Not seen arrive (built by -refreshQueues): the estimator's view.
             None => ctx.estimate(app).map_or(f64::INFINITY, |e| e.remaining_ms),
         };

@@ -626,6 +626,98 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, apps: &App
     JobModel { stages, reserved, inference: layout.inference, unknown_runtime, key_stage: layout.of_key, priority_stage }
 }
 
+/// `model(..).remaining_ms()` to the bit, for the leftover's SRTF order
+/// (§4.2), without building the model: one walk over the running
+/// containers that adds each one's time left to its stage's sum, where the
+/// model collects every age into a vector per stage and sums them after.
+/// The leftover asks this of a large job still asking (thousands of
+/// running containers) at most once per pass.
+///
+/// The walk needs each stage's task runtime before it starts. The model
+/// takes the first key the estimator knows among the stage's asks, then
+/// among its running keys in container order: when two running keys of a
+/// stage would give different runtimes that order decides, and so when a
+/// second running key opens a stage of its own (the stages' order, and so
+/// the order of the sum over them, follows the walk). Both are left to the
+/// model.
+pub fn remaining_ms(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, apps: &AppsConfig) -> f64 {
+    let now = ctx.state.now_ms;
+    let scale = 1.0 + cfg.estimate_error;
+    let running_keys = task_keys(app, log);
+    let Inferred { mut layout, by_priority, .. } = infer(app, log, cfg, &running_keys);
+    // Per stage: containers asked, asked keys, running containers, running keys.
+    let mut asked: Vec<(i64, Vec<SchedulerKey>, i64, Vec<SchedulerKey>)> = Vec::new();
+    for ask in task_asks(app, log) {
+        let i = layout.stage_of(ask.key, &*by_priority);
+        grow(&mut asked, layout.parents.len());
+        asked[i].0 += ask.count as i64;
+        asked[i].1.push(ask.key);
+    }
+    let placed = layout.parents.len();
+    let mut key_stage: Vec<(SchedulerKey, usize)> = Vec::with_capacity(running_keys.len());
+    for (k, n) in &running_keys {
+        let i = layout.stage_of(*k, &*by_priority);
+        grow(&mut asked, layout.parents.len());
+        asked[i].2 += *n as i64;
+        asked[i].3.push(*k);
+        key_stage.push((*k, i));
+    }
+    if layout.parents.len() > placed + 1 {
+        return model(ctx, app, log, cfg, apps).remaining_ms();
+    }
+    let n = layout.parents.len();
+    grow(&mut asked, n);
+    let opaque = apps.runs_executors(&app.app_type);
+    let mut task_ms = vec![0.0; n];
+    for (i, (_, asked_keys, _, running)) in asked.iter_mut().enumerate() {
+        asked_keys.sort();
+        let hinted = hinted_ms(layout.hinted[i].as_ref(), cfg);
+        let knows = |k: &SchedulerKey| ctx.estimator.task_ms(app, Some(*k)).map(|(d, _)| d);
+        if hinted.is_none() && !opaque && running.len() > 1 && !asked_keys.iter().any(|k| knows(k).is_some()) {
+            // The first running key the estimator knows decides; which is
+            // first only the walk tells, so two that disagree go to the model.
+            let mut known = running.iter().filter_map(knows);
+            if let Some(first) = known.next() {
+                if known.any(|d| d.to_bits() != first.to_bits()) {
+                    return model(ctx, app, log, cfg, apps).remaining_ms();
+                }
+            }
+        }
+        task_ms[i] =
+            hinted.or_else(|| task_runtime(ctx, app, opaque, &mut asked_keys.iter().chain(running.iter()).copied())).unwrap_or(0.0) * scale;
+    }
+    // The model's sums start from -0.0 (`Iterator::sum`), these from 0.0:
+    // every term is ≥ +0.0, so the results are the same bits.
+    let mut running_ms = vec![0.0; n];
+    if task_ms.iter().any(|t| *t > 0.0) {
+        let mut last: Option<(SchedulerKey, usize)> = None;
+        for (id, key, started_ms) in app.containers.starts() {
+            if log.am == Some(id) {
+                continue;
+            }
+            let i = match last {
+                Some((k, i)) if k == key => i,
+                _ => {
+                    let i = key_stage.iter().find(|(k, _)| *k == key).map(|(_, i)| *i);
+                    debug_assert!(i.is_some(), "every running key is counted per key");
+                    let i = i.unwrap_or(0);
+                    last = Some((key, i));
+                    i
+                }
+            };
+            let age = (now - started_ms).max(0) as f64;
+            running_ms[i] += (task_ms[i] - age).max(0.0);
+        }
+    }
+    (0..n)
+        .map(|i| {
+            let (count, _, running, _) = &asked[i];
+            let future = future_tasks(layout.hinted[i].as_ref(), log, *running, *count);
+            (count + future) as f64 * task_ms[i] + running_ms[i]
+        })
+        .sum()
+}
+
 fn grow<T: Default>(v: &mut Vec<T>, n: usize) {
     while v.len() < n {
         v.push(T::default());
@@ -711,22 +803,36 @@ mod tests {
         assert_eq!(m.stages[1].demand, Amount::ZERO);
     }
 
-    /// An estimator that knows the task time of the keys at `priorities`
-    /// only (and nothing of the app as a whole).
-    struct KnowsKeys(Vec<i32>);
+    /// An estimator that knows the task time of the keys it lists (by
+    /// priority, ms), and of the app's tasks as a whole if `app_ms`.
+    struct Knows {
+        keys: Vec<(i32, f64)>,
+        app_ms: Option<f64>,
+    }
 
-    impl crate::policy::points::Plugin for KnowsKeys {
-        fn name(&self) -> &'static str {
-            "knows-keys"
+    impl Knows {
+        /// The keys at `priorities`, each task 1 s × its priority; nothing
+        /// of the app as a whole.
+        fn keys(priorities: &[i32]) -> Knows {
+            Knows { keys: priorities.iter().map(|p| (*p, 1_000.0 * *p as f64)).collect(), app_ms: None }
         }
     }
 
-    impl crate::policy::points::Estimator for KnowsKeys {
+    impl crate::policy::points::Plugin for Knows {
+        fn name(&self) -> &'static str {
+            "knows"
+        }
+    }
+
+    impl crate::policy::points::Estimator for Knows {
         fn estimate(&self, _: &ClusterState, _: &App) -> Option<crate::policy::points::Estimate> {
             None
         }
         fn task_ms(&self, _: &App, key: Option<SchedulerKey>) -> Option<(f64, f64)> {
-            key.filter(|k| self.0.contains(&k.priority)).map(|k| (1_000.0 * k.priority as f64, 1.0))
+            match key {
+                Some(k) => self.keys.iter().find(|(p, _)| *p == k.priority).map(|(_, ms)| (*ms, 1.0)),
+                None => self.app_ms.map(|ms| (ms, 1.0)),
+            }
         }
     }
 
@@ -761,12 +867,12 @@ mod tests {
             (app(6, "SPARK", &[3, 3], &[]), vec![(3, 0)]),
         ];
         let estimators: Vec<Box<dyn crate::policy::points::Estimator>> =
-            vec![Box::new(NoEstimate), Box::new(KnowsKeys(vec![20, 8, 3])), Box::new(KnowsKeys(vec![1, 2, 3, 4, 5, 7, 8, 9, 10, 20, 32]))];
+            vec![Box::new(NoEstimate), Box::new(Knows::keys(&[20, 8, 3])), Box::new(Knows::keys(&[1, 2, 3, 4, 5, 7, 8, 9, 10, 20, 32]))];
         let apps_cfg = AppsConfig { executor_app_types: vec!["SPARK".into()] };
         let mut checked = [0, 0];
         for dag_hint in ["full", "structure", "ignore"] {
             let cfg = CarbyneConfig { dag_hint: dag_hint.into(), ..CarbyneConfig::default() };
-            for est in &estimators {
+            for (e, est) in estimators.iter().enumerate() {
                 let state = ClusterState { now_ms: 5_000, ..Default::default() };
                 let ctx = Ctx { state: &state, scope: Scope::Cluster, estimator: est.as_ref() };
                 for (a, seen) in &apps {
@@ -776,7 +882,7 @@ mod tests {
                     assert!(!asks_for_tasks(a, &log));
                     let m = model(&ctx, a, &log, &cfg, &apps_cfg);
                     let o = outline(&ctx, a, &log, &cfg, &apps_cfg);
-                    let what = format!("app {} ({}), {} estimator, dag_hint {dag_hint}", a.id, a.app_type, est.name());
+                    let what = format!("app {} ({}), estimator {e}, dag_hint {dag_hint}", a.id, a.app_type);
                     assert_eq!(o.inference, m.inference, "{what}");
                     assert_eq!(o.stages, m.stages.len(), "{what}");
                     assert_eq!(o.unknown_runtime, m.unknown_runtime, "{what}");
@@ -785,6 +891,90 @@ mod tests {
             }
         }
         assert!(checked[0] > 0 && checked[1] > 0, "runtimes both known and unknown: {checked:?}");
+    }
+
+    /// The leftover's remaining work, summed in one walk, is the full
+    /// model's to the bit: each inference rule, asks and running containers
+    /// of several keys per stage (some past their runtime, some not), keys
+    /// the rule does not place (one, and two: the model's case), running
+    /// keys of one stage with different runtimes (the model's case too), an
+    /// AM known and not, an executor app, under estimators that know no
+    /// key, some, all, and the app as a whole, each `dag_hint` mode and
+    /// two estimate errors.
+    #[test]
+    fn remaining_work_without_a_model_is_the_models_to_the_bit() {
+        let r = Resources::new(512, 1);
+        let app = |id: u32, kind: &str, running: &[(i32, i64)], asks: &[(i32, i32)], tags: &[&str]| {
+            let mut a = crate::policy::carbyne::tests::bare_app(id, kind);
+            a.tags = tags.iter().map(|t| t.to_string()).collect();
+            let mut containers = vec![(1, LiveContainer { key: key(AM_PRIORITY), resources: r, started_ms: 0 })];
+            containers.extend(
+                running
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (p, at))| (2 + i as u64, LiveContainer { key: key(*p), resources: r, started_ms: *at })),
+            );
+            // Launched last id first: the counts per key list the keys in
+            // another order than the walk meets them.
+            a.containers = Arc::new(containers.into_iter().rev().collect());
+            for (p, n) in asks {
+                a.asks.insert(key(*p), Ask::anywhere(key(*p), r, *n));
+            }
+            a
+        };
+        let hint = "shepherd.dag=1:2:10000:-;2:3:10000:-;3:4:10000:0+1";
+        let mr_running = [(20, 1_000), (20, 4_000), (5, 3_000), (10, 4_500), (20, 0)];
+        // (app, keys seen with first-ask ms, AM known)
+        let apps = [
+            (app(1, "MAPREDUCE", &mr_running, &[(20, 3), (10, 2)], &[]), vec![(20, 0), (5, 2_000), (10, 3_000)], true),
+            (app(2, "MAPREDUCE", &mr_running, &[(20, 3)], &[]), vec![(20, 0)], false),
+            // Keys 7 and 8 each open a stage of their own, in the walk's
+            // order; under the last estimator the sum over the stages depends on it.
+            (app(3, "MAPREDUCE", &[(20, 1_000), (7, 2_000), (8, 2_500)], &[], &[]), vec![(20, 0)], true),
+            (app(4, "MAPREDUCE", &[(7, 1_000), (20, 2_000), (7, 4_000)], &[(20, 1)], &[]), vec![(20, 0)], true),
+            // Three map keys the estimator may time differently: the first
+            // the walk meets (19) decides.
+            (app(5, "MAPREDUCE", &[(19, 0), (5, 1_000), (20, 2_000)], &[], &[]), vec![(20, 0)], true),
+            (
+                app(6, "TEZ", &[(8, 1_000), (8, 2_000), (20, 1_000), (7, 3_000), (32, 4_900)], &[(20, 2), (32, 1)], &[]),
+                vec![(8, 0), (20, 1_000)],
+                true,
+            ),
+            (app(7, "TEZ", &[(2, 500), (2, 4_000)], &[(1, 2)], &[hint]), vec![(1, 0), (2, 400)], true),
+            (app(8, "OTHER", &[(3, 0), (9, 100), (3, 4_000), (4, 2_000)], &[(9, 1), (4, 2)], &[]), vec![(3, 0), (9, 50)], true),
+            (app(9, "SPARK", &[(3, 0), (3, 10)], &[(3, 2)], &[]), vec![(3, 0)], true),
+        ];
+        let estimators: Vec<Box<dyn crate::policy::points::Estimator>> = vec![
+            Box::new(NoEstimate),
+            Box::new(Knows::keys(&[20, 8, 3])),
+            Box::new(Knows::keys(&[1, 2, 3, 4, 5, 7, 8, 9, 10, 19, 20, 32])),
+            Box::new(Knows { app_ms: Some(2_500.0), ..Knows::keys(&[5, 7]) }),
+            // 2^53 ms left of app 3's map, 1 and 2 ms of its keys 7 and 8:
+            // 2^53 + 1 + 2 is not 2^53 + 2 + 1 in floating point.
+            Box::new(Knows { keys: vec![(20, 9_007_199_254_744_992.0), (7, 3_001.0), (8, 2_502.0)], app_ms: None }),
+        ];
+        let apps_cfg = AppsConfig { executor_app_types: vec!["SPARK".into()] };
+        let mut some_work = 0;
+        for dag_hint in ["full", "structure", "ignore"] {
+            for estimate_error in [0.0, 0.3] {
+                let cfg = CarbyneConfig { dag_hint: dag_hint.into(), estimate_error, ..CarbyneConfig::default() };
+                for (e, est) in estimators.iter().enumerate() {
+                    let state = ClusterState { now_ms: 5_000, ..Default::default() };
+                    let ctx = Ctx { state: &state, scope: Scope::Cluster, estimator: est.as_ref() };
+                    for (a, seen, am_known) in &apps {
+                        let mut log = KeyLog::new(a);
+                        log.seen = seen.iter().map(|(p, t)| (key(*p), *t)).collect();
+                        log.am = am_known.then_some(1);
+                        let want = model(&ctx, a, &log, &cfg, &apps_cfg).remaining_ms();
+                        let got = remaining_ms(&ctx, a, &log, &cfg, &apps_cfg);
+                        let what = format!("app {} ({}), estimator {e}, dag_hint {dag_hint}, error {estimate_error}", a.id, a.app_type);
+                        assert_eq!(got.to_bits(), want.to_bits(), "{what}: {got} against the model's {want}");
+                        some_work += (want > 0.0) as usize;
+                    }
+                }
+            }
+        }
+        assert!(some_work > 100, "most cases have work left: {some_work}");
     }
 
     /// The model of `app` at 5 s with a key log that saw `seen` (key

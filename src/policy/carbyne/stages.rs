@@ -635,11 +635,11 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, apps: &App
 ///
 /// The walk needs each stage's task runtime before it starts. The model
 /// takes the first key the estimator knows among the stage's asks, then
-/// among its running keys in container order: when two running keys of a
-/// stage would give different runtimes that order decides, and so when a
-/// second running key opens a stage of its own (the stages' order, and so
-/// the order of the sum over them, follows the walk). Both are left to the
-/// model.
+/// among its running keys in container order, so the walk's order decides
+/// when two running keys of one stage are timed differently. It also
+/// decides the stages' order, and so the order of the sum over them, when
+/// two running keys each open a stage of their own. Both cases are left to
+/// the model.
 pub fn remaining_ms(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, apps: &AppsConfig) -> f64 {
     let now = ctx.state.now_ms;
     let scale = 1.0 + cfg.estimate_error;

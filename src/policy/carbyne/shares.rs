@@ -50,8 +50,12 @@ pub fn progressive_filling(total: &Amount, entries: &[(Amount, f64)]) -> Vec<Amo
     // Active entries, in the order they would be satisfied; `next` is the
     // first that may still be active, `stopped` marks those a type's
     // running out stopped further on.
-    let mut order: Vec<usize> = (0..n).filter(|i| ds[*i] > 0.0 && entries[*i].1 > 0.0).collect();
-    order.sort_by(|a, b| met_at(*a).total_cmp(&met_at(*b)).then(a.cmp(b)));
+    // Sorted by (level, index) computed once per entry, not per
+    // comparison: the index makes every pair distinct, so the unstable
+    // sort gives the one order a stable sort would.
+    let mut keyed: Vec<(f64, usize)> = (0..n).filter(|i| ds[*i] > 0.0 && entries[*i].1 > 0.0).map(|i| (met_at(i), i)).collect();
+    keyed.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
     let mut stopped = vec![false; n];
     let mut next = 0;
     let mut active = order.len();

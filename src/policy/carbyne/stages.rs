@@ -690,23 +690,31 @@ pub fn remaining_ms(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, app
     // every term is ≥ +0.0, so the results are the same bits.
     let mut running_ms = vec![0.0; n];
     if task_ms.iter().any(|t| *t > 0.0) {
+        // The stage of the last key met, its runtime and its sum so far:
+        // consecutive containers mostly share a key, and a sum kept in a
+        // local rather than in `running_ms` does not wait on a store each
+        // container. The same additions in the same order.
         let mut last: Option<(SchedulerKey, usize)> = None;
+        let (mut t, mut sum) = (0.0, 0.0);
         for (id, key, started_ms) in app.containers.starts() {
             if log.am == Some(id) {
                 continue;
             }
-            let i = match last {
-                Some((k, i)) if k == key => i,
-                _ => {
-                    let i = key_stage.iter().find(|(k, _)| *k == key).map(|(_, i)| *i);
-                    debug_assert!(i.is_some(), "every running key is counted per key");
-                    let i = i.unwrap_or(0);
-                    last = Some((key, i));
-                    i
+            if last.is_none_or(|(k, _)| k != key) {
+                if let Some((_, j)) = last {
+                    running_ms[j] = sum;
                 }
-            };
+                let i = key_stage.iter().find(|(k, _)| *k == key).map(|(_, i)| *i);
+                debug_assert!(i.is_some(), "every running key is counted per key");
+                let i = i.unwrap_or(0);
+                last = Some((key, i));
+                (t, sum) = (task_ms[i], running_ms[i]);
+            }
             let age = (now - started_ms).max(0) as f64;
-            running_ms[i] += (task_ms[i] - age).max(0.0);
+            sum += (t - age).max(0.0);
+        }
+        if let Some((_, j)) = last {
+            running_ms[j] = sum;
         }
     }
     (0..n)

@@ -645,21 +645,20 @@ pub fn remaining_ms(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, app
     let scale = 1.0 + cfg.estimate_error;
     let running_keys = task_keys(app, log);
     let Inferred { mut layout, by_priority, .. } = infer(app, log, cfg, &running_keys);
-    // Per stage: containers asked, asked keys, running containers, running keys.
-    let mut asked: Vec<(i64, Vec<SchedulerKey>, i64, Vec<SchedulerKey>)> = Vec::new();
+    let mut asked: Vec<StageKeys> = Vec::new();
     for ask in task_asks(app, log) {
         let i = layout.stage_of(ask.key, &*by_priority);
         grow(&mut asked, layout.parents.len());
-        asked[i].0 += ask.count as i64;
-        asked[i].1.push(ask.key);
+        asked[i].asked += ask.count as i64;
+        asked[i].asked_keys.push(ask.key);
     }
     let placed = layout.parents.len();
     let mut key_stage: Vec<(SchedulerKey, usize)> = Vec::with_capacity(running_keys.len());
     for (k, n) in &running_keys {
         let i = layout.stage_of(*k, &*by_priority);
         grow(&mut asked, layout.parents.len());
-        asked[i].2 += *n as i64;
-        asked[i].3.push(*k);
+        asked[i].running += *n as i64;
+        asked[i].running_keys.push(*k);
         key_stage.push((*k, i));
     }
     if layout.parents.len() > placed + 1 {
@@ -669,7 +668,7 @@ pub fn remaining_ms(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, app
     grow(&mut asked, n);
     let opaque = apps.runs_executors(&app.app_type);
     let mut task_ms = vec![0.0; n];
-    for (i, (_, asked_keys, _, running)) in asked.iter_mut().enumerate() {
+    for (i, StageKeys { asked_keys, running_keys: running, .. }) in asked.iter_mut().enumerate() {
         asked_keys.sort();
         let hinted = hinted_ms(layout.hinted[i].as_ref(), cfg);
         let knows = |k: &SchedulerKey| ctx.estimator.task_ms(app, Some(*k)).map(|(d, _)| d);
@@ -719,11 +718,22 @@ pub fn remaining_ms(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, app
     }
     (0..n)
         .map(|i| {
-            let (count, _, running, _) = &asked[i];
-            let future = future_tasks(layout.hinted[i].as_ref(), log, *running, *count);
-            (count + future) as f64 * task_ms[i] + running_ms[i]
+            let StageKeys { asked, running, .. } = &asked[i];
+            let future = future_tasks(layout.hinted[i].as_ref(), log, *running, *asked);
+            (asked + future) as f64 * task_ms[i] + running_ms[i]
         })
         .sum()
+}
+
+/// One stage's tasks as [`remaining_ms`] counts them before its walk.
+#[derive(Default)]
+struct StageKeys {
+    /// Containers asked, and the keys asking.
+    asked: i64,
+    asked_keys: Vec<SchedulerKey>,
+    /// Containers running, and their keys (in no particular order).
+    running: i64,
+    running_keys: Vec<SchedulerKey>,
 }
 
 fn grow<T: Default>(v: &mut Vec<T>, n: usize) {

@@ -176,19 +176,21 @@ struct RunningTimes {
 
 impl RunningTimes {
     fn of(stages: &[StageModel]) -> RunningTimes {
-        let mut times = Vec::with_capacity(stages.iter().map(|s| s.running.len()).sum());
+        // Each time as the integer that orders as `f64::total_cmp` does:
+        // the same order, and a sort of integers is several times faster
+        // than one that compares floats through `total_cmp` (these sorts
+        // were 7 % of `bench-sim --policy carbyne`). Equal keys are equal
+        // bits, so stable or not, the sorted times are the same.
+        let mut keys: Vec<i64> = Vec::with_capacity(stages.iter().map(|s| s.running.len()).sum());
         let mut bounds = Vec::with_capacity(stages.len() + 1);
         bounds.push(0);
         for s in stages {
-            let from = times.len();
-            times.extend_from_slice(&s.running);
-            // Stable: equal times under `total_cmp` are the same bits, so it
-            // orders them as the unstable sort did, and a stage's times come
-            // nearly ascending (containers in start order), which its run
-            // detection takes in one walk.
-            times[from..].sort_by(f64::total_cmp);
-            bounds.push(times.len());
+            let from = keys.len();
+            keys.extend(s.running.iter().map(|r| total_order_key(*r)));
+            keys[from..].sort_unstable();
+            bounds.push(keys.len());
         }
+        let times: Vec<f64> = keys.into_iter().map(from_total_order_key).collect();
         let running = (0..stages.len()).filter(|s| bounds[*s + 1] > bounds[*s]).collect();
         RunningTimes { times, bounds, running }
     }
@@ -202,6 +204,20 @@ impl RunningTimes {
     fn stage_until(&self, s: usize) -> f64 {
         self.of_stage(s).last().map_or(0.0, |r| r.max(0.0))
     }
+}
+
+/// `x`'s bits as an integer ordered as [`f64::total_cmp`] orders floats:
+/// a negative float's bits but the sign are flipped, so that a larger
+/// magnitude sorts lower (the standard library's own comparison).
+fn total_order_key(x: f64) -> i64 {
+    let bits = x.to_bits() as i64;
+    bits ^ (((bits >> 63) as u64) >> 1) as i64
+}
+
+/// The float of a [`total_order_key`]: the flip leaves the sign bit, so it
+/// undoes itself.
+fn from_total_order_key(key: i64) -> f64 {
+    f64::from_bits((key ^ (((key >> 63) as u64) >> 1) as i64) as u64)
 }
 
 /// Where a running task with `r` ms left holds its stage's demand.
@@ -824,6 +840,41 @@ pub(crate) mod tests {
             }
         }
         assert!(refused > 200 && reached > 200, "refused {refused}, reached {reached}");
+    }
+
+    /// The integer keys order floats as `f64::total_cmp` does, and give
+    /// the floats back bit for bit: zeros of both signs, infinities, NaNs,
+    /// the smallest and largest magnitudes, and random bit patterns.
+    #[test]
+    fn total_order_keys_sort_as_total_cmp_and_give_the_bits_back() {
+        let mut rng = crate::workload::rng::Rng::seeded(23);
+        let mut xs = vec![
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            -f64::NAN,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
+            f64::MAX,
+            f64::MIN,
+            5e-324,
+            -5e-324,
+        ];
+        xs.extend((0..2000).map(|_| f64::from_bits(((rng.int(0, 1 << 31) as u64) << 33) ^ (rng.int(0, 1 << 31) as u64))));
+        xs.extend((0..2000).map(|_| rng.uniform(-1e4, 1e4)));
+        for &x in &xs {
+            assert_eq!(from_total_order_key(total_order_key(x)).to_bits(), x.to_bits());
+        }
+        let mut by_cmp = xs.clone();
+        by_cmp.sort_by(f64::total_cmp);
+        let mut by_key: Vec<i64> = xs.iter().map(|x| total_order_key(*x)).collect();
+        by_key.sort_unstable();
+        let by_key: Vec<u64> = by_key.into_iter().map(|k| from_total_order_key(k).to_bits()).collect();
+        assert_eq!(by_key, by_cmp.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
     }
 
     /// Skipping the marks at which nothing fits changes no forward

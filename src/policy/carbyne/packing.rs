@@ -297,20 +297,6 @@ impl Holds<'_> {
         }
     }
 
-    /// Forward, what the holds take at `t` > 0 (each hold whose end is
-    /// after `t`): [`HeldFromNow::at`]'s sum, by binary searches.
-    fn held_at(&self, t: f64) -> Amount {
-        let mut acc = Amount::ZERO;
-        for &s in &self.times.running {
-            let rs = self.times.of_stage(s);
-            let n = rs.len() - rs.partition_point(|r| *r <= t);
-            if n > 0 {
-                acc = acc.plus(&self.stages[s].demand.scaled(n as f64));
-            }
-        }
-        acc
-    }
-
     /// Σ demand over the holds with a < to and b > from.
     fn overlapping(&self, from: f64, to: f64) -> Amount {
         let mut acc = Amount::ZERO;
@@ -519,10 +505,10 @@ fn schedule_counting_steps(p: &Problem) -> (Option<Schedule>, usize) {
 /// `bound` (`marks.len()` without one) when none does.
 ///
 /// Exact: what the holds take at a mark is summed as [`HeldFromNow::at`]
-/// sums it (the same stages, order and counts, so the same bits), and it
-/// only falls from mark to mark (fewer holds, each term ≥ 0, and float
-/// addition and subtraction are monotone), so whether a task fits only
-/// turns from no to yes. A gallop then a binary search find the turn:
+/// sums it ([`Holds::overlapping`]: the same stages, order and counts, so
+/// the same bits), and it only falls from mark to mark (fewer holds, each
+/// term ≥ 0, and float addition and subtraction are monotone), so whether
+/// a task fits only turns from no to yes. A gallop then a binary search find the turn:
 /// a large job whose running tasks hold more than its share passes
 /// thousands of marks at which nothing fits.
 fn first_mark_with_room(p: &Problem, keyed: &[(f64, f64, usize)], free: &Amount, marks: &[f64], from: usize, bound: Option<f64>) -> usize {
@@ -532,7 +518,10 @@ fn first_mark_with_room(p: &Problem, keyed: &[(f64, f64, usize)], free: &Amount,
         return from;
     }
     let fits = |t: f64| {
-        let room = free.minus(&p.held.held_at(t));
+        // Forward, every hold starts at 0, so what the holds take over a
+        // window from `t` > 0 does not depend on its end (the sum
+        // `HeldFromNow::at` makes).
+        let room = free.minus(&p.held.overlapping(t, t));
         keyed.iter().any(|&(_, _, s)| room.fits_once(&p.stages[s].demand))
     };
     let (mut lo, mut step) = (from, 1);
@@ -588,8 +577,14 @@ impl<'a> Job<'a> {
     /// [`Job::forward`], with or without skipping the marks at which
     /// nothing can be placed.
     fn forward_skipping(&self, capacity: &Amount, skip_idle_marks: bool) -> Option<Schedule> {
+        schedule(&self.forward_problem(capacity, skip_idle_marks))
+    }
+
+    /// The forward packing's problem: parents gate, running tasks hold
+    /// from now, the longest path to the job's end ranks.
+    fn forward_problem(&self, capacity: &Amount, skip_idle_marks: bool) -> Problem<'_> {
         let stages = self.stages;
-        let problem = Problem {
+        Problem {
             stages,
             capacity: *capacity,
             before: &self.parents,
@@ -597,8 +592,7 @@ impl<'a> Job<'a> {
             done_at: (0..stages.len()).map(|s| self.running.stage_until(s)).collect(),
             rank: &self.to_end,
             skip_idle_marks,
-        };
-        schedule(&problem)
+        }
     }
 
     /// The latest forward start of every task not yet started, packing the
@@ -922,16 +916,7 @@ pub(crate) mod tests {
 
     /// How many steps a forward packing takes (its distinct step times).
     fn steps(job: &Job, capacity: &Amount, skip_idle_marks: bool) -> usize {
-        let problem = Problem {
-            stages: job.stages,
-            capacity: *capacity,
-            before: &job.parents,
-            held: Holds { stages: job.stages, times: &job.running, window: HoldWindow::FromNow },
-            done_at: (0..job.stages.len()).map(|s| job.running.stage_until(s)).collect(),
-            rank: &job.to_end,
-            skip_idle_marks,
-        };
-        schedule_steps(&problem)
+        schedule_steps(&job.forward_problem(capacity, skip_idle_marks))
     }
 
     /// A stage's running tasks, listed in any order, gate its children

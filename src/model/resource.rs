@@ -14,8 +14,25 @@ pub const VCORES: usize = 1;
 
 /// A resource amount per type. Unused trailing types are zero, so arithmetic
 /// never needs to know how many types the cluster has.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Clone, Copy, Eq, Default, Serialize, Deserialize)]
 pub struct Resources(pub [i64; MAX_RESOURCE_TYPES]);
+
+/// Equal when every type is: all eight compared without a branch. The
+/// derived comparison calls `memcmp` for the 64 bytes, and the simulator
+/// compares a node's use on every heartbeat of every quiet node (~80
+/// million on `bench-sim` under ROSE), where the call cost 4% of the run.
+impl PartialEq for Resources {
+    fn eq(&self, other: &Resources) -> bool {
+        self.0.iter().zip(&other.0).fold(0, |differ, (a, b)| differ | (a ^ b)) == 0
+    }
+}
+
+/// Hashes the amounts, as equality compares them.
+impl std::hash::Hash for Resources {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
 
 impl Resources {
     pub const ZERO: Resources = Resources([0; MAX_RESOURCE_TYPES]);
@@ -169,5 +186,21 @@ mod tests {
         assert_eq!(a.min_each(&b), Resources::new(1024, 1));
         assert_eq!(a.max_each(&b), Resources::new(2048, 4));
         assert_eq!(Resources::ZERO.max_each(&a), a);
+    }
+
+    /// Equal exactly when every type is, whichever type differs (the
+    /// extra types too) and by whatever bits (a difference in the low bit, a
+    /// middle one or the sign).
+    #[test]
+    fn equal_exactly_when_every_type_is() {
+        let base = Resources::from_slice(&[4096, 4000, 1, 0, 0, 0, 0, 7]);
+        assert_eq!(base, base);
+        for i in 0..MAX_RESOURCE_TYPES {
+            for other in [base.0[i] + 1, base.0[i] ^ (1 << 40), base.0[i] ^ i64::MIN, i64::MAX] {
+                let mut r = base;
+                r.0[i] = other;
+                assert_ne!(base, r, "type {i}: {} vs {other}", base.0[i]);
+            }
+        }
     }
 }

@@ -217,8 +217,8 @@ fn skipping_idle_heartbeats_equals_naive_ticking() {
 
 /// Under ROSE every node heartbeats every interval (each heartbeat carries
 /// a utilization sample); the heartbeats of quiet nodes, which the
-/// simulator folds (`sim::quiet`), give exactly the outcome of sending each
-/// one: job timings, the speculative containers placed and evicted, and the
+/// simulator folds (`sim::quiet`) and hands over only before the steps
+/// that would read them, give exactly the outcome of sending each one: job timings, the speculative containers placed and evicted, and the
 /// engine's passes and events. Bounds that over-subscribe freely (and evict
 /// at once) make speculative containers on most nodes; with the cluster
 /// model's AMs and phases, and with ends reported at once, at the node's
@@ -233,6 +233,14 @@ fn folding_quiet_heartbeats_under_rose_equals_sending_each() {
     )
     .unwrap();
     let defaults = Config::parse("[scheduler]\npolicy = \"rose\"\n").unwrap();
+    // Samples stale after 2.5 s, a refresh every second, a short window:
+    // a quiet node's heartbeats wait for one or two refreshes at most
+    // (`Engine::folds_unread_until`), and windows change often; three
+    // candidates of eight nodes, so a node taken for stale changes them.
+    let short = Config::parse(
+        "[scheduler]\npolicy = \"rose\"\n[rose]\nstale_ms = 2500\nrefresh_ms = 1000\nwindow_ms = 6000\nmax_samples = 8\nbound_memory = 0.9\nbound_vcores = 0.9\ncandidates = 3\n",
+    )
+    .unwrap();
     let all = [
         (None, false, false),
         (Some(busy_cluster()), false, false),
@@ -246,6 +254,7 @@ fn folding_quiet_heartbeats_under_rose_equals_sending_each() {
         ("facebook", hot.clone(), 60, 8, &all[..]),
         ("tpcds", hot.clone(), 60, 8, &all[..]),
         ("google", defaults, 60, 8, &all[..]),
+        ("facebook", short, 60, 8, &all[..]),
         ("facebook", hot, 300, 100, &oob[..]),
     ] {
         let params = GenParams { seed: 5, jobs: Some(jobs), nodes: Some(nodes), ..Default::default() };

@@ -63,6 +63,16 @@ impl Engine {
         self.state.asks_epoch
     }
 
+    /// Until when (ms, inclusive) a periodic step decides the same without
+    /// `node`'s folded heartbeats not yet handed over, each a sample
+    /// `used` (`Plugin::utilization_unread_until`, over every plugin). The
+    /// engine's own record of them (the node's newest utilization and
+    /// heartbeat time, the counters) is read by the views only: they show
+    /// the heartbeats handed over.
+    pub fn folds_unread_until(&self, node: NodeId, used: Resources) -> i64 {
+        self.policies.utilization_unread_until(&self.state, node, &used)
+    }
+
     /// `node`'s heartbeats at `times` (ascending, none after the clock),
     /// folded while it was quiet: each a utilization sample `used` and a
     /// pass that placed nothing. The plugins get the samples as the events

@@ -97,6 +97,18 @@ pub trait Plugin: Send + Sync {
     /// `Event::NodeUtilization` must take each as that event at its time.
     fn on_utilization_run(&mut self, _ctx: &Ctx, _node: NodeId, _used: &Resources, _times: &[i64]) {}
 
+    /// Until when (ms, inclusive) the plugin reads the same of `node`
+    /// without more samples `used` after those it has as with them: a
+    /// driver holding a quiet node's folded heartbeats (each that sample,
+    /// none later than the step) may run a periodic step up to then
+    /// without handing them over, and hand them over later, together with
+    /// the rest. `i64::MAX`: the plugin reads no utilization;
+    /// `i64::MIN`: every step needs them. A plugin that takes
+    /// `on_utilization_run` answers this too.
+    fn utilization_unread_until(&self, _ctx: &Ctx, _node: NodeId, _used: &Resources) -> i64 {
+        i64::MAX
+    }
+
     /// What the plugin promises about how its answers move, so the engine
     /// may keep what it computed from them. Read once, when the plugin is
     /// built: constant for the plugin's lifetime.

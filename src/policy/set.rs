@@ -322,6 +322,27 @@ impl PolicySet {
         self.visit(state, None, &mut |p, ctx| p.on_utilization_run(ctx, node, used, times));
     }
 
+    /// Until when every plugin reads the same of `node` without more
+    /// samples `used` than it has: the earliest
+    /// `Plugin::utilization_unread_until` of them all.
+    pub fn utilization_unread_until(&self, state: &ClusterState, node: NodeId, used: &Resources) -> i64 {
+        let bare = Ctx { state, scope: Scope::Cluster, estimator: &NO_ESTIMATE };
+        let mut until = i64::MAX;
+        for e in &self.estimators {
+            until = until.min(e.plugin.utilization_unread_until(&bare, node, used));
+        }
+        if !self.queue_order.caps.noop {
+            until = until.min(self.queue_order.plugin.utilization_unread_until(&bare, node, used));
+        }
+        for p in &self.pipelines {
+            let ctx = self.ctx(state, p);
+            for (_, plugin, _) in p.each() {
+                until = until.min(plugin.utilization_unread_until(&ctx, node, used));
+            }
+        }
+        until
+    }
+
     /// Does any pipeline place speculative containers (ROSE)?
     pub fn has_oversubscribe(&self) -> bool {
         self.pipelines.iter().any(|p| !p.oversubscribe.caps.noop)

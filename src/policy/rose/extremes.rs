@@ -47,28 +47,28 @@ impl Extremes {
         self.len += times;
     }
 
-    /// `value`, the window's oldest sample, left it.
-    pub fn pop(&mut self, value: [f64; 2]) {
-        self.len = self.len.saturating_sub(1);
+    /// `times` samples equal to `value`, the window's oldest, left it.
+    pub fn pop(&mut self, value: [f64; 2], times: usize) {
+        self.len = self.len.saturating_sub(times);
         for (d, v) in value.into_iter().enumerate() {
             for (at, count) in [(self.lo[d], &mut self.at_lo[d]), (self.hi[d], &mut self.at_hi[d])] {
                 if v == at {
-                    *count = count.saturating_sub(1);
+                    *count = count.saturating_sub(times);
                     self.stale |= *count == 0;
                 }
             }
         }
     }
 
-    /// Walks `window` (every sample now in it) again if an extreme's last
-    /// sample left since the last walk.
-    pub fn settle(&mut self, window: impl Iterator<Item = [f64; 2]>) {
+    /// Walks the window (its runs of equal samples: value, length) again
+    /// if an extreme's last sample left since the last walk.
+    pub fn settle(&mut self, runs: impl Iterator<Item = ([f64; 2], usize)>) {
         if !self.stale {
             return;
         }
         *self = Extremes::default();
-        for u in window {
-            self.push(u, 1);
+        for (u, times) in runs {
+            self.push(u, times);
         }
     }
 
@@ -101,16 +101,16 @@ mod tests {
                 let times = rng.int(0, 4) as usize;
                 // Some pushes only after the old end lost samples (by age).
                 for _ in 0..rng.int(0, 2).min(window.len() as i64) {
-                    e.pop(window.pop_front().unwrap());
+                    e.pop(window.pop_front().unwrap(), 1);
                 }
                 for _ in 0..times {
                     window.push_back(v);
                 }
                 e.push(v, times);
                 while window.len() > max {
-                    e.pop(window.pop_front().unwrap());
+                    e.pop(window.pop_front().unwrap(), 1);
                 }
-                e.settle(window.iter().copied());
+                e.settle(window.iter().map(|u| (*u, 1)));
                 let want = (!window.is_empty()).then(|| {
                     let (mut lo, mut hi) = (window[0], window[0]);
                     for u in &window {

@@ -27,6 +27,7 @@ mod extremes;
 pub mod filter;
 pub mod lla;
 pub mod rating;
+mod window;
 
 use super::points::{Ctx, Oversubscribe, Plugin};
 use super::Gauge;
@@ -34,16 +35,14 @@ use crate::config::RoseConfig;
 use crate::event::Event;
 use crate::model::{App, Ask, Container, ContainerId, Node, NodeId, Resources};
 use rating::Rating;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
-
-/// One utilization sample: when, memory MB, vcores (not millis).
-type Sample = (i64, [f64; 2]);
+use std::collections::{BTreeMap, BTreeSet};
+use window::{Sample, Window};
 
 /// What ROSE keeps of one node that sent utilization samples.
 #[derive(Debug, Default)]
 struct Track {
     /// The node's window of samples, oldest first.
-    window: VecDeque<Sample>,
+    window: Window,
     /// Algorithm 1's LLA over `window` (memory MB, vcores), once computed.
     /// Every heartbeat brings a sample, but only Algorithm 3's refresh (every
     /// `refresh_ms`, over every node) and the headroom of a candidate node
@@ -103,13 +102,17 @@ impl Track {
 
     /// Algorithm 1 over each dimension of the window.
     fn window_lla(&self, k: usize, fence: f64) -> Option<[f64; 2]> {
-        let (_, newest) = *self.window.back()?;
+        let (_, newest) = self.window.back()?;
         let dim = |i: usize| {
             if self.same[i] >= self.window.len() {
                 // A constant series is monotone: its newest value.
                 return Some(newest[i]);
             }
-            lla::lla(&self.window.iter().map(|(_, u)| u[i]).collect::<Vec<f64>>(), k, fence)
+            let mut series = Vec::with_capacity(self.window.len());
+            for (u, n) in self.window.runs() {
+                series.resize(series.len() + n, u[i]);
+            }
+            lla::lla(&series, k, fence)
         };
         Some([dim(0)?, dim(1)?])
     }
@@ -172,7 +175,7 @@ impl Rose {
     }
 
     fn fresh(&self, t: &Track, now: i64) -> Option<Sample> {
-        t.window.back().copied().filter(|(t, _)| now - *t <= self.cfg.stale_ms)
+        t.window.back().filter(|(t, _)| now - *t <= self.cfg.stale_ms)
     }
 
     /// The node's load level: LLA over its samples while they are fresh,
@@ -218,6 +221,12 @@ impl Rose {
         (0..2).any(|i| used[i] > capacity[i] * evict[i])
     }
 
+    /// A NodeManager's measured use as a sample: memory MB, vcores (the
+    /// event's are millis).
+    fn as_sample(used: &Resources) -> [f64; 2] {
+        [used.0[0] as f64, used.0[1] as f64 / 1000.0]
+    }
+
     fn capacity(node: &Node) -> [f64; 2] {
         [node.capacity.0[0] as f64, node.capacity.0[1] as f64]
     }
@@ -239,14 +248,14 @@ impl Rose {
         // ranked at the next pass, not a refresh later. Each sample is
         // fresh if the one before it (the window's newest, then the run's
         // previous) is within `stale_ms`.
-        let mut previous = self.track(node).and_then(|t| t.window.back()).map(|(at, _)| *at);
+        let mut previous = self.track(node).and_then(|t| t.window.back()).map(|(at, _)| at);
         for &at in times {
             if previous.is_none_or(|p| at - p > self.cfg.stale_ms) {
                 self.next_refresh_ms = self.next_refresh_ms.min(at);
             }
             previous = Some(at);
         }
-        let sample = [used.0[0] as f64, used.0[1] as f64 / 1000.0];
+        let sample = Self::as_sample(used);
         let over = self.over_eviction_bound(sample, capacity);
         let candidate = self.candidates.contains(&node);
         let (window_ms, max) = (self.cfg.window_ms, self.cfg.max_samples);
@@ -265,28 +274,42 @@ impl Rose {
         // equals this sample.
         let goes_on = w.back().map(|(_, u)| [u[0] == sample[0], u[1] == sample[1]]).unwrap_or_default();
         let oldest = last - window_ms;
-        while let Some((_, u)) = w.pop_front_if(|(at, _)| *at < oldest) {
-            t.extremes.pop(u);
-        }
         let mut pushed = 0;
         for &at in &times[times.len().saturating_sub(max)..] {
             if at >= oldest {
-                w.push_back((at, sample));
+                w.push(at, sample);
                 pushed += 1;
             }
         }
         t.extremes.push(sample, pushed);
-        while w.len() > max {
-            if let Some((_, u)) = w.pop_front() {
-                t.extremes.pop(u);
-            }
-        }
+        let extremes = &mut t.extremes;
+        w.trim(oldest, max, |u, n| extremes.pop(u, n));
         let len = w.len();
-        t.extremes.settle(w.iter().map(|(_, u)| *u));
+        t.extremes.settle(w.runs());
         for (d, same) in t.same.iter_mut().enumerate() {
             *same = if goes_on[d] { *same + pushed } else { pushed }.min(len);
         }
         t.lla = if candidate { t.window_lla(self.cfg.segments, self.cfg.fence) } else { None };
+    }
+
+    /// Until when more samples `used` of `node` leave what ROSE reads of
+    /// it unchanged (`Plugin::utilization_unread_until`). Samples equal to
+    /// every one in the node's window change its level and the level's
+    /// range, its newest use and the time it has been over the eviction
+    /// bound in nothing: only the newest sample's time moves, and that is
+    /// read only as fresh or stale. So they may wait while the newest
+    /// sample ROSE has is fresh; their gaps are within `stale_ms` then,
+    /// and none would have brought the refresh forward either.
+    fn unread_until(&self, node: NodeId, used: &Resources) -> i64 {
+        let sample = Self::as_sample(used);
+        let Some(t) = self.track(node) else { return i64::MIN };
+        let Some((at, newest)) = t.window.back() else { return i64::MIN };
+        let level = t.same.iter().all(|same| *same >= t.window.len());
+        if level && newest == sample {
+            at.saturating_add(self.cfg.stale_ms)
+        } else {
+            i64::MIN
+        }
     }
 
     /// Algorithm 3 over the current state.
@@ -393,6 +416,10 @@ impl Plugin for Rose {
     fn on_utilization_run(&mut self, ctx: &Ctx, node: NodeId, used: &Resources, times: &[i64]) {
         let Some(capacity) = ctx.state.nodes.get(&node).map(Self::capacity) else { return };
         self.sample_run(node, capacity, times, used);
+    }
+
+    fn utilization_unread_until(&self, _ctx: &Ctx, node: NodeId, used: &Resources) -> i64 {
+        self.unread_until(node, used)
     }
 
     fn on_allocated(&mut self, _ctx: &Ctx, c: &Container) {
@@ -631,7 +658,7 @@ mod tests {
                 // `window_ms` of the newest, at most `max_samples` of them.
                 let kept: Vec<Sample> = all.iter().copied().filter(|(at, _)| *at >= t - cfg.window_ms).collect();
                 let want: Vec<Sample> = kept[kept.len().saturating_sub(cfg.max_samples)..].to_vec();
-                assert_eq!(a.window.iter().copied().collect::<Vec<Sample>>(), want, "case {case} at {t}");
+                assert_eq!(a.window.iter().collect::<Vec<Sample>>(), want, "case {case} at {t}");
                 let newest = want.last().unwrap().1;
                 let same = |d: usize| want.iter().rev().take_while(|(_, u)| u[d] == newest[d]).count();
                 assert_eq!(a.same, [same(0), same(1)], "case {case} at {t}");
@@ -639,11 +666,65 @@ mod tests {
                 let highest = |d: usize| want.iter().map(|(_, u)| u[d]).fold(f64::NEG_INFINITY, f64::max);
                 let range = ([lowest(0), lowest(1)], [highest(0), highest(1)]);
                 assert_eq!((a.extremes.range(), b.extremes.range()), (Some(range), Some(range)), "case {case} at {t}");
-                assert_eq!(a.window, b.window, "case {case} at {t}");
+                assert_eq!(a.window.iter().collect::<Vec<Sample>>(), b.window.iter().collect::<Vec<Sample>>(), "case {case} at {t}");
                 assert_eq!((a.same, a.over_since, a.lla), (b.same, b.over_since, b.lla), "case {case} at {t}");
                 assert_eq!(one.next_refresh_ms, run.next_refresh_ms, "case {case} at {t}");
             }
         }
+    }
+
+    /// What `unread_until` promises: up to the time it gives, ROSE reads
+    /// the same of a node without more samples `used` as with them — fresh
+    /// or stale, its level and the level's range, its newest use, since
+    /// when it has been over the eviction bound — and they would not have
+    /// brought the refresh forward. It gives a time for a window level at
+    /// `used` only. Random histories of a few uses (one over the eviction
+    /// bound), now and then a gap past `stale_ms`.
+    #[test]
+    fn samples_may_wait_while_they_would_change_nothing_read() {
+        let cfg = RoseConfig { max_samples: 8, window_ms: 6_000, stale_ms: 2_500, ..RoseConfig::default() };
+        let (k, fence) = (cfg.segments, cfg.fence);
+        let capacity = [4096.0, 4.0];
+        let uses = [Resources::new(1024, 1000), Resources::new(4000, 3900), Resources::new(2048, 500)];
+        let mut rng = crate::workload::rng::Rng::seeded(13);
+        let mut waited = 0;
+        for case in 0..400 {
+            let (mut without, mut with) = (Rose::new(&cfg), Rose::new(&cfg));
+            let (mut t, mut last) = (0, uses[0]);
+            for _ in 0..rng.int(1, 4) {
+                last = *rng.pick(&uses);
+                for _ in 0..rng.int(1, 10) {
+                    t += if rng.chance(0.1) { 3_000 } else { 1_000 };
+                    for r in [&mut without, &mut with] {
+                        r.sample(1, capacity, t, &last);
+                    }
+                }
+            }
+            let used = if rng.chance(0.7) { last } else { *rng.pick(&uses) };
+            let until = without.unread_until(1, &used);
+            let track = without.track(1).unwrap();
+            let level_at_used = track.window.iter().all(|(_, u)| u == Rose::as_sample(&used));
+            assert_eq!(until != i64::MIN, level_at_used, "case {case}");
+            if until == i64::MIN {
+                continue;
+            }
+            without.next_refresh_ms = i64::MAX;
+            with.next_refresh_ms = i64::MAX;
+            // The samples held back, a second apart, then steps up to the
+            // time given: each reads the same without them.
+            for now in (t + 1_000..=until).step_by(1_000) {
+                with.sample(1, capacity, now, &used);
+                let (a, b) = (without.track(1).unwrap(), with.track(1).unwrap());
+                let read = |r: &Rose, t: &Track| {
+                    let fresh = r.fresh(t, now).map(|(_, u)| u);
+                    (fresh, t.level(k, fence), t.level_range(), t.over_since)
+                };
+                assert_eq!(read(&without, a), read(&with, b), "case {case} at {now}");
+                assert_eq!(with.next_refresh_ms, i64::MAX, "case {case} at {now}");
+                waited += 1;
+            }
+        }
+        assert!(waited > 100, "{waited}");
     }
 
     /// A window's level lies in its `level_range`: random windows of

@@ -193,7 +193,7 @@ impl Rose {
 
     /// The sidecar's unexpired load estimate of `node` (memory MB, vcores).
     fn sidecar(node: &Node, now: i64) -> Option<[f64; 2]> {
-        node.load_estimate_at(now).map(|r| [r.0[0] as f64, r.0[1] as f64 / 1000.0])
+        node.load_estimate_at(now).map(|r| Self::as_sample(&r))
     }
 
     /// Where [`Rose::estimate`] lies, `(low, high)` per dimension, without
@@ -221,8 +221,8 @@ impl Rose {
         (0..2).any(|i| used[i] > capacity[i] * evict[i])
     }
 
-    /// A NodeManager's measured use as a sample: memory MB, vcores (the
-    /// event's are millis).
+    /// A measured use (a NodeManager's, or the sidecar's estimate) as a
+    /// sample: memory MB, vcores (the model's are millis).
     fn as_sample(used: &Resources) -> [f64; 2] {
         [used.0[0] as f64, used.0[1] as f64 / 1000.0]
     }
@@ -650,7 +650,7 @@ mod tests {
                 }
                 for at in &times {
                     one.sample(1, capacity, *at, &used);
-                    all.push((*at, [used.0[0] as f64, used.0[1] as f64 / 1000.0]));
+                    all.push((*at, Rose::as_sample(&used)));
                 }
                 run.sample_run(1, capacity, &times, &used);
                 let (a, b) = (one.track(1).unwrap(), run.track(1).unwrap());

@@ -15,7 +15,9 @@
 use super::app::LiveContainer;
 use super::ask::SchedulerKey;
 use super::resource::Resources;
+use super::start_index::StartIndex;
 use serde::ser::{Serialize, SerializeMap, Serializer};
+use std::sync::OnceLock;
 
 #[derive(Debug, Clone, Default)]
 pub struct LiveContainers {
@@ -33,6 +35,11 @@ pub struct LiveContainers {
     /// How many live containers each key has (an app asks under a few):
     /// what a walk that needs only the keys reads instead of every head.
     per_key: Vec<(SchedulerKey, usize)>,
+    /// `start_index[i]`: the start times of `per_key[i]`'s containers,
+    /// sorted (what a sum over their ages reads instead of every head).
+    /// Built at the first read and kept up from then on: only the policies
+    /// that ask (Carbyne's leftover order) pay for its upkeep.
+    start_index: OnceLock<Vec<StartIndex>>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -97,6 +104,13 @@ impl LiveContainers {
     pub fn set_started(&mut self, id: &u64, at_ms: i64) -> bool {
         match self.live_slot(*id) {
             Some(i) => {
+                let Head { key, started_ms, .. } = self.heads[i];
+                if let Some(index) = self.start_index.get_mut() {
+                    let k = self.per_key.iter().position(|(k, _)| *k == key).expect("a live container's key is counted");
+                    let held = index[k].remove(started_ms);
+                    debug_assert!(held, "a live container's start is indexed");
+                    index[k].insert(at_ms);
+                }
                 self.heads[i].started_ms = at_ms;
                 true
             }
@@ -107,7 +121,7 @@ impl LiveContainers {
     /// Adds (or replaces) container `id`; returns what it replaced.
     pub fn insert(&mut self, id: u64, c: LiveContainer) -> Option<LiveContainer> {
         let head = Head { id, key: c.key, started_ms: c.started_ms, live: true };
-        self.count(c.key, true);
+        self.count(c.key, c.started_ms, true);
         if self.heads.last().is_none_or(|h| h.id < id) {
             self.heads.push(head);
             self.sizes.push(c.resources);
@@ -118,7 +132,7 @@ impl LiveContainers {
             Ok(i) => {
                 let old = self.heads[i].live.then(|| self.at(i));
                 match old {
-                    Some(old) => self.count(old.key, false),
+                    Some(old) => self.count(old.key, old.started_ms, false),
                     None => self.live += 1,
                 }
                 self.heads[i] = head;
@@ -141,7 +155,7 @@ impl LiveContainers {
         let old = self.at(i);
         self.heads[i].live = false;
         self.live -= 1;
-        self.count(old.key, false);
+        self.count(old.key, old.started_ms, false);
         if i == self.first {
             while self.heads.get(self.first).is_some_and(|h| !h.live) {
                 self.first += 1;
@@ -156,19 +170,60 @@ impl LiveContainers {
         Some(old)
     }
 
-    /// One more (`up`) or one fewer live container under `key`.
-    fn count(&mut self, key: SchedulerKey, up: bool) {
+    /// One more (`up`) or one fewer live container under `key`, started
+    /// at `started_ms`.
+    fn count(&mut self, key: SchedulerKey, started_ms: i64, up: bool) {
+        let index = self.start_index.get_mut();
         match self.per_key.iter().position(|(k, _)| *k == key) {
-            Some(i) if up => self.per_key[i].1 += 1,
-            Some(i) => {
-                self.per_key[i].1 -= 1;
-                if self.per_key[i].1 == 0 {
-                    self.per_key.swap_remove(i);
+            Some(i) if up => {
+                self.per_key[i].1 += 1;
+                if let Some(index) = index {
+                    index[i].insert(started_ms);
                 }
             }
-            None if up => self.per_key.push((key, 1)),
+            Some(i) => {
+                self.per_key[i].1 -= 1;
+                if let Some(index) = index {
+                    let held = index[i].remove(started_ms);
+                    debug_assert!(held, "a live container's start is indexed");
+                }
+                if self.per_key[i].1 == 0 {
+                    self.per_key.swap_remove(i);
+                    if let Some(index) = self.start_index.get_mut() {
+                        index.swap_remove(i);
+                    }
+                }
+            }
+            None if up => {
+                self.per_key.push((key, 1));
+                if let Some(index) = index {
+                    index.push(StartIndex::from_sorted(vec![started_ms]));
+                }
+            }
             None => debug_assert!(false, "a live container's key is counted"),
         }
+    }
+
+    /// How many of `key`'s live containers started after `after_ms`, and
+    /// the sum of their start times. The first call builds the index
+    /// (sorting every key's start times); later ones read it.
+    pub fn started_after(&self, key: SchedulerKey, after_ms: i64) -> (usize, i128) {
+        match self.per_key.iter().position(|(k, _)| *k == key) {
+            Some(i) => self.start_index.get_or_init(|| self.build_start_index())[i].after(after_ms),
+            None => (0, 0),
+        }
+    }
+
+    /// Every key's start times, sorted, in `per_key`'s order.
+    fn build_start_index(&self) -> Vec<StartIndex> {
+        self.per_key
+            .iter()
+            .map(|(key, _)| {
+                let mut times: Vec<i64> = self.starts().filter(|(_, k, _)| k == key).map(|(_, _, at)| at).collect();
+                times.sort_unstable();
+                StartIndex::from_sorted(times)
+            })
+            .collect()
     }
 
     /// Each key the live containers run under, with how many, in no
@@ -293,6 +348,17 @@ mod tests {
                     *walked.entry(c.key).or_default() += 1;
                 }
                 assert_eq!(counted, walked.into_iter().collect::<Vec<_>>());
+                // The start times after a time, per key, as a walk counts and
+                // sums them: from the index kept up since the first step's
+                // query, and from one built now (a copy's, at its first read).
+                let after = step - (next() % 400) as i64;
+                let copy: LiveContainers = ours.iter().map(|(id, c)| (*id, c)).collect();
+                for (key, _) in &counted {
+                    let mine = theirs.values().filter(|c| c.key == *key && c.started_ms > after);
+                    let want = mine.fold((0, 0i128), |(n, sum), c| (n + 1, sum + c.started_ms as i128));
+                    assert_eq!(ours.started_after(*key, after), want, "step {step}, after {after}");
+                    assert_eq!(copy.started_after(*key, after), want, "built at step {step}, after {after}");
+                }
             }
             assert!(ours.heads[..ours.first].iter().all(|h| !h.live), "only holes before the first slot walked");
             assert_eq!(ours.heads.len(), ours.sizes.len());

@@ -14,6 +14,7 @@ pub mod live_containers;
 pub mod node;
 pub mod queue;
 pub mod resource;
+pub mod start_index;
 pub mod waiting;
 
 pub use app::{App, AppId, Blocked, LiveContainer};

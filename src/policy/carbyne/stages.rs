@@ -688,7 +688,7 @@ pub fn remaining_ms(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, app
     // The model's sums start from -0.0 (`Iterator::sum`), these from 0.0:
     // every term is ≥ +0.0, so the results are the same bits.
     let mut running_ms = vec![0.0; n];
-    if task_ms.iter().any(|t| *t > 0.0) {
+    if task_ms.iter().any(|t| *t > 0.0) && !sum_whole_ms(app, log, now, &task_ms, &key_stage, &mut running_ms) {
         // The stage of the last key met, its runtime and its sum so far:
         // consecutive containers mostly share a key, and a sum kept in a
         // local rather than in `running_ms` does not wait on a store each
@@ -723,6 +723,49 @@ pub fn remaining_ms(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, app
             (asked + future) as f64 * task_ms[i] + running_ms[i]
         })
         .sum()
+}
+
+/// [`remaining_ms`]'s walk without the walk, when every stage's task time
+/// t is a whole number of ms: each running container's time left, max(0,
+/// t − age), is then a whole number, and so is every partial sum of the
+/// walk's, which stays below 2⁵³ (the containers times the largest time
+/// does): the float walk is exact, and the integer sum has its bits in
+/// any order. Per key, from its start times sorted
+/// ([`LiveContainers::started_after`](crate::model::LiveContainers::started_after)):
+/// those started after now have t left each, those started in (now − t,
+/// now] have t − now + start, the others none. The AM, which the walk
+/// skips, is taken back out. The walk visited every container of a large
+/// job at every pass that ordered it (a tenth of `bench-sim --policy
+/// carbyne`'s time). Returns false, leaving `running_ms` alone, when a
+/// time is not whole or the bound does not hold.
+fn sum_whole_ms(app: &App, log: &KeyLog, now: i64, task_ms: &[f64], key_stage: &[(SchedulerKey, usize)], running_ms: &mut [f64]) -> bool {
+    const EXACT: f64 = (1u64 << 53) as f64;
+    let largest = task_ms.iter().fold(0.0, |m: f64, t| m.max(t.abs()));
+    if task_ms.iter().any(|t| t.fract() != 0.0) || largest * (app.containers.len() as f64 + 1.0) >= EXACT {
+        return false;
+    }
+    let left = |t: i64, started_ms: i64| (t - (now - started_ms).max(0)).max(0) as i128;
+    let am = log.am.and_then(|id| app.containers.get(&id));
+    let mut sums = vec![0i128; task_ms.len()];
+    for (key, _) in app.containers.per_key() {
+        // The walk's stage for a key it has none for is the first.
+        let i = key_stage.iter().find(|(k, _)| *k == key).map_or(0, |(_, i)| *i);
+        let t = task_ms[i] as i64;
+        if t <= 0 {
+            continue;
+        }
+        let (started, started_sum) = app.containers.started_after(key, now - t);
+        let (ahead, ahead_sum) = app.containers.started_after(key, now);
+        let between = (started - ahead) as i128;
+        sums[i] += between * (t - now) as i128 + (started_sum - ahead_sum) + ahead as i128 * t as i128;
+        if let Some(c) = am.filter(|c| c.key == key) {
+            sums[i] -= left(t, c.started_ms);
+        }
+    }
+    for (r, s) in running_ms.iter_mut().zip(sums) {
+        *r = s as f64;
+    }
+    true
 }
 
 /// One stage's tasks as [`remaining_ms`] counts them before its walk.
@@ -961,6 +1004,18 @@ mod tests {
             (app(7, "TEZ", &[(2, 500), (2, 4_000)], &[(1, 2)], &[hint]), vec![(1, 0), (2, 400)], true),
             (app(8, "OTHER", &[(3, 0), (9, 100), (3, 4_000), (4, 2_000)], &[(9, 1), (4, 2)], &[]), vec![(3, 0), (9, 50)], true),
             (app(9, "SPARK", &[(3, 0), (3, 10)], &[(3, 2)], &[]), vec![(3, 0)], true),
+            // Four maps with 2^52 + 1..4 ms left under the last estimator:
+            // the float walk rounds twice past 2^53, once at the end.
+            (app(10, "MAPREDUCE", &[(20, 0), (20, 1), (20, 2), (20, 3)], &[], &[]), vec![(20, 0)], true),
+            // Containers that start after now (age 0), at now, 1 ms before
+            // their time is up (key 20: 20 s under the key estimators), and
+            // long before; an AM under a task's key.
+            (
+                app(11, "MAPREDUCE", &[(20, 5_000), (20, 7_000), (20, 4_999), (20, -14_999), (20, -90_000), (5, 6_000)], &[(20, 1)], &[]),
+                vec![(20, 0)],
+                true,
+            ),
+            (app(12, "OTHER", &[(0, 4_000), (0, 1_000)], &[(0, 1)], &[]), vec![(0, 0)], true),
         ];
         let estimators: Vec<Box<dyn crate::policy::points::Estimator>> = vec![
             Box::new(NoEstimate),
@@ -970,6 +1025,13 @@ mod tests {
             // 2^53 ms left of app 3's map, 1 and 2 ms of its keys 7 and 8:
             // 2^53 + 1 + 2 is not 2^53 + 2 + 1 in floating point.
             Box::new(Knows { keys: vec![(20, 9_007_199_254_744_992.0), (7, 3_001.0), (8, 2_502.0)], app_ms: None }),
+            // Times that are not whole ms (the walk's sum is then in floats);
+            // whole ones as large as the integer sum takes (for the apps of
+            // up to five containers: six times the largest stays below 2^53); and
+            // whole ones whose sum in floats is not exact (app 10).
+            Box::new(Knows { keys: vec![(20, 2_500.3), (5, 1_700.7), (10, 3_333.3), (2, 4_100.1), (3, 1_500.5)], app_ms: Some(999.9) }),
+            Box::new(Knows { keys: vec![(20, 1_501_199_875_790_165.0), (5, 7.0), (8, 1_501_199_875_790_164.0)], app_ms: Some(3.0) }),
+            Box::new(Knows { keys: vec![(20, 4_503_599_627_375_497.0)], app_ms: None }),
         ];
         let apps_cfg = AppsConfig { executor_app_types: vec!["SPARK".into()] };
         let mut some_work = 0;

@@ -69,10 +69,16 @@ impl Amount {
     /// How many copies of `unit` fit (the binding type decides); a unit
     /// with no positive type fits any number of times (`i64::MAX`).
     pub fn count_fitting(&self, unit: &Amount) -> i64 {
+        // The floor of the least quotient: floor is monotone, so that is
+        // the least of the floors. It is taken by the cast below, which
+        // truncates, and truncation is the floor on n ≥ 0 (below 0 the
+        // count is 0 either way): no `floor` per type, a libm call on the
+        // baseline x86-64 target, and a packing asks this at every step.
+        // A NaN quotient is ignored by `min`.
         let mut n = f64::INFINITY;
         for (have, need) in self.0.iter().zip(unit.0.iter()) {
             if *need > 0.0 {
-                n = n.min(((have + EPS * have.abs().max(1.0)) / need).floor());
+                n = n.min((have + EPS * have.abs().max(1.0)) / need);
             }
         }
         if n.is_infinite() {
@@ -132,6 +138,51 @@ mod tests {
         let used = Amount::of(&Resources::new(29, 29)).plus(&Amount::of(&Resources::new(21, 21)));
         assert!(used.fits_in(&half));
         assert_eq!(Amount::ZERO.count_fitting(&Amount::ZERO), i64::MAX);
+    }
+
+    /// `count_fitting` floors the least quotient by its cast: the same count as
+    /// the least of each type's floor, on amounts around whole multiples,
+    /// negative ones, and NaN and infinite ones.
+    #[test]
+    fn one_floor_of_the_least_quotient_is_the_least_floor() {
+        let each_floor = |have: &Amount, unit: &Amount| {
+            let mut n = f64::INFINITY;
+            for (have, need) in have.0.iter().zip(unit.0.iter()) {
+                if *need > 0.0 {
+                    n = n.min(((have + EPS * have.abs().max(1.0)) / need).floor());
+                }
+            }
+            if n.is_infinite() {
+                i64::MAX
+            } else {
+                n.max(0.0) as i64
+            }
+        };
+        let mut rng = crate::workload::rng::Rng::seeded(5);
+        let odd = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0, 1e-300, -3.0];
+        let mut counts = std::collections::BTreeSet::new();
+        for _ in 0..50_000 {
+            let mut unit = Amount::ZERO;
+            let mut have = Amount::ZERO;
+            // Some units with no positive type, which fit any number of times.
+            let none_positive = rng.chance(0.05);
+            for r in 0..MAX_RESOURCE_TYPES {
+                unit.0[r] = match (none_positive, rng.chance(0.1)) {
+                    (true, _) => *rng.pick(&[f64::NAN, -0.0, 0.0, -3.0]),
+                    (false, true) => *rng.pick(&odd),
+                    (false, false) => rng.int(0, 6) as f64 * rng.uniform(0.5, 2.0),
+                };
+                have.0[r] = if rng.chance(0.1) {
+                    *rng.pick(&odd)
+                } else {
+                    unit.0[r] * rng.int(-1, 12) as f64 * (1.0 + rng.uniform(-1e-9, 1e-9)) + rng.uniform(-0.5, 0.5)
+                };
+            }
+            let n = have.count_fitting(&unit);
+            assert_eq!(n, each_floor(&have, &unit), "have {have:?} unit {unit:?}");
+            counts.insert(n);
+        }
+        assert!(counts.len() > 10 && counts.contains(&0) && counts.contains(&i64::MAX), "{counts:?}");
     }
 
     /// `fits_once` answers `count_fitting(·) >= 1` on amounts around one

@@ -105,8 +105,9 @@ impl LiveContainers {
         match self.live_slot(*id) {
             Some(i) => {
                 let Head { key, started_ms, .. } = self.heads[i];
+                let slot = self.key_slot(key);
                 if let Some(index) = self.start_index.get_mut() {
-                    let k = self.per_key.iter().position(|(k, _)| *k == key).expect("a live container's key is counted");
+                    let k = slot.expect("a live container's key is counted");
                     let held = index[k].remove(started_ms);
                     debug_assert!(held, "a live container's start is indexed");
                     index[k].insert(at_ms);
@@ -173,8 +174,9 @@ impl LiveContainers {
     /// One more (`up`) or one fewer live container under `key`, started
     /// at `started_ms`.
     fn count(&mut self, key: SchedulerKey, started_ms: i64, up: bool) {
+        let slot = self.key_slot(key);
         let index = self.start_index.get_mut();
-        match self.per_key.iter().position(|(k, _)| *k == key) {
+        match slot {
             Some(i) if up => {
                 self.per_key[i].1 += 1;
                 if let Some(index) = index {
@@ -208,10 +210,26 @@ impl LiveContainers {
     /// the sum of their start times. The first call builds the index
     /// (sorting every key's start times); later ones read it.
     pub fn started_after(&self, key: SchedulerKey, after_ms: i64) -> (usize, i128) {
-        match self.per_key.iter().position(|(k, _)| *k == key) {
-            Some(i) => self.start_index.get_or_init(|| self.build_start_index())[i].after(after_ms),
-            None => (0, 0),
+        let [after] = self.started_after_each(key, [after_ms]);
+        after
+    }
+
+    /// [`started_after`](Self::started_after) for each of several times,
+    /// finding the key once.
+    pub fn started_after_each<const N: usize>(&self, key: SchedulerKey, after_ms: [i64; N]) -> [(usize, i128); N] {
+        match self.key_slot(key) {
+            Some(i) => {
+                let index = &self.start_index.get_or_init(|| self.build_start_index())[i];
+                after_ms.map(|at| index.after(at))
+            }
+            None => [(0, 0); N],
         }
+    }
+
+    /// Where `key` sits in `per_key` (and in the start index), if any live
+    /// container runs under it.
+    fn key_slot(&self, key: SchedulerKey) -> Option<usize> {
+        self.per_key.iter().position(|(k, _)| *k == key)
     }
 
     /// Every key's start times, sorted, in `per_key`'s order.

@@ -731,7 +731,7 @@ pub fn remaining_ms(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, app
 /// walk's, which stays below 2⁵³ (the containers times the largest time
 /// does): the float walk is exact, and the integer sum has its bits in
 /// any order. Per key, from its start times sorted
-/// ([`LiveContainers::started_after`](crate::model::LiveContainers::started_after)):
+/// ([`LiveContainers::started_after_each`](crate::model::LiveContainers::started_after_each)):
 /// those started after now have t left each, those started in (now − t,
 /// now] have t − now + start, the others none. The AM, which the walk
 /// skips, is taken back out. The walk visited every container of a large
@@ -754,8 +754,7 @@ fn sum_whole_ms(app: &App, log: &KeyLog, now: i64, task_ms: &[f64], key_stage: &
         if t <= 0 {
             continue;
         }
-        let (started, started_sum) = app.containers.started_after(key, now - t);
-        let (ahead, ahead_sum) = app.containers.started_after(key, now);
+        let [(started, started_sum), (ahead, ahead_sum)] = app.containers.started_after_each(key, [now - t, now]);
         let between = (started - ahead) as i128;
         sums[i] += between * (t - now) as i128 + (started_sum - ahead_sum) + ahead as i128 * t as i128;
         if let Some(c) = am.filter(|c| c.key == key) {

@@ -375,20 +375,40 @@ fn schedule_counting_steps(p: &Problem) -> (Option<Schedule>, usize) {
     let mut used = Amount::ZERO;
     let mut ends = Ends::new(n);
     let mut out: Vec<Vec<(f64, i64)>> = vec![Vec::new(); n];
-    // Times at which what is held changes, sorted and without repeats:
-    // every hold's start and end after 0, a run of equal values kept once
-    // as it comes (equal under `total_cmp` means the same bits, so the
-    // unstable sort orders them as a stable one would). Each stage's come
-    // ascending, starts before ends, so when one stage runs tasks (the
-    // usual case) they arrive sorted and the sort only checks that.
-    let mut marks: Vec<f64> = Vec::with_capacity(p.held.times.times.len() + 1);
-    p.held.each_bound(|t| {
-        if t > 0.0 && marks.last() != Some(&t) {
-            marks.push(t);
+    // Times at which what is held changes, sorted: every hold's start and
+    // end after 0. Forward with one stage running (a large job's usual
+    // case) they are that stage's times after 0, already sorted, read in
+    // place (each time repeated as often as tasks end then: the cursors
+    // below pass repeats, and the search for the first mark with room
+    // lands on the first of equal marks, so the steps see the same
+    // times). Otherwise they are gathered, a run of equal values kept
+    // once as it comes (equal under `total_cmp` means the same bits, so
+    // the unstable sort orders them as a stable one would). Each stage's
+    // come ascending, starts before ends, so when one stage runs tasks
+    // they arrive sorted and the sort only checks that.
+    let gathered: Vec<f64>;
+    let marks: &[f64] = match (p.held.window, p.held.times.running.as_slice()) {
+        // A NaN sorts to an end (by its sign), and the gathering below
+        // leaves it out: such times are gathered.
+        (HoldWindow::FromNow, &[s])
+            if ![p.held.times.of_stage(s).first(), p.held.times.of_stage(s).last()].iter().any(|t| t.is_some_and(|t| t.is_nan())) =>
+        {
+            let times = p.held.times.of_stage(s);
+            &times[times.partition_point(|t| *t <= 0.0)..]
         }
-    });
-    marks.sort_unstable_by(f64::total_cmp);
-    marks.dedup();
+        _ => {
+            let mut marks: Vec<f64> = Vec::with_capacity(p.held.times.times.len() + 1);
+            p.held.each_bound(|t| {
+                if t > 0.0 && marks.last() != Some(&t) {
+                    marks.push(t);
+                }
+            });
+            marks.sort_unstable_by(f64::total_cmp);
+            marks.dedup();
+            gathered = marks;
+            &gathered
+        }
+    };
     // And those at which a stage's gate opens (`done_at`), apart, so as
     // not to break that order.
     let mut gates: Vec<f64> = p.done_at.iter().copied().filter(|t| *t > 0.0).collect();
@@ -475,7 +495,7 @@ fn schedule_counting_steps(p: &Problem) -> (Option<Schedule>, usize) {
                 (Some(e), Some(g)) => Some(e.min(*g)),
                 (e, g) => e.or(g.copied()),
             };
-            next_mark_at = first_mark_with_room(p, &keyed, &free, &marks, next_mark_at, bound);
+            next_mark_at = first_mark_with_room(p, &keyed, &free, marks, next_mark_at, bound);
         }
         let next_mark = match (marks.get(next_mark_at), gates.get(next_gate_at)) {
             (Some(m), Some(g)) => Some(m.min(*g)),
@@ -962,6 +982,50 @@ pub(crate) mod tests {
             }
         }
         assert!(skipped_forward > 100_000 && skipped_reverse > 40, "skipped {skipped_forward} forward, {skipped_reverse} reverse steps");
+    }
+
+    /// Forward with one stage running, the marks are that stage's times
+    /// read in place (with repeats and those at 0 before them); the same
+    /// problem with a second running stage, whose one task has no time
+    /// left and so holds nothing, gathers them. The packings are the same
+    /// bits.
+    #[test]
+    fn marks_read_in_place_pack_as_gathered_marks_do() {
+        let mut rng = crate::workload::rng::Rng::seeded(23);
+        let bits = |s: &Schedule, n: usize| {
+            (
+                s.span.to_bits(),
+                s.starts[..n].iter().map(|v| v.iter().map(|(t, k)| (t.to_bits(), *k)).collect::<Vec<_>>()).collect::<Vec<_>>(),
+            )
+        };
+        let mut in_place = 0;
+        for _ in 0..2000 {
+            let scale = *rng.pick(&[1.0, 0.5, 1.1, 0.3]);
+            let n = rng.int(1, 4) as usize;
+            let grid = *rng.pick(&[1.0, 5.0]);
+            let runs = rng.int(0, n as i64 - 1) as usize;
+            let mut stages: Vec<StageModel> = (0..n)
+                .map(|i| {
+                    let parents: Vec<usize> = (0..i).filter(|_| rng.chance(0.3)).collect();
+                    let running: Vec<f64> = match i == runs {
+                        true => (0..rng.int(1, 80))
+                            .map(|_| rng.int(0, 40) as f64 * grid + if rng.chance(0.2) { rng.uniform(0.0, 1.0) } else { 0.0 })
+                            .collect(),
+                        false => Vec::new(),
+                    };
+                    let mut s = stage(rng.int(0, 30), 1, rng.int(1, 40) as f64 * grid * scale, &parents, &running);
+                    s.demand = Amount::of(&Resources::new(rng.int(1, 4) * 512, rng.int(1, 4))).scaled(scale);
+                    s
+                })
+                .collect();
+            let capacity = Amount::of(&Resources::new(rng.int(1, 24) * 512, rng.int(1, 24))).scaled(scale);
+            let Some(read) = forward(&stages, &capacity) else { continue };
+            stages.push(stage(0, 1, 0.0, &[], &[0.0]));
+            let gathered = forward(&stages, &capacity).expect("the inert stage changes no fit");
+            assert_eq!(bits(&read, n), bits(&gathered, n), "capacity {capacity:?}, {stages:?}");
+            in_place += 1;
+        }
+        assert!(in_place > 1000, "{in_place} packings compared");
     }
 
     /// A stage's running tasks, listed in any order, gate its children

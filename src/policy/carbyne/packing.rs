@@ -390,9 +390,7 @@ fn schedule_counting_steps(p: &Problem) -> (Option<Schedule>, usize) {
     let marks: &[f64] = match (p.held.window, p.held.times.running.as_slice()) {
         // A NaN sorts to an end (by its sign), and the gathering below
         // leaves it out: such times are gathered.
-        (HoldWindow::FromNow, &[s])
-            if ![p.held.times.of_stage(s).first(), p.held.times.of_stage(s).last()].iter().any(|t| t.is_some_and(|t| t.is_nan())) =>
-        {
+        (HoldWindow::FromNow, &[s]) if !ends_in_nan(p.held.times.of_stage(s)) => {
             let times = p.held.times.of_stage(s);
             &times[times.partition_point(|t| *t <= 0.0)..]
         }
@@ -527,6 +525,12 @@ fn schedule_counting_steps(p: &Problem) -> (Option<Schedule>, usize) {
         }
     }
     (Some(Schedule { span, starts: out }), steps)
+}
+
+/// Whether times sorted by `total_cmp` hold a NaN: one would be first
+/// (negative) or last (positive).
+fn ends_in_nan(sorted: &[f64]) -> bool {
+    sorted.first().is_some_and(|t| t.is_nan()) || sorted.last().is_some_and(|t| t.is_nan())
 }
 
 /// The earliest time at which a stage that is not complete at `t` but has
@@ -985,7 +989,7 @@ pub(crate) mod tests {
     }
 
     /// Forward with one stage running, the marks are that stage's times
-    /// read in place (with repeats and those at 0 before them); the same
+    /// read in place (repeats kept, those at or below 0 cut off); the same
     /// problem with a second running stage, whose one task has no time
     /// left and so holds nothing, gathers them. The packings are the same
     /// bits.
@@ -1008,8 +1012,13 @@ pub(crate) mod tests {
                 .map(|i| {
                     let parents: Vec<usize> = (0..i).filter(|_| rng.chance(0.3)).collect();
                     let running: Vec<f64> = match i == runs {
+                        // A NaN now and then, of either sign (it sorts to
+                        // that end).
                         true => (0..rng.int(1, 80))
-                            .map(|_| rng.int(0, 40) as f64 * grid + if rng.chance(0.2) { rng.uniform(0.0, 1.0) } else { 0.0 })
+                            .map(|_| match rng.chance(0.01) {
+                                true => *rng.pick(&[f64::NAN, -f64::NAN]),
+                                false => rng.int(0, 40) as f64 * grid + if rng.chance(0.2) { rng.uniform(0.0, 1.0) } else { 0.0 },
+                            })
                             .collect(),
                         false => Vec::new(),
                     };

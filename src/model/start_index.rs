@@ -21,25 +21,22 @@ pub struct StartIndex {
     blocks: Vec<Vec<i64>>,
     /// `sums[b]` is the sum of `blocks[b]`.
     sums: Vec<i128>,
-    len: usize,
 }
 
 impl StartIndex {
     /// The index of `times`, which must be ascending.
     pub fn from_sorted(times: Vec<i64>) -> StartIndex {
         debug_assert!(times.is_sorted());
-        let len = times.len();
         let blocks: Vec<Vec<i64>> = times.chunks(BLOCK).map(<[i64]>::to_vec).collect();
         let sums = blocks.iter().map(|b| b.iter().map(|t| *t as i128).sum()).collect();
-        StartIndex { blocks, sums, len }
+        StartIndex { blocks, sums }
     }
 
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
+    /// How many times are held (the tests' check; the index itself
+    /// needs no count).
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.blocks.iter().map(Vec::len).sum()
     }
 
     /// The first block whose last time is at least `at` (the block `at`
@@ -49,7 +46,6 @@ impl StartIndex {
     }
 
     pub fn insert(&mut self, at: i64) {
-        self.len += 1;
         if self.blocks.is_empty() {
             self.blocks.push(vec![at]);
             self.sums.push(at as i128);
@@ -80,7 +76,6 @@ impl StartIndex {
         let Ok(i) = block.binary_search(&at) else { return false };
         block.remove(i);
         self.sums[b] -= at as i128;
-        self.len -= 1;
         if block.is_empty() {
             self.blocks.remove(b);
             self.sums.remove(b);

@@ -109,12 +109,13 @@ struct Problem<'a> {
     done_at: Vec<f64>,
     /// Priority: the longest path ahead (larger first).
     rank: &'a [f64],
-    /// Skip the steps at which nothing can be placed: forward, the marks
-    /// before the first with room ([`first_mark_with_room`]); both ways,
-    /// the ends before a stage that gates one with tasks left completes
-    /// ([`next_completion`]). Off, every mark and end is a step (the walk
-    /// the skips are tested against).
-    skip_idle_steps: bool,
+    /// Take the shortcuts that change no packing: forward, skip the marks
+    /// before the first with room ([`first_mark_with_room`]) and run a
+    /// lone stage's steps in a loop of their own ([`lone_stage`]); both
+    /// ways, skip the ends before a stage that gates one with tasks left
+    /// completes ([`next_completion`]). Off, every mark and end is a step
+    /// of the one loop (the walk the shortcuts are tested against).
+    shortcuts: bool,
 }
 
 /// Longest path through `next` from each stage, its own duration included.
@@ -365,8 +366,16 @@ fn schedule(p: &Problem) -> Option<Schedule> {
     schedule_counting_steps(p).0
 }
 
-/// The list schedule, and how many steps (distinct times) it took.
-fn schedule_counting_steps(p: &Problem) -> (Option<Schedule>, usize) {
+/// How many steps (distinct times) a packing took: all of them, and those
+/// a lone stage's loop ran.
+#[derive(Debug, Clone, Copy, Default)]
+struct Steps {
+    all: usize,
+    lone: usize,
+}
+
+/// The list schedule, and how many steps it took.
+fn schedule_counting_steps(p: &Problem) -> (Option<Schedule>, Steps) {
     let stages = p.stages;
     let n = stages.len();
     let mut left: Vec<i64> = stages.iter().map(StageModel::pending).collect();
@@ -422,12 +431,12 @@ fn schedule_counting_steps(p: &Problem) -> (Option<Schedule>, usize) {
     // grows), so its parents are checked only until they are complete.
     let mut runnable = vec![false; n];
     let mut held_from_now = matches!(p.held.window, HoldWindow::FromNow).then(|| HeldFromNow::new(&p.held));
-    let mut steps = 0;
+    let mut steps = Steps::default();
     while to_place > 0 {
-        steps += 1;
+        steps.all += 1;
         // The runnable stages with their sort keys, computed once per stage
         // rather than per comparison.
-        let free = p.capacity.minus(&used);
+        let mut free = p.capacity.minus(&used);
         keyed.clear();
         for s in 0..n {
             if left[s] > 0 && !runnable[s] {
@@ -477,14 +486,77 @@ fn schedule_counting_steps(p: &Problem) -> (Option<Schedule>, usize) {
         if to_place == 0 {
             break;
         }
-        let next_end = ends.first().map(|(e, _)| e);
         while next_mark_at < marks.len() && marks[next_mark_at] <= t {
             next_mark_at += 1;
         }
         while next_gate_at < gates.len() && gates[next_gate_at] <= t {
             next_gate_at += 1;
         }
-        if !placed && p.skip_idle_steps && held_from_now.is_some() {
+        // Forward, a stage that is the only one both runnable and with
+        // tasks left, and the only one with tasks in flight, stays so until
+        // the next mark or gate (see `lone_stage`), and what the holds take
+        // stays what they take now: its steps before then go on in a loop
+        // of their own, each what a step of this loop does there, the same
+        // operations on the same values (most steps of a large job's
+        // packing).
+        if let (true, Some(h), Some(s)) = (p.shortcuts, held_from_now.as_mut(), lone_stage(&left, &runnable, &ends)) {
+            let (demand, d) = (&stages[s].demand, stages[s].task_ms);
+            let until = match (marks.get(next_mark_at), gates.get(next_gate_at)) {
+                (Some(m), Some(g)) => m.min(*g),
+                (m, g) => m.or(g).copied().unwrap_or(f64::INFINITY),
+            };
+            // Held over [t, t + d) for d > 0 is held at t, the same sum
+            // at every t before the next mark (`HeldFromNow::at`).
+            let mut held = None;
+            // The next step is at the stage's first end, when that comes
+            // before the next mark and gate (no other stage's end comes
+            // before it; the skips below change nothing then). A task time
+            // that is not above 0 is left to this loop.
+            while let Some(&(next, _)) = ends.queues[s].front().filter(|(e, _)| *e < until && d > 0.0) {
+                t = next;
+                while let Some(&(e, k)) = ends.queues[s].front() {
+                    if e > t {
+                        break;
+                    }
+                    ends.queues[s].pop_front();
+                    open[s] -= k;
+                    used = used.minus(&demand.scaled(k as f64));
+                }
+                steps.all += 1;
+                steps.lone += 1;
+                // The step: where no task fits beside the placed ones
+                // (`fits_once` false: the stage is not keyed), none fits
+                // beside the holds either, and the count that fits is 0.
+                free = p.capacity.minus(&used);
+                let room = free.minus(held.get_or_insert_with(|| h.at(&p.held, t)));
+                let k = left[s].min(room.count_fitting(demand));
+                placed = k > 0;
+                if placed {
+                    left[s] -= k;
+                    to_place -= k;
+                    used = used.plus(&demand.scaled(k as f64));
+                    ends.push(s, t + d, k);
+                    out[s].push((t, k));
+                    span = span.max(t + d);
+                } else {
+                    // What a step that placed nothing leaves for the skip
+                    // below: the stage keyed where a task fits beside the
+                    // placed ones.
+                    keyed.clear();
+                    if free.fits_once(demand) {
+                        keyed.push((p.rank[s], 0.0, s));
+                    }
+                }
+                if to_place == 0 {
+                    return (Some(Schedule { span, starts: out }), steps);
+                }
+                if left[s] == 0 {
+                    break;
+                }
+            }
+        }
+        let next_end = ends.first().map(|(e, _)| e);
+        if !placed && p.shortcuts && held_from_now.is_some() {
             // Nothing was placed, and until the next end or gate only the
             // holds change, and they only shrink: the steps at the marks
             // before the first at which a runnable stage's task fits would
@@ -510,7 +582,7 @@ fn schedule_counting_steps(p: &Problem) -> (Option<Schedule>, usize) {
         // until one becomes so, which needs a stage it waits for to
         // complete: go to the first such completion at once, the ends
         // before it subtracted below in the order the steps would have.
-        let next = match p.skip_idle_steps && !placed && (0..n).all(|s| left[s] == 0 || !runnable[s]) {
+        let next = match p.shortcuts && !placed && (0..n).all(|s| left[s] == 0 || !runnable[s]) {
             true => next_completion(p, &left, &open, &ends, t).map_or(next, |c| c.max(next)),
             false => next,
         };
@@ -525,6 +597,29 @@ fn schedule_counting_steps(p: &Problem) -> (Option<Schedule>, usize) {
         }
     }
     (Some(Schedule { span, starts: out }), steps)
+}
+
+/// Forward, after a step at `t`: the stage that is the only one both
+/// runnable and with tasks left, if no other stage has tasks in flight.
+/// It stays so until the next mark or gate or its last task is placed:
+/// only its own ends change anything then, and they do not complete it
+/// while it has tasks left. Another stage with tasks left is not runnable
+/// because a parent is not complete at `t`: that parent's gate (`done_at`)
+/// is still ahead, or it has tasks open, and then it is this stage (open
+/// until its last task ends) or one with nothing in flight (open for good
+/// until it is placed, which needs it runnable).
+fn lone_stage(left: &[i64], runnable: &[bool], ends: &Ends) -> Option<usize> {
+    let mut lone = None;
+    for s in 0..left.len() {
+        if left[s] > 0 && runnable[s] {
+            if lone.is_some() {
+                return None;
+            }
+            lone = Some(s);
+        }
+    }
+    let s = lone?;
+    ends.queues.iter().enumerate().all(|(r, q)| r == s || q.is_empty()).then_some(s)
 }
 
 /// Whether times sorted by `total_cmp` hold a NaN: one would be first
@@ -631,18 +726,17 @@ impl<'a> Job<'a> {
     /// T_k and the greedy schedule reaching it, inside `capacity` from now
     /// (0). `None` when some task can never fit.
     pub fn forward(&self, capacity: &Amount) -> Option<Schedule> {
-        self.forward_skipping(capacity, true)
+        self.forward_with(capacity, true)
     }
 
-    /// [`Job::forward`], with or without skipping the steps at which
-    /// nothing can be placed.
-    fn forward_skipping(&self, capacity: &Amount, skip_idle_steps: bool) -> Option<Schedule> {
-        schedule(&self.forward_problem(capacity, skip_idle_steps))
+    /// [`Job::forward`], with or without the shortcuts.
+    fn forward_with(&self, capacity: &Amount, shortcuts: bool) -> Option<Schedule> {
+        schedule(&self.forward_problem(capacity, shortcuts))
     }
 
     /// The forward packing's problem: parents gate, running tasks hold
     /// from now, the longest path to the job's end ranks.
-    fn forward_problem(&self, capacity: &Amount, skip_idle_steps: bool) -> Problem<'_> {
+    fn forward_problem(&self, capacity: &Amount, shortcuts: bool) -> Problem<'_> {
         let stages = self.stages;
         Problem {
             stages,
@@ -651,7 +745,7 @@ impl<'a> Job<'a> {
             held: Holds { stages, times: &self.running, window: HoldWindow::FromNow },
             done_at: (0..stages.len()).map(|s| self.running.stage_until(s)).collect(),
             rank: &self.to_end,
-            skip_idle_steps,
+            shortcuts,
         }
     }
 
@@ -679,7 +773,7 @@ impl<'a> Job<'a> {
 
     /// The reverse packing's problem: children gate, running tasks hold
     /// until `t_k`, the longest path from the job's start ranks.
-    fn reverse_problem(&self, capacity: &Amount, t_k: f64, skip_idle_steps: bool) -> Problem<'_> {
+    fn reverse_problem(&self, capacity: &Amount, t_k: f64, shortcuts: bool) -> Problem<'_> {
         let stages = self.stages;
         Problem {
             stages,
@@ -688,7 +782,7 @@ impl<'a> Job<'a> {
             held: Holds { stages, times: &self.running, window: HoldWindow::UntilTarget(t_k) },
             done_at: vec![0.0; stages.len()],
             rank: &self.from_start,
-            skip_idle_steps,
+            shortcuts,
         }
     }
 }
@@ -976,16 +1070,60 @@ pub(crate) mod tests {
             let (walked, walked_steps) = schedule_counting_steps(&job.forward_problem(&capacity, false));
             let (with_skips, skipping_steps) = schedule_counting_steps(&job.forward_problem(&capacity, true));
             assert_eq!(bits(&with_skips), bits(&walked), "capacity {capacity:?}, {stages:?}");
-            skipped_forward += walked_steps - skipping_steps;
+            skipped_forward += walked_steps.all - skipping_steps.all;
             let Some(span) = walked.map(|w| w.span) else { continue };
             for t_k in [span, span * rng.uniform(0.5, 1.5)] {
                 let (walked, walked_steps) = schedule_counting_steps(&job.reverse_problem(&capacity, t_k, false));
                 let (with_skips, skipping_steps) = schedule_counting_steps(&job.reverse_problem(&capacity, t_k, true));
                 assert_eq!(bits(&with_skips), bits(&walked), "T_k {t_k}, capacity {capacity:?}, {stages:?}");
-                skipped_reverse += walked_steps - skipping_steps;
+                skipped_reverse += walked_steps.all - skipping_steps.all;
             }
         }
         assert!(skipped_forward > 100_000 && skipped_reverse > 40, "skipped {skipped_forward} forward, {skipped_reverse} reverse steps");
+    }
+
+    /// A lone stage's steps, run in their own loop, pack as the one loop
+    /// does, bit for bit: jobs of one to three stages whose first stage
+    /// has hundreds to thousands of tasks (the others after it or beside
+    /// it, some with tasks running), a share of a few to a few dozen of its
+    /// tasks, task times on and off a grid, and sizes and shares scaled
+    /// whole, in halves or inexactly.
+    #[test]
+    fn a_lone_stage_packs_as_the_one_loop_does() {
+        let mut rng = crate::workload::rng::Rng::seeded(29);
+        let bits = |s: &Option<Schedule>| {
+            s.as_ref().map(|s| {
+                (
+                    s.span.to_bits(),
+                    s.starts.iter().map(|v| v.iter().map(|(t, k)| (t.to_bits(), *k)).collect::<Vec<_>>()).collect::<Vec<_>>(),
+                )
+            })
+        };
+        let (mut lone, mut all) = (0, 0);
+        for _ in 0..400 {
+            let scale = *rng.pick(&[1.0, 0.5, 1.1, 0.3]);
+            let n = rng.int(1, 3) as usize;
+            let stages: Vec<StageModel> = (0..n)
+                .map(|i| {
+                    let parents: Vec<usize> = (0..i).filter(|_| rng.chance(0.6)).collect();
+                    let tasks = if i == 0 { rng.int(100, 3000) } else { rng.int(0, 200) };
+                    let running: Vec<f64> = (0..rng.int(0, if i == 0 { 60 } else { 5 }))
+                        .map(|_| rng.int(0, 400) as f64 + if rng.chance(0.3) { rng.uniform(0.0, 1.0) } else { 0.0 })
+                        .collect();
+                    let ms = rng.int(1, 300) as f64 * scale + if rng.chance(0.3) { rng.uniform(0.0, 1.0) } else { 0.0 };
+                    let mut s = stage(tasks, 1, ms, &parents, &running);
+                    s.demand = Amount::of(&Resources::new(rng.int(1, 4) * 512, rng.int(1, 4))).scaled(scale);
+                    s
+                })
+                .collect();
+            let capacity = Amount::of(&Resources::new(rng.int(4, 96) * 512, rng.int(4, 96))).scaled(scale);
+            let job = Job::new(&stages);
+            let (walked, _) = schedule_counting_steps(&job.forward_problem(&capacity, false));
+            let (short, steps) = schedule_counting_steps(&job.forward_problem(&capacity, true));
+            assert_eq!(bits(&short), bits(&walked), "capacity {capacity:?}, {stages:?}");
+            (lone, all) = (lone + steps.lone, all + steps.all);
+        }
+        assert!(lone * 2 > all, "{lone} of {all} steps in a lone stage's loop");
     }
 
     /// Forward with one stage running, the marks are that stage's times

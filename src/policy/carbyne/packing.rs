@@ -1031,6 +1031,14 @@ pub(crate) mod tests {
         assert_eq!(by_key, by_cmp.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
     }
 
+    /// A packing's span, and its starts per stage, as bits.
+    type Bits = (u64, Vec<Vec<(u64, i64)>>);
+
+    /// A packing as bits, to compare two bit for bit.
+    fn bits(s: &Option<Schedule>) -> Option<Bits> {
+        s.as_ref().map(|s| (s.span.to_bits(), s.starts.iter().map(|v| v.iter().map(|(t, k)| (t.to_bits(), *k)).collect()).collect()))
+    }
+
     /// Skipping the steps at which nothing fits changes no packing, bit
     /// for bit, forward or reverse: random DAGs of up to five stages whose
     /// running tasks (up to 60 per stage, times on and off a grid) often
@@ -1042,14 +1050,6 @@ pub(crate) mod tests {
     fn skipping_the_steps_where_nothing_fits_changes_no_packing() {
         let mut rng = crate::workload::rng::Rng::seeded(17);
         let (mut skipped_forward, mut skipped_reverse) = (0, 0);
-        let bits = |s: &Option<Schedule>| {
-            s.as_ref().map(|s| {
-                (
-                    s.span.to_bits(),
-                    s.starts.iter().map(|v| v.iter().map(|(t, k)| (t.to_bits(), *k)).collect::<Vec<_>>()).collect::<Vec<_>>(),
-                )
-            })
-        };
         for _ in 0..3000 {
             let scale = *rng.pick(&[1.0, 0.5, 1.5, 1.1, 0.3]);
             let n = rng.int(1, 6) as usize;
@@ -1091,14 +1091,6 @@ pub(crate) mod tests {
     #[test]
     fn a_lone_stage_packs_as_the_one_loop_does() {
         let mut rng = crate::workload::rng::Rng::seeded(29);
-        let bits = |s: &Option<Schedule>| {
-            s.as_ref().map(|s| {
-                (
-                    s.span.to_bits(),
-                    s.starts.iter().map(|v| v.iter().map(|(t, k)| (t.to_bits(), *k)).collect::<Vec<_>>()).collect::<Vec<_>>(),
-                )
-            })
-        };
         let (mut lone, mut all) = (0, 0);
         for _ in 0..400 {
             let scale = *rng.pick(&[1.0, 0.5, 1.1, 0.3]);

@@ -514,14 +514,7 @@ fn schedule_counting_steps(p: &Problem) -> (Option<Schedule>, Steps) {
             // that is not above 0 is left to this loop.
             while let Some(&(next, _)) = ends.queues[s].front().filter(|(e, _)| *e < until && d > 0.0) {
                 t = next;
-                while let Some(&(e, k)) = ends.queues[s].front() {
-                    if e > t {
-                        break;
-                    }
-                    ends.queues[s].pop_front();
-                    open[s] -= k;
-                    used = used.minus(&demand.scaled(k as f64));
-                }
+                end_steps_due(t, stages, &mut ends, &mut open, &mut used);
                 steps.all += 1;
                 steps.lone += 1;
                 // The step: where no task fits beside the placed ones
@@ -587,16 +580,22 @@ fn schedule_counting_steps(p: &Problem) -> (Option<Schedule>, Steps) {
             false => next,
         };
         t = next;
-        while let Some((e, s)) = ends.first() {
-            if e > t {
-                break;
-            }
-            let k = ends.pop(s);
-            open[s] -= k;
-            used = used.minus(&stages[s].demand.scaled(k as f64));
-        }
+        end_steps_due(t, stages, &mut ends, &mut open, &mut used);
     }
     (Some(Schedule { span, starts: out }), steps)
+}
+
+/// The placed steps that end by `t` end, earliest first: their tasks are
+/// no longer open and no longer use room.
+fn end_steps_due(t: f64, stages: &[StageModel], ends: &mut Ends, open: &mut [i64], used: &mut Amount) {
+    while let Some((e, s)) = ends.first() {
+        if e > t {
+            break;
+        }
+        let k = ends.pop(s);
+        open[s] -= k;
+        *used = used.minus(&stages[s].demand.scaled(k as f64));
+    }
 }
 
 /// Forward, after a step at `t`: the stage that is the only one both

@@ -226,6 +226,15 @@ impl LiveContainers {
         }
     }
 
+    /// The start times of `key`'s live containers, ascending (from the
+    /// index [`started_after`](Self::started_after) reads, built at the
+    /// first read): a job model's running tasks in the order of their
+    /// remaining times, without a sort.
+    pub fn starts_ascending(&self, key: SchedulerKey) -> impl Iterator<Item = i64> + '_ {
+        let index = self.key_slot(key).map(|i| &self.start_index.get_or_init(|| self.build_start_index())[i]);
+        index.into_iter().flat_map(StartIndex::ascending)
+    }
+
     /// Where `key` sits in `per_key` (and in the start index), if any live
     /// container runs under it.
     fn key_slot(&self, key: SchedulerKey) -> Option<usize> {
@@ -376,6 +385,10 @@ mod tests {
                     let want = mine.fold((0, 0i128), |(n, sum), c| (n + 1, sum + c.started_ms as i128));
                     assert_eq!(ours.started_after(*key, after), want, "step {step}, after {after}");
                     assert_eq!(copy.started_after(*key, after), want, "built at step {step}, after {after}");
+                    let mut starts: Vec<i64> = theirs.values().filter(|c| c.key == *key).map(|c| c.started_ms).collect();
+                    starts.sort_unstable();
+                    assert!(ours.starts_ascending(*key).eq(starts.iter().copied()), "step {step}");
+                    assert!(copy.starts_ascending(*key).eq(starts.iter().copied()), "built at step {step}");
                 }
             }
             assert!(ours.heads[..ours.first].iter().all(|h| !h.live), "only holes before the first slot walked");

@@ -83,6 +83,11 @@ impl StartIndex {
         true
     }
 
+    /// Every time held, ascending.
+    pub fn ascending(&self) -> impl Iterator<Item = i64> + '_ {
+        self.blocks.iter().flatten().copied()
+    }
+
     /// How many times are after `after`, and their sum.
     pub fn after(&self, after: i64) -> (usize, i128) {
         let b = self.blocks.partition_point(|bl| bl[bl.len() - 1] <= after);
@@ -145,6 +150,7 @@ mod tests {
                 }
                 assert_eq!(index.len(), want.len());
                 assert_eq!(index.blocks.concat(), want, "round {round}");
+                assert!(index.ascending().eq(want.iter().copied()), "round {round}");
                 assert!(index.blocks.iter().all(|b| !b.is_empty() && b.len() <= 2 * BLOCK));
                 assert!(index.blocks.iter().zip(&index.sums).all(|(b, s)| b.iter().map(|t| *t as i128).sum::<i128>() == *s));
             }

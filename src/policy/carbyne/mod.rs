@@ -23,6 +23,7 @@
 
 pub mod altruism;
 pub mod amount;
+pub mod float_order;
 pub mod hint;
 pub mod lease;
 pub mod leftover;

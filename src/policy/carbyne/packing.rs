@@ -28,6 +28,7 @@
 //! batch of tasks that start together, not per task.
 
 use super::amount::Amount;
+use super::float_order::{from_total_order_key, total_order_key};
 use super::stages::StageModel;
 use std::cmp::Ordering;
 use std::collections::VecDeque;
@@ -185,21 +186,32 @@ struct RunningTimes {
 
 impl RunningTimes {
     fn of(stages: &[StageModel]) -> RunningTimes {
-        // Each time as the integer that orders as `f64::total_cmp` does:
-        // the same order, and a sort of integers is several times faster
-        // than one that compares floats through `total_cmp` (these sorts
-        // were 7 % of `bench-sim --policy carbyne`). Equal keys are equal
-        // bits, so stable or not, the sorted times are the same.
-        let mut keys: Vec<i64> = Vec::with_capacity(stages.iter().map(|s| s.running.len()).sum());
+        let mut times: Vec<f64> = Vec::with_capacity(stages.iter().map(|s| s.running.len()).sum());
         let mut bounds = Vec::with_capacity(stages.len() + 1);
         bounds.push(0);
+        // A stage's times come sorted from the model when it could read them
+        // in order (`running_ascending`); the others are sorted here, each
+        // time as the integer that orders as `f64::total_cmp` does: the same
+        // order, and a sort of integers is several times faster than one
+        // that compares floats through `total_cmp` (these sorts were 7 % of
+        // `bench-sim --policy carbyne`). Equal keys are equal bits, so
+        // stable or not, and read in order or sorted, the times are the same.
+        let mut keys: Vec<i64> = Vec::new();
         for s in stages {
-            let from = keys.len();
-            keys.extend(s.running.iter().map(|r| total_order_key(*r)));
-            keys[from..].sort_unstable();
-            bounds.push(keys.len());
+            match &s.running_ascending {
+                Some(sorted) => {
+                    debug_assert!(sorted.is_sorted_by(|a, b| a.total_cmp(b).is_le()) && sorted.len() == s.running.len());
+                    times.extend_from_slice(sorted);
+                }
+                None => {
+                    keys.clear();
+                    keys.extend(s.running.iter().map(|r| total_order_key(*r)));
+                    keys.sort_unstable();
+                    times.extend(keys.iter().map(|k| from_total_order_key(*k)));
+                }
+            }
+            bounds.push(times.len());
         }
-        let times: Vec<f64> = keys.into_iter().map(from_total_order_key).collect();
         let running = (0..stages.len()).filter(|s| bounds[*s + 1] > bounds[*s]).collect();
         RunningTimes { times, bounds, running }
     }
@@ -213,20 +225,6 @@ impl RunningTimes {
     fn stage_until(&self, s: usize) -> f64 {
         self.of_stage(s).last().map_or(0.0, |r| r.max(0.0))
     }
-}
-
-/// `x`'s bits as an integer ordered as [`f64::total_cmp`] orders floats:
-/// a negative float's bits but the sign are flipped, so that a larger
-/// magnitude sorts lower (the standard library's own comparison).
-fn total_order_key(x: f64) -> i64 {
-    let bits = x.to_bits() as i64;
-    bits ^ (((bits >> 63) as u64) >> 1) as i64
-}
-
-/// The float of a [`total_order_key`]: the flip leaves the sign bit, so it
-/// undoes itself.
-fn from_total_order_key(key: i64) -> f64 {
-    f64::from_bits((key ^ (((key >> 63) as u64) >> 1) as i64) as u64)
 }
 
 /// Where a running task with `r` ms left holds its stage's demand.
@@ -798,6 +796,7 @@ pub(crate) mod tests {
             asked: n,
             future: 0,
             running: running.to_vec(),
+            running_ascending: None,
             demand: Amount::of(&Resources::new(units, units)),
             task_ms: ms,
             parents: parents.to_vec(),
@@ -993,41 +992,6 @@ pub(crate) mod tests {
             }
         }
         assert!(refused > 200 && reached > 200, "refused {refused}, reached {reached}");
-    }
-
-    /// The integer keys order floats as `f64::total_cmp` does, and give
-    /// the floats back bit for bit: zeros of both signs, infinities, NaNs,
-    /// the smallest and largest magnitudes, and random bit patterns.
-    #[test]
-    fn total_order_keys_sort_as_total_cmp_and_give_the_bits_back() {
-        let mut rng = crate::workload::rng::Rng::seeded(23);
-        let mut xs = vec![
-            0.0,
-            -0.0,
-            1.0,
-            -1.0,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            f64::NAN,
-            -f64::NAN,
-            f64::MIN_POSITIVE,
-            -f64::MIN_POSITIVE,
-            f64::MAX,
-            f64::MIN,
-            5e-324,
-            -5e-324,
-        ];
-        xs.extend((0..2000).map(|_| f64::from_bits(((rng.int(0, 1 << 31) as u64) << 33) ^ (rng.int(0, 1 << 31) as u64))));
-        xs.extend((0..2000).map(|_| rng.uniform(-1e4, 1e4)));
-        for &x in &xs {
-            assert_eq!(from_total_order_key(total_order_key(x)).to_bits(), x.to_bits());
-        }
-        let mut by_cmp = xs.clone();
-        by_cmp.sort_by(f64::total_cmp);
-        let mut by_key: Vec<i64> = xs.iter().map(|x| total_order_key(*x)).collect();
-        by_key.sort_unstable();
-        let by_key: Vec<u64> = by_key.into_iter().map(|k| from_total_order_key(k).to_bits()).collect();
-        assert_eq!(by_key, by_cmp.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
     }
 
     /// A packing's span, and its starts per stage, as bits.

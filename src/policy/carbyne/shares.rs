@@ -17,6 +17,7 @@
 //! never beyond its `max_capacity`. "DRF inside each queue's guarantee."
 
 use super::amount::Amount;
+use super::float_order::total_order_key;
 use crate::model::resource::MAX_RESOURCE_TYPES;
 use crate::model::ClusterState;
 use crate::policy::Scope;
@@ -52,9 +53,11 @@ pub fn progressive_filling(total: &Amount, entries: &[(Amount, f64)]) -> Vec<Amo
     // running out stopped further on.
     // Sorted by (level, index) computed once per entry, not per
     // comparison: the index makes every pair distinct, so the unstable
-    // sort gives the one order a stable sort would.
-    let mut keyed: Vec<(f64, usize)> = (0..n).filter(|i| ds[*i] > 0.0 && entries[*i].1 > 0.0).map(|i| (met_at(i), i)).collect();
-    keyed.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    // sort gives the one order a stable sort would. The level as its
+    // `total_cmp` integer: the same order, compared as integers.
+    let mut keyed: Vec<(i64, usize)> =
+        (0..n).filter(|i| ds[*i] > 0.0 && entries[*i].1 > 0.0).map(|i| (total_order_key(met_at(i)), i)).collect();
+    keyed.sort_unstable();
     let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
     let mut stopped = vec![false; n];
     let mut next = 0;

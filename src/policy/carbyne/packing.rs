@@ -506,6 +506,12 @@ fn schedule_counting_steps(p: &Problem) -> (Option<Schedule>, Steps) {
             // Held over [t, t + d) for d > 0 is held at t, the same sum
             // at every t before the next mark (`HeldFromNow::at`).
             let mut held = None;
+            // So the count that fits is a function of what is free beside
+            // the placed tasks, and in a stretch where each step places
+            // what its ends freed, that comes back to the same bits step
+            // after step: the last step's count is reused when it does
+            // (the count's divisions were most of a step's time).
+            let mut last: Option<(Amount, i64)> = None;
             // The next step is at the stage's first end, when that comes
             // before the next mark and gate (no other stage's end comes
             // before it; the skips below change nothing then). A task time
@@ -519,8 +525,15 @@ fn schedule_counting_steps(p: &Problem) -> (Option<Schedule>, Steps) {
                 // (`fits_once` false: the stage is not keyed), none fits
                 // beside the holds either, and the count that fits is 0.
                 free = p.capacity.minus(&used);
-                let room = free.minus(held.get_or_insert_with(|| h.at(&p.held, t)));
-                let k = left[s].min(room.count_fitting(demand));
+                let fitting = match last {
+                    Some((at, n)) if same_bits(&at, &free) => n,
+                    _ => {
+                        let n = free.minus(held.get_or_insert_with(|| h.at(&p.held, t))).count_fitting(demand);
+                        last = Some((free, n));
+                        n
+                    }
+                };
+                let k = left[s].min(fitting);
                 placed = k > 0;
                 if placed {
                     left[s] -= k;
@@ -581,6 +594,12 @@ fn schedule_counting_steps(p: &Problem) -> (Option<Schedule>, Steps) {
         end_steps_due(t, stages, &mut ends, &mut open, &mut used);
     }
     (Some(Schedule { span, starts: out }), steps)
+}
+
+/// Whether `a` and `b` are the same bits in every type: then any
+/// arithmetic on them gives the same result.
+fn same_bits(a: &Amount, b: &Amount) -> bool {
+    a.0.iter().zip(&b.0).all(|(x, y)| x.to_bits() == y.to_bits())
 }
 
 /// The placed steps that end by `t` end, earliest first: their tasks are

@@ -100,13 +100,14 @@ pub fn intra_job(model: &JobModel, share: &Amount, options: Options, target: Tar
     // reverse packing from the new T_k is needed only when it does not (a
     // job is replanned at each of its events, on the heartbeat path), and
     // a target before a running task's expected end is never reached
-    // (`reaches`), so it is not packed at all; nor is one before the end of
-    // the job's longest chain of stages still to place (`may_reach`).
+    // (`reaches`), so it is not packed at all; nor is one before the job's
+    // tasks still to place can be done (`may_reach`).
     let running_until = job.running_until();
-    let kept = previous.filter(|ms| *ms > 0.0 && *ms >= running_until && packing::may_reach(&model.stages, *ms)).and_then(|target| {
-        let kept = job.reverse(&capacity, target);
-        reaches(running_until, &kept, target).then_some((target, kept))
-    });
+    let kept =
+        previous.filter(|ms| *ms > 0.0 && *ms >= running_until && packing::may_reach(&model.stages, &capacity, *ms)).and_then(|target| {
+            let kept = job.reverse(&capacity, target);
+            reaches(running_until, &kept, target).then_some((target, kept))
+        });
     let (t_k, reversed) = match kept {
         Some(k) => k,
         None => (greedy.span, job.reverse(&capacity, greedy.span)),

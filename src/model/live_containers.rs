@@ -38,7 +38,7 @@ pub struct LiveContainers {
     /// `start_index[i]`: the start times of `per_key[i]`'s containers,
     /// sorted (what a sum over their ages reads instead of every head).
     /// Built at the first read and kept up from then on: only the policies
-    /// that ask (Carbyne's leftover order) pay for its upkeep.
+    /// that ask (Carbyne's leftover order and job model) pay for its upkeep.
     start_index: OnceLock<Vec<StartIndex>>,
 }
 

@@ -9,7 +9,9 @@
 //! start and end at every turn of the simulation, so once built the index
 //! is kept up to date rather than rebuilt: sorted blocks of at most
 //! [`BLOCK`] × 2 times, each with its sum, so an insert or removal moves
-//! one block's times and a query adds one sum per block.
+//! one block's times and a query adds one sum per block. Carbyne's job
+//! model also reads the times in order: a stage's running tasks by the
+//! time they have left, without sorting them at every plan.
 
 /// A block splits in two past twice this many times.
 const BLOCK: usize = 64;

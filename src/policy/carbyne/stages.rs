@@ -547,7 +547,7 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, apps: &App
             // hundreds, and growing by doubling copied them ~9 times.
             stage.ages.reserve(app.containers.len());
         }
-        stage.add((now - started_ms).max(0) as f64, key);
+        stage.add(age_ms(now, started_ms), key);
         if stage.first.is_none() {
             stage.first = app.containers.get(&id).map(|c| c.resources);
         }
@@ -596,7 +596,7 @@ pub fn model(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, apps: &App
         let running_ascending = ascending_remaining(app, &running[i], am_key, task_ms, now);
         let mut remaining = std::mem::take(&mut running[i].ages);
         for age in remaining.iter_mut() {
-            *age = (task_ms - *age).max(0.0);
+            *age = time_left(task_ms, *age);
         }
         stages.push(StageModel {
             keys,
@@ -718,8 +718,7 @@ pub fn remaining_ms(ctx: &Ctx, app: &App, log: &KeyLog, cfg: &CarbyneConfig, app
                 last = Some((key, i));
                 (t, sum) = (task_ms[i], running_ms[i]);
             }
-            let age = (now - started_ms).max(0) as f64;
-            sum += (t - age).max(0.0);
+            sum += time_left(t, age_ms(now, started_ms));
         }
         if let Some((_, j)) = last {
             running_ms[j] = sum;
@@ -805,8 +804,19 @@ struct Running {
     first: Option<Resources>,
 }
 
-/// A stage's remaining times (`(task_ms − age).max(0)`, as [`model`]
-/// computes them) in ascending order, read from the app's start index:
+/// A running container's age at `now`, ms (0 for one that starts later).
+fn age_ms(now: i64, started_ms: i64) -> f64 {
+    (now - started_ms).max(0) as f64
+}
+
+/// What a task of `task_ms` has left at `age` ms (0 once overdue). The one
+/// formula of the model, the walk without it and the ordered read, so
+/// their times are the same bits.
+fn time_left(task_ms: f64, age: f64) -> f64 {
+    (task_ms - age).max(0.0)
+}
+
+/// A stage's remaining times ([`time_left`], as [`model`] computes them) in ascending order, read from the app's start index:
 /// the later a task started, the younger it is and the more it has left.
 /// Only for a stage whose running tasks share one key that the AM's
 /// container does not run under (the index holds every live container of
@@ -818,7 +828,7 @@ fn ascending_remaining(app: &App, running: &Running, am_key: Option<SchedulerKey
         return None;
     }
     let mut times = Vec::with_capacity(running.ages.len());
-    times.extend(app.containers.starts_ascending(key).map(|at| (task_ms - (now - at).max(0) as f64).max(0.0)));
+    times.extend(app.containers.starts_ascending(key).map(|at| time_left(task_ms, age_ms(now, at))));
     debug_assert_eq!(times.len(), running.ages.len(), "every container of the key is the stage's");
     (times.len() == running.ages.len()).then_some(times)
 }
